@@ -1,0 +1,113 @@
+import { CampaignReader } from '@app/campaign';
+import { AGENTS, ComposedContext, GetContextQuery, renderJson, renderText, SECTION_ORDER } from '@app/context';
+import { APP_CONFIG, AppConfig, DomainError } from '@app/common';
+import { MemoryReader } from '@app/memory';
+import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { LIMITS } from '../dto/campaign.dto';
+import { idSchema, parse, pathId, queryInt } from '../validation';
+
+const memoriesQuery = z.strictObject({
+  scope: z.enum(['location', 'npc', 'world']).optional(),
+  subjectId: idSchema.optional(),
+  limit: queryInt(1, LIMITS.listLimit).optional(),
+  before: z.string().min(1).max(300).optional(),
+});
+
+const eventsQuery = z.strictObject({
+  stream: z.enum(['game', 'memory']).optional(),
+  after: queryInt(0, 2_000_000_000).optional(),
+  limit: queryInt(1, LIMITS.listLimit).optional(),
+});
+
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+const contextQuery = z.strictObject({
+  agent: z.enum(AGENTS).optional(),
+  limit: queryInt(1, 100).optional(),
+  format: z.enum(['json', 'text']).optional(),
+  minVersion: queryInt(0, 2_000_000_000).optional(),
+  waitMs: queryInt(0, 30_000).optional(),
+  viewer: idSchema.optional(),
+  include: z.string().max(500).optional(),
+  budget: z.string().max(12).optional(),
+  query: z.string().min(1).max(2000).optional(),
+  explain: bool.optional(),
+  account: idSchema.optional(),
+  agentId: idSchema.optional(),
+  tick: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
+  digestVersion: z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest').optional(),
+});
+
+@Controller('v1/campaigns/:cid')
+export class MemoriesController {
+  constructor(
+    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(CampaignReader) private readonly campaigns: CampaignReader,
+    @Inject(MemoryReader) private readonly memories: MemoryReader,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('memories')
+  async list(@Param('cid') cid: string, @Query() query: unknown) {
+    pathId(cid, 'campaign id');
+    const q = parse(memoriesQuery, query);
+    await this.campaigns.get(cid);
+    return { items: await this.memories.list(cid, { scope: q.scope, subjectId: q.subjectId, limit: q.limit ?? 50, before: q.before }) };
+  }
+
+  @Get('events')
+  async events(@Param('cid') cid: string, @Query() query: unknown) {
+    pathId(cid, 'campaign id');
+    const q = parse(eventsQuery, query);
+    await this.campaigns.get(cid);
+    const items = await this.campaigns.events(cid, q.stream ?? 'game', { after: q.after, limit: q.limit ?? 100 });
+    return { items: items.map((e) => ({ version: e.version, type: e.type, data: e.data, metadata: e.metadata, recordedAt: e.recordedAt })) };
+  }
+
+  @Get('context')
+  async context(@Param('cid') cid: string, @Query() query: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
+    pathId(cid, 'campaign id');
+    const q = parse(contextQuery, query);
+    const include = q.include === undefined ? undefined : parseInclude(q.include);
+    const budget = q.budget === undefined ? undefined : parseBudget(q.budget);
+    const agent = q.agent ?? 'narrative';
+    const legacy = agent === 'narrative' && q.viewer === undefined && include === undefined && budget === undefined && q.query === undefined;
+    const request = {
+      campaignId: cid,
+      agent,
+      limit: q.limit ?? this.config.contextMemoryLimit,
+      viewer: q.viewer,
+      include,
+      budget,
+      query: q.query,
+      account: q.account,
+      agentId: q.agentId,
+      tick: q.tick,
+      digestVersion: q.digestVersion,
+      legacy,
+    };
+    const wait = q.minVersion !== undefined ? { minVersion: q.minVersion, waitMs: q.waitMs ?? 0 } : undefined;
+    const composed: ComposedContext = await this.queries.execute(new GetContextQuery(request, wait));
+    if (q.format === 'text') {
+      void reply.header('content-type', 'text/plain; charset=utf-8');
+      return renderText(composed, q.explain ?? true);
+    }
+    return renderJson(composed);
+  }
+}
+
+function parseInclude(raw: string) {
+  const keys = raw.split(',').map((k) => k.trim()).filter(Boolean);
+  const unknown = keys.filter((k) => !(SECTION_ORDER as readonly string[]).includes(k));
+  if (keys.length === 0 || unknown.length) throw new DomainError('invalid', 'INVALID_INCLUDE', `unknown section key(s): ${unknown.join(', ') || '(none given)'}; known: ${SECTION_ORDER.join(', ')}`);
+  return keys as (typeof SECTION_ORDER)[number][];
+}
+
+function parseBudget(raw: string): number {
+  const n = /^\d{1,7}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 50 && n <= 200_000)) throw new DomainError('invalid', 'INVALID_BUDGET', 'budget must be an integer from 50 to 200000');
+  return n;
+}

@@ -1,0 +1,66 @@
+import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
+import { z } from 'zod';
+import { idSchema } from '../validation';
+
+/** Limits (README "Limits"): one place, enforced here. */
+export const LIMITS = {
+  bodyBytes: 1024 * 1024,
+  messagesPerPost: 500,
+  contentChars: 16_000,
+  nameChars: 200,
+  aliases: 20,
+  aliasChars: 100,
+  objectives: 100,
+  toolCalls: 64,
+  audience: 100,
+  npcIdsPerMessage: 100,
+  listLimit: 1000,
+};
+
+const name = z.string().trim().min(1).max(LIMITS.nameChars);
+const isoTime = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO date-time');
+
+export const createCampaignBody = z.strictObject({ id: idSchema.optional(), name, perRoleMemory: z.boolean().optional() });
+export const settingsBody = z.strictObject({ perRoleMemory: z.boolean() });
+export const locationBody = z.strictObject({ name, dangerLevel: z.enum(DANGER_LEVELS).optional() });
+export const npcBody = z.strictObject({
+  name,
+  aliases: z.array(z.string().trim().min(1).max(LIMITS.aliasChars)).max(LIMITS.aliases).optional(),
+  locationId: idSchema.nullable().optional(),
+});
+export const questBody = z.strictObject({
+  name,
+  objectives: z.array(z.strictObject({ id: idSchema, name })).max(LIMITS.objectives),
+});
+
+const message = z
+  .strictObject({
+    role: z.enum(MESSAGE_ROLES),
+    speaker: z.string().trim().min(1).max(LIMITS.nameChars).nullable().optional(),
+    content: z.string().max(LIMITS.contentChars),
+    locationId: idSchema.nullable().optional(),
+    npcIds: z.array(idSchema).max(LIMITS.npcIdsPerMessage).optional(),
+    at: isoTime.optional(),
+    visibility: z.enum(VISIBILITIES).optional(),
+    audience: z.array(idSchema).max(LIMITS.audience).optional(),
+    toolCalls: z.array(z.strictObject({ id: idSchema, name: idSchema })).max(LIMITS.toolCalls).optional(),
+    toolCallId: idSchema.optional(),
+    reasoning: z.string().max(LIMITS.contentChars).optional(),
+  })
+  .superRefine((m, ctx) => {
+    const callsOnly = m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0;
+    if (m.content.trim().length === 0 && !callsOnly) ctx.addIssue({ code: 'custom', path: ['content'], message: 'must not be empty' });
+    if (m.toolCallId !== undefined && m.role !== 'tool') ctx.addIssue({ code: 'custom', path: ['toolCallId'], message: 'only tool messages carry a toolCallId' });
+    if (m.role === 'tool' && m.toolCallId === undefined) ctx.addIssue({ code: 'custom', path: ['toolCallId'], message: 'a tool message needs the toolCallId it answers' });
+    if (m.toolCalls !== undefined && m.role !== 'assistant') ctx.addIssue({ code: 'custom', path: ['toolCalls'], message: 'only assistant messages carry toolCalls' });
+    if (m.audience?.length && m.visibility !== 'private') ctx.addIssue({ code: 'custom', path: ['audience'], message: 'audience goes with visibility "private"' });
+  });
+
+export const messagesBody = z.strictObject({ messages: z.array(message).min(1).max(LIMITS.messagesPerPost) });
+
+export const changeLocationBody = z.strictObject({ toLocationId: idSchema });
+export const completeObjectiveBody = z.strictObject({ questId: idSchema, objectiveId: idSchema });
+export const completeQuestBody = z.strictObject({ questId: idSchema });
+export const progressActBody = z.strictObject({ actId: idSchema });
+export const updateLocationStateBody = z.strictObject({ locationId: idSchema, dangerLevel: z.enum(DANGER_LEVELS).optional(), completeEncounter: idSchema.optional() });
+export const emptyBody = z.union([z.strictObject({}), z.undefined(), z.null()]);

@@ -1,0 +1,103 @@
+import { Database, EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-store';
+import { Brackets } from 'typeorm';
+import { notFound } from '@app/common';
+import { CampaignState, Message } from './domain/state';
+import { CampaignRecord } from './projections/campaign.entity';
+import { MessageRecord } from './projections/message.entity';
+import { fromMessageRecord } from './projections/message.mapper';
+
+export interface CampaignSnapshot {
+  state: CampaignState;
+  processedVersion: number;
+  memoryVersion: number;
+}
+
+export type StoredMessage = Message & { version: number };
+
+/** Read side of the campaign projections; every read is an indexed lookup or range. */
+export class CampaignReader {
+  constructor(
+    private readonly db: Database,
+    private readonly store: EventStore,
+  ) {}
+
+  async find(campaignId: string): Promise<CampaignSnapshot | null> {
+    const row = await this.db.read((m) => m.getRepository(CampaignRecord).findOneBy({ id: campaignId }));
+    if (!row) return null;
+    return {
+      state: { ...(JSON.parse(row.state) as CampaignState), version: Number(row.version) },
+      processedVersion: Number(row.processedVersion),
+      memoryVersion: Number(row.memoryVersion),
+    };
+  }
+
+  async get(campaignId: string): Promise<CampaignSnapshot> {
+    const found = await this.find(campaignId);
+    if (!found) throw notFound('CAMPAIGN_NOT_FOUND', `campaign ${campaignId} not found`);
+    return found;
+  }
+
+  /** Messages after an exclusive index, oldest first. */
+  async messages(campaignId: string, o: { after?: number; limit: number; locationId?: string }): Promise<StoredMessage[]> {
+    return this.db.read(async (m) => {
+      const qb = m
+        .getRepository(MessageRecord)
+        .createQueryBuilder('m')
+        .where('m.campaignId = :campaignId AND m.index > :after', { campaignId, after: o.after ?? -1 })
+        .orderBy('m.index', 'ASC')
+        .limit(o.limit);
+      if (o.locationId !== undefined) qb.andWhere('m.locationId = :locationId', { locationId: o.locationId });
+      return (await qb.getMany()).map(fromMessageRecord);
+    });
+  }
+
+  /** The last `limit` messages (optionally from a round on), oldest first. */
+  async lastMessages(campaignId: string, o: { limit: number; fromRound?: number; beforeIndex?: number }): Promise<StoredMessage[]> {
+    return this.db.read(async (m) => {
+      const qb = m.getRepository(MessageRecord).createQueryBuilder('m').where('m.campaignId = :campaignId', { campaignId });
+      if (o.fromRound !== undefined) qb.andWhere('m.round >= :round', { round: o.fromRound });
+      if (o.beforeIndex !== undefined) qb.andWhere('m.index < :before', { before: o.beforeIndex });
+      const rows = await qb.orderBy('m.index', 'DESC').limit(o.limit).getMany();
+      return rows.map(fromMessageRecord).reverse();
+    });
+  }
+
+  async messagesByIndex(campaignId: string, indexes: number[]): Promise<StoredMessage[]> {
+    if (indexes.length === 0) return [];
+    return this.db.read(async (m) =>
+      (
+        await m
+          .getRepository(MessageRecord)
+          .createQueryBuilder('m')
+          .where('m.campaignId = :campaignId AND m.index IN (:...indexes)', { campaignId, indexes })
+          .orderBy('m.index', 'ASC')
+          .getMany()
+      ).map(fromMessageRecord),
+    );
+  }
+
+  /** Scope selection for the memory worker: `locationId`, index > cursor, recorded before `beforeVersion`. */
+  async messagesForScope(campaignId: string, o: { locationId?: string; afterIndex: number; beforeVersion: number; roles?: string[] }): Promise<StoredMessage[]> {
+    return this.db.read(async (m) => {
+      const qb = m
+        .getRepository(MessageRecord)
+        .createQueryBuilder('m')
+        .where('m.campaignId = :campaignId AND m.index > :after AND m.version < :before', { campaignId, after: o.afterIndex, before: o.beforeVersion });
+      if (o.locationId !== undefined) qb.andWhere('m.locationId = :locationId', { locationId: o.locationId });
+      if (o.roles) qb.andWhere(new Brackets((b) => b.where('m.role IN (:...roles)', { roles: o.roles })));
+      return (await qb.orderBy('m.index', 'ASC').getMany()).map(fromMessageRecord);
+    });
+  }
+
+  async events(campaignId: string, stream: 'game' | 'memory', o: { after?: number; limit: number }): Promise<StoredEvent[]> {
+    const id = stream === 'game' ? gameStream(campaignId) : memoryStream(campaignId);
+    return this.store.readStream(id, { after: o.after, limit: o.limit });
+  }
+
+  /** Campaigns whose worker checkpoint is behind their version (the worker's catch-up list). */
+  async behind(): Promise<string[]> {
+    return this.db.read(async (m) =>
+      (await m.getRepository(CampaignRecord).createQueryBuilder('c').select('c.id', 'id').where('c.processedVersion < c.version').getRawMany<{ id: string }>()).map((r) => r.id),
+    );
+  }
+}

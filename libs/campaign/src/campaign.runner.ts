@@ -1,0 +1,105 @@
+import { Clock, DomainError } from '@app/common';
+import { Database, EventMetadata, isUniqueViolation, EventStore, gameStream, StoredEvent, WrongExpectedVersionError } from '@app/event-store';
+import { EntityManager } from 'typeorm';
+import { CampaignCommand } from './domain/commands';
+import { decide } from './domain/decide';
+import { CampaignState } from './domain/state';
+import { CampaignProjector } from './projections/campaign.projector';
+import { IdempotencyRecord } from './projections/idempotency.entity';
+import { ToolCallRecord } from './projections/message.entity';
+
+export interface WriteMeta {
+  /** If-Match: the version the caller expects; a mismatch is 412. */
+  expectedVersion?: number;
+  idempotency?: { scope: string; key: string; requestHash: string };
+  metadata?: EventMetadata;
+}
+
+export interface WriteResult {
+  version: number;
+  events: StoredEvent[];
+  state: CampaignState;
+}
+
+export interface WriteOutcome<B> {
+  body: B;
+  /** True when an earlier request with the same Idempotency-Key answered. */
+  replayed: boolean;
+  events: StoredEvent[];
+}
+
+const MAX_RACE_RETRIES = 20;
+
+/** Load → decide → append + project, in one transaction; retried on a lost version race. */
+export class CampaignRunner {
+  constructor(
+    private readonly db: Database,
+    private readonly store: EventStore,
+    private readonly projector: CampaignProjector,
+    private readonly clock: Clock,
+    /** Called after each commit that appended events (wakes the memory worker). */
+    private readonly onAppended: (campaignId: string, events: StoredEvent[]) => void = () => undefined,
+  ) {}
+
+  async run<B>(campaignId: string, command: CampaignCommand, meta: WriteMeta, render: (r: WriteResult) => B): Promise<WriteOutcome<B>> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const outcome = await this.db.transaction((m) => this.once(m, campaignId, command, meta, render));
+        if (outcome.events.length) this.onAppended(campaignId, outcome.events);
+        return outcome;
+      } catch (err) {
+        const raced =
+          err instanceof WrongExpectedVersionError ||
+          (err instanceof Error && /moved during append/.test(err.message)) ||
+          (meta.idempotency !== undefined && isUniqueViolation(err));
+        if (!raced) throw err;
+        if (meta.expectedVersion !== undefined) {
+          throw new DomainError('precondition', 'VERSION_MISMATCH', `campaign ${campaignId} changed concurrently; expected version ${meta.expectedVersion}`);
+        }
+        if (attempt >= MAX_RACE_RETRIES) throw new DomainError('conflict', 'CONCURRENT_WRITE', `campaign ${campaignId} is too busy; retry`);
+      }
+    }
+  }
+
+  private async once<B>(m: EntityManager, campaignId: string, command: CampaignCommand, meta: WriteMeta, render: (r: WriteResult) => B): Promise<WriteOutcome<B>> {
+    const idem = meta.idempotency;
+    if (idem) {
+      const prior = await m.getRepository(IdempotencyRecord).findOneBy({ scope: idem.scope, key: idem.key });
+      if (prior) {
+        if (prior.requestHash !== idem.requestHash) {
+          throw new DomainError('unprocessable', 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request');
+        }
+        return { body: JSON.parse(prior.body) as B, replayed: true, events: [] };
+      }
+    }
+    const state = await this.projector.load(m, campaignId);
+    if (meta.expectedVersion !== undefined && meta.expectedVersion !== state.version) {
+      throw new DomainError('precondition', 'VERSION_MISMATCH', `campaign ${campaignId} is at version ${state.version}, not ${meta.expectedVersion}`);
+    }
+    const decided = decide(state, await this.withToolCalls(m, campaignId, command));
+    const now = this.clock.now().toISOString();
+    const metadata = { ...meta.metadata, ...(idem ? { idempotencyKey: idem.key } : {}) };
+    const events = await this.store.append(gameStream(campaignId), state.version, decided.map((e) => ({ ...e, metadata })), now, m);
+    const after = events.length ? await this.projector.apply(m, state, events) : state;
+    const body = render({ version: after.version, events, state: after });
+    if (idem) {
+      await m.getRepository(IdempotencyRecord).insert({ scope: idem.scope, key: idem.key, requestHash: idem.requestHash, status: 0, body: JSON.stringify(body), createdAt: now });
+    }
+    return { body, replayed: false, events };
+  }
+
+  /** Tool results must name an earlier call (DESIGN §7): look up only the ids the batch uses. */
+  private async withToolCalls(m: EntityManager, campaignId: string, command: CampaignCommand): Promise<CampaignCommand> {
+    if (command.type !== 'RecordMessages') return command;
+    const wanted = [...new Set(command.messages.map((x) => x.toolCallId).filter((x): x is string => !!x))];
+    if (wanted.length === 0) return command;
+    const rows = await m
+      .getRepository(ToolCallRecord)
+      .createQueryBuilder('t')
+      .where('t.campaignId = :campaignId AND t.callId IN (:...wanted)', { campaignId, wanted })
+      .getMany();
+    return { ...command, knownToolCallIds: new Set(rows.map((r) => r.callId)) };
+  }
+}
+
+export const CAMPAIGN_RUNNER = Symbol('CAMPAIGN_RUNNER');

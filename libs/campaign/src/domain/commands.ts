@@ -1,0 +1,30 @@
+import { DangerLevel, MessageRole, ToolCall, Visibility } from './state';
+
+export interface MessageInput {
+  role: MessageRole;
+  speaker?: string | null;
+  content: string;
+  locationId?: string | null;
+  npcIds?: string[];
+  at?: string;
+  visibility?: Visibility;
+  audience?: string[];
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  reasoning?: string;
+}
+
+/** Every command the game stream accepts, as plain data for the pure `decide`. */
+export type CampaignCommand =
+  | { type: 'CreateCampaign'; name: string; perRoleMemory?: boolean }
+  | { type: 'ChangeSettings'; perRoleMemory?: boolean }
+  | { type: 'PutLocation'; locationId: string; name: string; dangerLevel?: DangerLevel }
+  | { type: 'PutNpc'; npcId: string; name: string; aliases?: string[]; locationId?: string | null }
+  | { type: 'PutQuest'; questId: string; name: string; objectives: { id: string; name: string }[] }
+  | { type: 'RecordMessages'; messages: MessageInput[]; now: string; knownToolCallIds?: ReadonlySet<string> }
+  | { type: 'ChangeLocation'; toLocationId: string }
+  | { type: 'CompleteObjective'; questId: string; objectiveId: string }
+  | { type: 'CompleteQuest'; questId: string }
+  | { type: 'ProgressAct'; actId: string }
+  | { type: 'UpdateLocationState'; locationId: string; dangerLevel?: DangerLevel; completeEncounter?: string }
+  | { type: 'EndRound' };

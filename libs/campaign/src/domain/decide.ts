@@ -1,0 +1,140 @@
+import { conflict, invalid, notFound } from '@app/common';
+import { CampaignCommand, MessageInput } from './commands';
+import { GameEvent } from './events';
+import { CampaignState, Message } from './state';
+
+/** Validates a command against the state and returns the events it causes (pure). */
+export function decide(state: CampaignState, command: CampaignCommand): GameEvent[] {
+  if (command.type === 'CreateCampaign') {
+    if (state.version > 0) throw conflict('CAMPAIGN_EXISTS', `campaign ${state.id} already exists`);
+    return [{ type: 'CampaignCreated', data: { campaignId: state.id, name: command.name, settings: { perRoleMemory: command.perRoleMemory ?? false } } }];
+  }
+  if (state.version === 0) throw notFound('CAMPAIGN_NOT_FOUND', `campaign ${state.id} not found`);
+  switch (command.type) {
+    case 'ChangeSettings':
+      if (command.perRoleMemory === undefined || command.perRoleMemory === state.settings.perRoleMemory) return [];
+      return [{ type: 'CampaignSettingsChanged', data: { perRoleMemory: command.perRoleMemory } }];
+    case 'PutLocation': {
+      const prev = state.locations[command.locationId];
+      const dangerLevel = command.dangerLevel ?? prev?.dangerLevel ?? null;
+      const data = { locationId: command.locationId, name: command.name, dangerLevel };
+      if (!prev) return [{ type: 'LocationRegistered', data }];
+      if (prev.name === command.name && prev.dangerLevel === dangerLevel) return [];
+      return [{ type: 'LocationRenamed', data }];
+    }
+    case 'PutNpc': {
+      const prev = state.npcs[command.npcId];
+      const locationId = command.locationId === undefined ? (prev?.locationId ?? null) : command.locationId;
+      if (locationId !== null) requireLocation(state, locationId);
+      const aliases = command.aliases ?? prev?.aliases ?? [];
+      const base = { npcId: command.npcId, name: command.name, aliases, locationId };
+      if (!prev) return [{ type: 'NpcRegistered', data: base }];
+      if (prev.name === base.name && prev.locationId === locationId && sameList(prev.aliases, aliases)) return [];
+      return [{ type: 'NpcUpdated', data: { ...base, fromLocationId: prev.locationId } }];
+    }
+    case 'PutQuest': {
+      const ids = command.objectives.map((o) => o.id);
+      if (new Set(ids).size !== ids.length) throw invalid('DUPLICATE_OBJECTIVE_ID', 'objective ids must be unique within a quest');
+      const prev = state.quests[command.questId];
+      if (prev && prev.name === command.name && sameList(prev.objectives.map((o) => `${o.id}\u0000${o.name}`), command.objectives.map((o) => `${o.id}\u0000${o.name}`))) {
+        return [];
+      }
+      return [{ type: 'QuestRegistered', data: { questId: command.questId, name: command.name, objectives: command.objectives.map((o) => ({ id: o.id, name: o.name })) } }];
+    }
+    case 'RecordMessages':
+      return recordMessages(state, command.messages, command.now, command.knownToolCallIds ?? new Set());
+    case 'ChangeLocation': {
+      requireLocation(state, command.toLocationId);
+      if (state.currentLocationId === command.toLocationId) throw conflict('ALREADY_THERE', `the party is already at ${command.toLocationId}`);
+      const from = state.currentLocationId;
+      const npcsPresent = from === null ? [] : Object.values(state.npcs).filter((n) => n.locationId === from).map((n) => n.id).sort();
+      return [{ type: 'LocationChanged', data: { fromLocationId: from, toLocationId: command.toLocationId, npcsPresent } }];
+    }
+    case 'CompleteObjective': {
+      const quest = requireQuest(state, command.questId);
+      const objective = quest.objectives.find((o) => o.id === command.objectiveId);
+      if (!objective) throw notFound('OBJECTIVE_NOT_FOUND', `objective ${command.objectiveId} not found in quest ${quest.id}`);
+      if (objective.completed) throw conflict('OBJECTIVE_ALREADY_COMPLETED', `objective ${objective.id} is already completed`);
+      return [{ type: 'ObjectiveCompleted', data: { questId: quest.id, objectiveId: objective.id } }];
+    }
+    case 'CompleteQuest': {
+      const quest = requireQuest(state, command.questId);
+      if (quest.completed) throw conflict('QUEST_ALREADY_COMPLETED', `quest ${quest.id} is already completed`);
+      return [{ type: 'QuestCompleted', data: { questId: quest.id } }];
+    }
+    case 'ProgressAct':
+      if (state.currentActId === command.actId) throw conflict('ALREADY_IN_ACT', `the campaign is already in act ${command.actId}`);
+      return [{ type: 'ActProgressed', data: { fromActId: state.currentActId, toActId: command.actId } }];
+    case 'UpdateLocationState': {
+      const location = requireLocation(state, command.locationId);
+      if (command.dangerLevel === undefined && command.completeEncounter === undefined) {
+        throw invalid('NOTHING_TO_UPDATE', 'give dangerLevel and/or completeEncounter');
+      }
+      if (command.completeEncounter !== undefined && location.completedEncounters.includes(command.completeEncounter)) {
+        throw conflict('ENCOUNTER_ALREADY_COMPLETED', `encounter ${command.completeEncounter} is already completed`);
+      }
+      if (command.completeEncounter === undefined && command.dangerLevel === location.dangerLevel) {
+        throw conflict('DANGER_LEVEL_UNCHANGED', `location ${location.id} is already ${location.dangerLevel}`);
+      }
+      const data: Extract<GameEvent, { type: 'LocationStateUpdated' }>['data'] = { locationId: location.id, fromDangerLevel: location.dangerLevel };
+      if (command.dangerLevel !== undefined) data.dangerLevel = command.dangerLevel;
+      if (command.completeEncounter !== undefined) data.completedEncounterId = command.completeEncounter;
+      return [{ type: 'LocationStateUpdated', data }];
+    }
+    case 'EndRound':
+      return [{ type: 'RoundEnded', data: { round: state.round } }];
+  }
+}
+
+function recordMessages(state: CampaignState, inputs: MessageInput[], now: string, knownToolCallIds: ReadonlySet<string>): GameEvent[] {
+  const callIds = new Set(knownToolCallIds);
+  return inputs.map((m, i) => {
+    const at = `messages[${i}]`;
+    const locationId = m.locationId === undefined ? state.currentLocationId : m.locationId;
+    if (locationId !== null) requireLocation(state, locationId, `${at}.locationId`);
+    for (const npcId of m.npcIds ?? []) {
+      if (!state.npcs[npcId]) throw notFound('NPC_NOT_FOUND', `${at}.npcIds: NPC ${npcId} not found`);
+    }
+    if (m.toolCallId !== undefined && !callIds.has(m.toolCallId)) {
+      throw notFound('TOOL_CALL_NOT_FOUND', `${at}.toolCallId: no earlier message made tool call ${m.toolCallId}`);
+    }
+    const visibility = m.visibility ?? 'public';
+    const audience = m.audience ?? [];
+    if (visibility === 'private' && audience.length === 0) throw invalid('AUDIENCE_REQUIRED', `${at}: a private message needs an audience`);
+    for (const id of audience) {
+      if (!state.npcs[id]) throw notFound('AUDIENCE_NOT_FOUND', `${at}.audience: ${id} is not a known character`);
+    }
+    for (const call of m.toolCalls ?? []) callIds.add(call.id);
+    const message: Message = {
+      index: state.messageCount + i,
+      role: m.role,
+      speaker: m.speaker ?? null,
+      content: m.content,
+      locationId,
+      npcIds: [...new Set(m.npcIds ?? [])],
+      at: m.at ?? now,
+      round: state.round,
+      visibility,
+      audience,
+      toolCalls: m.toolCalls ?? [],
+      toolCallId: m.toolCallId ?? null,
+      reasoning: m.reasoning ?? null,
+    };
+    return { type: 'MessageRecorded', data: message };
+  });
+}
+
+function requireLocation(state: CampaignState, id: string, where = 'locationId') {
+  const location = state.locations[id];
+  if (!location) throw notFound('LOCATION_NOT_FOUND', `${where}: location ${id} not found`);
+  return location;
+}
+
+function requireQuest(state: CampaignState, id: string) {
+  const quest = state.quests[id];
+  if (!quest) throw notFound('QUEST_NOT_FOUND', `quest ${id} not found`);
+  return quest;
+}
+
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+

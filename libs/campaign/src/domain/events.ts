@@ -1,0 +1,24 @@
+import { CampaignSettings, DangerLevel, Message } from './state';
+
+/** Game-stream events (DESIGN §2); the memory stream's events live in @app/memory. */
+export type GameEvent =
+  | { type: 'CampaignCreated'; data: { campaignId: string; name: string; settings: CampaignSettings } }
+  | { type: 'CampaignSettingsChanged'; data: Partial<CampaignSettings> }
+  | { type: 'LocationRegistered'; data: { locationId: string; name: string; dangerLevel: DangerLevel | null } }
+  | { type: 'LocationRenamed'; data: { locationId: string; name: string; dangerLevel: DangerLevel | null } }
+  | { type: 'NpcRegistered'; data: { npcId: string; name: string; aliases: string[]; locationId: string | null } }
+  | { type: 'NpcUpdated'; data: { npcId: string; name: string; aliases: string[]; locationId: string | null; fromLocationId: string | null } }
+  | { type: 'QuestRegistered'; data: { questId: string; name: string; objectives: { id: string; name: string }[] } }
+  | { type: 'MessageRecorded'; data: Message }
+  | { type: 'LocationChanged'; data: { fromLocationId: string | null; toLocationId: string; npcsPresent: string[] } }
+  | { type: 'ObjectiveCompleted'; data: { questId: string; objectiveId: string } }
+  | { type: 'QuestCompleted'; data: { questId: string } }
+  | { type: 'ActProgressed'; data: { fromActId: string | null; toActId: string } }
+  | {
+      type: 'LocationStateUpdated';
+      data: { locationId: string; dangerLevel?: DangerLevel; completedEncounterId?: string; fromDangerLevel: DangerLevel | null };
+    }
+  | { type: 'RoundEnded'; data: { round: number } };
+
+export type GameEventType = GameEvent['type'];
+export type EventOf<T extends GameEventType> = Extract<GameEvent, { type: T }>;

@@ -1,0 +1,92 @@
+export const DANGER_LEVELS = ['SAFE', 'LOW', 'MODERATE', 'HIGH', 'EXTREME', 'CLEARED'] as const;
+export type DangerLevel = (typeof DANGER_LEVELS)[number];
+
+export const MESSAGE_ROLES = ['player', 'dm', 'npc', 'narrator', 'system', 'assistant', 'tool'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+export const VISIBILITIES = ['public', 'private', 'dm'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+export interface Location {
+  id: string;
+  name: string;
+  dangerLevel: DangerLevel | null;
+  completedEncounters: string[];
+}
+
+export interface Npc {
+  id: string;
+  name: string;
+  aliases: string[];
+  locationId: string | null;
+}
+
+export interface Objective {
+  id: string;
+  name: string;
+  completed: boolean;
+}
+
+export interface Quest {
+  id: string;
+  name: string;
+  objectives: Objective[];
+  completed: boolean;
+}
+
+export interface CampaignSettings {
+  perRoleMemory: boolean;
+}
+
+/** The aggregate every command decides against; rebuilt from the game stream by `evolve`. */
+export interface CampaignState {
+  id: string;
+  name: string;
+  version: number;
+  createdAt: string;
+  currentLocationId: string | null;
+  currentActId: string | null;
+  round: number;
+  settings: CampaignSettings;
+  locations: Record<string, Location>;
+  npcs: Record<string, Npc>;
+  quests: Record<string, Quest>;
+  /** Next campaign-wide message index (0-based). */
+  messageCount: number;
+}
+
+export const emptyState = (id: string): CampaignState => ({
+  id,
+  name: '',
+  version: 0,
+  createdAt: '',
+  currentLocationId: null,
+  currentActId: null,
+  round: 1,
+  settings: { perRoleMemory: false },
+  locations: {},
+  npcs: {},
+  quests: {},
+  messageCount: 0,
+});
+
+export interface ToolCall {
+  id: string;
+  name: string;
+}
+
+/** A message as recorded (DESIGN §2). */
+export interface Message {
+  index: number;
+  role: MessageRole;
+  speaker: string | null;
+  content: string;
+  locationId: string | null;
+  npcIds: string[];
+  at: string;
+  round: number;
+  visibility: Visibility;
+  audience: string[];
+  toolCalls: ToolCall[];
+  toolCallId: string | null;
+  reasoning: string | null;
+}

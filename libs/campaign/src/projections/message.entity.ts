@@ -1,0 +1,69 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** Message log projection; every context read is an indexed range over it, never a scan. */
+@Entity('messages')
+@Index('ix_messages_location', ['campaignId', 'locationId', 'index'])
+@Index('ix_messages_round', ['campaignId', 'round', 'index'])
+export class MessageRecord {
+  @PrimaryColumn({ name: 'campaign_id', type: 'varchar', length: 128 })
+  campaignId: string;
+
+  @PrimaryColumn({ name: 'idx', type: 'integer' })
+  index: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  role: string;
+
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  speaker: string | null;
+
+  @Column({ type: 'text' })
+  content: string;
+
+  @Column({ name: 'location_id', type: 'varchar', length: 128, nullable: true })
+  locationId: string | null;
+
+  @Column({ name: 'npc_ids', type: 'text' })
+  npcIds: string;
+
+  @Column({ type: 'varchar', length: 40 })
+  at: string;
+
+  @Column({ type: 'integer' })
+  round: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  visibility: string;
+
+  @Column({ type: 'text' })
+  audience: string;
+
+  @Column({ name: 'tool_calls', type: 'text' })
+  toolCalls: string;
+
+  @Column({ name: 'tool_call_id', type: 'varchar', length: 128, nullable: true })
+  toolCallId: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  reasoning: string | null;
+
+  /** Game version of its MessageRecorded event: "recorded before trigger V" is `version < V`. */
+  @Column({ type: 'integer' })
+  version: number;
+}
+
+/** Tool calls made by assistant messages, so a tool result can name its call. */
+@Entity('tool_calls')
+export class ToolCallRecord {
+  @PrimaryColumn({ name: 'campaign_id', type: 'varchar', length: 128 })
+  campaignId: string;
+
+  @PrimaryColumn({ name: 'call_id', type: 'varchar', length: 128 })
+  callId: string;
+
+  @Column({ type: 'varchar', length: 128 })
+  name: string;
+
+  @Column({ name: 'message_index', type: 'integer' })
+  messageIndex: number;
+}

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+
+const int = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+
+/** Every setting of DESIGN §4 and §9, validated at boot. */
+export const configSchema = z
+  .object({
+    PORT: int(3000, 0, 65535),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    DATABASE_URL: z
+      .string()
+      .default('sqlite:./data/lorekeeper.db')
+      .refine((v) => /^sqlite:.+/.test(v) || /^postgres(ql)?:\/\/.+/.test(v), {
+        message: 'must be sqlite:<file>, sqlite::memory: or postgres://…',
+      }),
+    ANTHROPIC_API_KEY: z.string().optional(),
+    ANTHROPIC_BASE_URL: z.url().optional(),
+    ANTHROPIC_MODEL: z.string().min(1).default('claude-haiku-4-5'),
+    SUMMARIZER: z.enum(['anthropic', 'local']).optional(),
+    SUMMARY_ATTEMPTS: int(2, 1, 10),
+    SUMMARY_TIMEOUT_MS: int(30000, 1, 600000),
+    CONTEXT_MEMORY_LIMIT: int(3, 1, 100),
+    MEMORY_CONCURRENCY: int(4, 1, 64),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LEASE_TTL_MS: int(10000, 100),
+    LEASE_POLL_MS: int(1000, 10),
+    TICK_SECONDS: int(10, 1),
+    STATE_MAX_TOKENS: int(500, 10),
+    DIGEST_MAX_TOKENS: int(180, 10),
+    HUD_MAX_TOKENS: int(40, 5),
+    CONTEXT_RECENT_MESSAGES: int(20, 1, 1000),
+    HOT_ROUNDS: int(4, 1, 100),
+    SUMMARY_INTERVAL_ROUNDS: int(4, 1, 1000),
+    ROLLING_SUMMARY_WORDS: int(150, 10, 2000),
+    RECALL_LIMIT: int(5, 0, 100),
+    CONTEXT_TOKEN_BUDGET: int(4000, 50, 200000),
+    LOREKEEPER_API_KEYS: z.string().optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.SUMMARIZER === 'anthropic' && !v.ANTHROPIC_API_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['SUMMARIZER'], message: 'anthropic needs ANTHROPIC_API_KEY' });
+    }
+  });
+
+export type Env = z.infer<typeof configSchema>;
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  database: { type: 'sqlite'; path: string } | { type: 'postgres'; url: string };
+  summarizer: 'anthropic' | 'local';
+  anthropicApiKey?: string;
+  anthropicBaseUrl?: string;
+  anthropicModel: string;
+  summaryAttempts: number;
+  summaryTimeoutMs: number;
+  contextMemoryLimit: number;
+  memoryConcurrency: number;
+  logLevel: Env['LOG_LEVEL'];
+  leaseTtlMs: number;
+  leasePollMs: number;
+  tickSeconds: number;
+  stateMaxTokens: number;
+  digestMaxTokens: number;
+  hudMaxTokens: number;
+  contextRecentMessages: number;
+  hotRounds: number;
+  summaryIntervalRounds: number;
+  rollingSummaryWords: number;
+  recallLimit: number;
+  contextTokenBudget: number;
+  apiKeys?: string;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = configSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const url = e.DATABASE_URL;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    database: url.startsWith('sqlite:') ? { type: 'sqlite', path: url.slice('sqlite:'.length) } : { type: 'postgres', url },
+    summarizer: e.SUMMARIZER ?? (e.ANTHROPIC_API_KEY ? 'anthropic' : 'local'),
+    anthropicApiKey: e.ANTHROPIC_API_KEY,
+    anthropicBaseUrl: e.ANTHROPIC_BASE_URL,
+    anthropicModel: e.ANTHROPIC_MODEL,
+    summaryAttempts: e.SUMMARY_ATTEMPTS,
+    summaryTimeoutMs: e.SUMMARY_TIMEOUT_MS,
+    contextMemoryLimit: e.CONTEXT_MEMORY_LIMIT,
+    memoryConcurrency: e.MEMORY_CONCURRENCY,
+    logLevel: e.LOG_LEVEL,
+    leaseTtlMs: e.LEASE_TTL_MS,
+    leasePollMs: e.LEASE_POLL_MS,
+    tickSeconds: e.TICK_SECONDS,
+    stateMaxTokens: e.STATE_MAX_TOKENS,
+    digestMaxTokens: e.DIGEST_MAX_TOKENS,
+    hudMaxTokens: e.HUD_MAX_TOKENS,
+    contextRecentMessages: e.CONTEXT_RECENT_MESSAGES,
+    hotRounds: e.HOT_ROUNDS,
+    summaryIntervalRounds: e.SUMMARY_INTERVAL_ROUNDS,
+    rollingSummaryWords: e.ROLLING_SUMMARY_WORDS,
+    recallLimit: e.RECALL_LIMIT,
+    contextTokenBudget: e.CONTEXT_TOKEN_BUDGET,
+    apiKeys: e.LOREKEEPER_API_KEYS,
+  };
+}

@@ -1,0 +1,5 @@
+export * from './errors';
+export * from './clock';
+export * from './ids';
+export * from './config';
+export * from './async-mutex';

@@ -1,0 +1,37 @@
+import { ComposedContext } from './context.composer';
+
+/** JSON form: exactly §2's shape for legacy requests, §8's budget-transparent shape otherwise. */
+export function renderJson(c: ComposedContext): Record<string, unknown> {
+  if (c.request.legacy) {
+    return {
+      version: c.version,
+      processedVersion: c.processedVersion,
+      sections: c.sections.map((s) => ({ title: s.title, entries: s.entries.map(({ tokens: _t, ...e }) => e) })),
+    };
+  }
+  return {
+    version: c.version,
+    processedVersion: c.processedVersion,
+    agent: c.request.agent,
+    ...(c.request.viewer ? { viewer: c.request.viewer } : {}),
+    sections: c.sections.map((s) => ({ key: s.key, title: s.title, tokens: s.tokens, entries: s.entries })),
+    tokens: { budget: c.budget, used: c.used },
+    dropped: c.dropped,
+    overBudget: c.overBudget,
+    ...c.extra,
+  };
+}
+
+/** Text form: `## <title>` blocks in canonical order, empty sections left out, then the explain line. */
+export function renderText(c: ComposedContext, explain = true): string {
+  const blocks = c.sections
+    .filter((s) => s.entries.length > 0)
+    .map((s) => (s.inline ? s.entries.map((e) => e.text).join('\n') : [`## ${s.title}`, ...s.entries.map((e) => e.text)].join('\n')));
+  let text = blocks.join('\n\n');
+  if (!c.request.legacy && explain) {
+    const drops = c.dropped.map((d) => `${d.section}#${d.ref} ${d.tokens}t ${d.reason}`).join(', ');
+    const line = `<!-- context: ${c.used}/${c.budget ?? '∞'} tokens; dropped ${c.dropped.length}${drops ? `: ${drops}` : ''}${c.overBudget ? '; over budget' : ''} -->`;
+    text = text ? `${text}\n\n${line}` : line;
+  }
+  return text.length ? `${text}\n` : '';
+}

@@ -1,0 +1,17 @@
+import { MemoryReader } from '@app/memory';
+import { BuiltSection, ContextSection, SectionInput } from '../context.types';
+import { memoryEntries } from './memory-section';
+
+/** Recent Location Memory: the last N memories of the current location. */
+export class LocationSection implements ContextSection {
+  readonly key = 'location' as const;
+  readonly title = 'Recent Location Memory';
+  constructor(private readonly memories: MemoryReader) {}
+
+  async build({ request, snapshot }: SectionInput): Promise<BuiltSection | null> {
+    const here = snapshot.state.currentLocationId;
+    if (!here) return { key: this.key, title: this.title, entries: [] };
+    const items = await this.memories.latest(request.campaignId, 'location', here, request.limit);
+    return { key: this.key, title: this.title, entries: memoryEntries(items) };
+  }
+}

@@ -1,0 +1,20 @@
+import { MemoryReader } from '@app/memory';
+import { BuiltSection, ContextSection, SectionInput } from '../context.types';
+import { memoryEntries } from './memory-section';
+
+/** NPC Memory: for each NPC now at the current location (by name), its last N memories. */
+export class NpcSection implements ContextSection {
+  readonly key = 'npc' as const;
+  readonly title = 'NPC Memory';
+  constructor(private readonly memories: MemoryReader) {}
+
+  async build({ request, snapshot }: SectionInput): Promise<BuiltSection | null> {
+    const here = snapshot.state.currentLocationId;
+    const present = Object.values(snapshot.state.npcs)
+      .filter((n) => here !== null && n.locationId === here)
+      .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    const entries = [];
+    for (const npc of present) entries.push(...memoryEntries(await this.memories.latest(request.campaignId, 'npc', npc.id, request.limit)));
+    return { key: this.key, title: this.title, entries };
+  }
+}

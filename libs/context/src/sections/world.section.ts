@@ -1,0 +1,15 @@
+import { MemoryReader } from '@app/memory';
+import { BuiltSection, ContextSection, SectionInput } from '../context.types';
+import { memoryEntries } from './memory-section';
+
+/** World Memory: the last N world memories. */
+export class WorldSection implements ContextSection {
+  readonly key = 'world' as const;
+  readonly title = 'World Memory';
+  constructor(private readonly memories: MemoryReader) {}
+
+  async build({ request }: SectionInput): Promise<BuiltSection | null> {
+    const items = await this.memories.latest(request.campaignId, 'world', 'world', request.limit);
+    return { key: this.key, title: this.title, entries: memoryEntries(items) };
+  }
+}

@@ -1,0 +1,66 @@
+/** Metadata on every event envelope (DESIGN §2). */
+export interface EventMetadata {
+  correlationId?: string;
+  causationId?: string;
+  idempotencyKey?: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent<T = object> {
+  type: string;
+  data: T;
+  metadata?: EventMetadata;
+}
+
+export interface StoredEvent<T = Record<string, any>> {
+  /** Global position across all streams, strictly increasing. */
+  position: number;
+  streamId: string;
+  /** 1-based version inside its stream. */
+  version: number;
+  type: string;
+  data: T;
+  metadata: EventMetadata;
+  recordedAt: string;
+}
+
+export interface ReadOptions {
+  /** Exclusive lower bound (stream version or global position). */
+  after?: number;
+  /** Inclusive upper bound. */
+  until?: number;
+  limit?: number;
+}
+
+/**
+ * Opaque handle of the transaction an append joins, so that events and inline projections
+ * commit together. The TypeORM adapter takes an EntityManager; the in-memory fake ignores it.
+ */
+export type Tx = unknown;
+
+/** Append-only log of every fact. */
+export interface EventStore {
+  /** Appends after `expectedVersion` (0 = new stream); throws WrongExpectedVersionError on a race. */
+  append(streamId: string, expectedVersion: number, events: NewEvent[], recordedAt: string, tx?: Tx): Promise<StoredEvent[]>;
+  readStream(streamId: string, options?: ReadOptions): Promise<StoredEvent[]>;
+  readAll(options?: ReadOptions): Promise<StoredEvent[]>;
+  /** Current version of a stream, 0 when it does not exist. */
+  streamVersion(streamId: string, tx?: Tx): Promise<number>;
+}
+
+export const EVENT_STORE = Symbol('EVENT_STORE');
+
+export class WrongExpectedVersionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: number,
+    readonly actual: number | null,
+  ) {
+    super(`stream ${streamId}: expected version ${expected}, found ${actual ?? 'a concurrent append'}`);
+    this.name = 'WrongExpectedVersionError';
+  }
+}
+
+/** Stream ids: one game stream and one memory stream per campaign (DESIGN §1). */
+export const gameStream = (campaignId: string) => `campaign-${campaignId}`;
+export const memoryStream = (campaignId: string) => `memory-${campaignId}`;

@@ -1,0 +1,43 @@
+import { EventStore, NewEvent, ReadOptions, StoredEvent, WrongExpectedVersionError } from '../event-store.port';
+
+/** Unit-test fake; passes the same contract suite as the TypeORM adapter. */
+export class InMemoryEventStore implements EventStore {
+  private readonly all: StoredEvent[] = [];
+  private readonly streams = new Map<string, StoredEvent[]>();
+
+  async append(streamId: string, expectedVersion: number, events: NewEvent[], recordedAt: string): Promise<StoredEvent[]> {
+    const stream = this.streams.get(streamId) ?? [];
+    if (stream.length !== expectedVersion) throw new WrongExpectedVersionError(streamId, expectedVersion, stream.length);
+    const stored = events.map((e, i) => ({
+      position: this.all.length + i + 1,
+      streamId,
+      version: expectedVersion + i + 1,
+      type: e.type,
+      data: structuredClone(e.data),
+      metadata: structuredClone(e.metadata ?? {}),
+      recordedAt,
+    }));
+    this.all.push(...stored);
+    this.streams.set(streamId, [...stream, ...stored]);
+    return structuredClone(stored);
+  }
+
+  async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
+    return window(this.streams.get(streamId) ?? [], (e) => e.version, options);
+  }
+
+  async readAll(options: ReadOptions = {}): Promise<StoredEvent[]> {
+    return window(this.all, (e) => e.position, options);
+  }
+
+  async streamVersion(streamId: string): Promise<number> {
+    return this.streams.get(streamId)?.length ?? 0;
+  }
+}
+
+function window(events: StoredEvent[], key: (e: StoredEvent) => number, o: ReadOptions): StoredEvent[] {
+  const after = o.after ?? 0;
+  const until = o.until ?? Number.MAX_SAFE_INTEGER;
+  const picked = events.filter((e) => key(e) > after && key(e) <= until);
+  return structuredClone(o.limit === undefined ? picked : picked.slice(0, o.limit));
+}

@@ -1,0 +1,6 @@
+export * from './event-store.port';
+export * from './in-memory/in-memory.event-store';
+export * from './typeorm/event.entity';
+export * from './typeorm/database';
+export * from './typeorm/typeorm.event-store';
+export * from './typeorm/data-source';

@@ -1,0 +1,7 @@
+export * from './memory-events';
+export * from './memory.entity';
+export * from './memory.projector';
+export * from './memory.reader';
+export * from './memory.worker';
+export * from './message-selection';
+export * from './progress';

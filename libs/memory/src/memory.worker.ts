@@ -1,0 +1,262 @@
+import { CampaignReader, CampaignRecord, CampaignState, StoredMessage } from '@app/campaign';
+import { Database, EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
+import { Summarizer, SummaryResult, summarizeWithRetry, TranscriptLine } from '@app/summarizer';
+import { EntityManager } from 'typeorm';
+import { MemoryEvent, memoryId } from './memory-events';
+import { CursorRecord } from './memory.entity';
+import { MemoryProjector } from './memory.projector';
+import { npcWindow, planTriggers, ScopeTask } from './message-selection';
+import { WorkerProgress } from './progress';
+
+export interface WorkerOptions {
+  attempts: number;
+  timeoutMs: number;
+  concurrency: number;
+  /** Game events read per batch while catching up. */
+  batchSize?: number;
+}
+
+export interface WorkerLogger {
+  log(message: string, context?: Record<string, unknown>): void;
+  warn(message: string, context?: Record<string, unknown>): void;
+  error(message: string, context?: Record<string, unknown>): void;
+}
+
+/** Thrown to abandon a trigger (shutdown): nothing of it is committed. */
+class Abandoned extends Error {}
+
+/** A fence lost to another worker: stop, commit nothing. */
+class CheckpointMoved extends Error {}
+
+/**
+ * Turns game events into memories (DESIGN §1–2). Driven by each campaign's durable checkpoint;
+ * `wake` only says "look again". Per campaign strictly in order, across campaigns in parallel.
+ */
+export class MemoryWorker {
+  private readonly queue: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly running = new Set<string>();
+  private readonly again = new Set<string>();
+  private readonly active = new Set<Promise<void>>();
+  private abort = new AbortController();
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly store: EventStore,
+    private readonly reader: CampaignReader,
+    private readonly projector: MemoryProjector,
+    private readonly summarizer: Summarizer,
+    private readonly progress: WorkerProgress,
+    private readonly logger: WorkerLogger,
+    private readonly options: WorkerOptions,
+  ) {}
+
+  /** Catch up every campaign whose checkpoint is behind (boot, or a poll). */
+  async catchUp(): Promise<void> {
+    for (const id of await this.reader.behind()) this.wake(id);
+  }
+
+  wake(campaignId: string): void {
+    if (this.stopped) return;
+    if (this.running.has(campaignId)) {
+      this.again.add(campaignId);
+      return;
+    }
+    if (this.queued.has(campaignId)) return;
+    this.queued.add(campaignId);
+    this.queue.push(campaignId);
+    this.pump();
+  }
+
+  /** Resolves when no campaign is queued or running (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.active.size > 0 || this.queue.length > 0) await Promise.race([...this.active, new Promise((r) => setTimeout(r, 5))]);
+  }
+
+  /** Abandons in-flight summaries without advancing anything and waits for the loops to end. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.queue.length = 0;
+    this.queued.clear();
+    this.abort.abort();
+    await Promise.allSettled([...this.active]);
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.active.size < this.options.concurrency && this.queue.length > 0) {
+      const id = this.queue.shift()!;
+      this.queued.delete(id);
+      this.running.add(id);
+      const run = this.drain(id)
+        .catch((err) => this.logger.error(`memory worker failed for campaign ${id}: ${(err as Error).message}`, { campaignId: id }))
+        .finally(() => {
+          this.running.delete(id);
+          this.active.delete(run);
+          if (this.again.delete(id)) this.wake(id);
+          this.pump();
+        });
+      this.active.add(run);
+    }
+  }
+
+  private async drain(campaignId: string): Promise<void> {
+    const batch = this.options.batchSize ?? 200;
+    for (;;) {
+      if (this.stopped) return;
+      const snap = await this.reader.find(campaignId);
+      if (!snap || snap.processedVersion >= snap.state.version) return;
+      let processed = snap.processedVersion;
+      const events = await this.store.readStream(gameStream(campaignId), { after: processed, limit: batch });
+      let plain: number | null = null;
+      try {
+        for (const event of events) {
+          if (this.stopped) return;
+          const tasks = planTriggers(event);
+          if (tasks.length === 0) {
+            plain = event.version;
+            continue;
+          }
+          if (plain !== null) processed = await this.advance(campaignId, processed, plain);
+          plain = null;
+          processed = await this.handleTrigger(campaignId, snap.state, event, tasks, processed);
+        }
+        if (plain !== null) await this.advance(campaignId, processed, plain);
+      } catch (err) {
+        if (err instanceof Abandoned || err instanceof CheckpointMoved) return;
+        throw err;
+      }
+    }
+  }
+
+  /** Moves the checkpoint over events that trigger nothing. */
+  private async advance(campaignId: string, from: number, to: number): Promise<number> {
+    await this.db.transaction((m) => this.moveCheckpoint(m, campaignId, from, to));
+    this.progress.processed(campaignId, to);
+    return to;
+  }
+
+  private async moveCheckpoint(m: EntityManager, campaignId: string, from: number, to: number): Promise<void> {
+    const res = await m
+      .createQueryBuilder()
+      .update(CampaignRecord)
+      .set({ processedVersion: to })
+      .where('id = :campaignId AND processed_version = :from', { campaignId, from })
+      .execute();
+    if (res.affected === 0) throw new CheckpointMoved();
+  }
+
+  private async handleTrigger(campaignId: string, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], processed: number): Promise<number> {
+    const cursors = await this.loadCursors(campaignId);
+    const outcomes: NewEvent[] = [];
+    for (const task of tasks) {
+      const key = `${task.scope}:${task.subjectId}`;
+      const cursor = cursors.get(key) ?? -1;
+      const selection = await this.reader.messagesForScope(campaignId, {
+        locationId: task.scope === 'world' ? undefined : (task.locationId ?? undefined),
+        afterIndex: cursor,
+        beforeVersion: event.version,
+      });
+      const npc = task.scope === 'npc' ? state.npcs[task.subjectId] : undefined;
+      const window = npc ? npcWindow(npc, selection) : selection;
+      if (window.length === 0) continue;
+      const context = { campaignId, triggerVersion: event.version, scope: task.scope, subjectId: task.subjectId, correlationId: event.metadata.correlationId };
+      const outcome = await summarizeWithRetry((signal) => this.summarize(campaignId, state, task, window, signal), {
+        attempts: this.options.attempts,
+        timeoutMs: this.options.timeoutMs,
+        signal: this.abort.signal,
+      });
+      if (!outcome.ok && outcome.reason === 'aborted') throw new Abandoned();
+      const since = window[0];
+      const through = window[window.length - 1].index;
+      if (outcome.ok) {
+        const memory: MemoryEvent = {
+          type: 'MemoryRecorded',
+          data: {
+            memoryId: memoryId(campaignId, event.version, task.scope, task.subjectId),
+            scope: task.scope,
+            subjectId: task.subjectId,
+            summary: outcome.text,
+            tags: task.tags,
+            locationId: task.locationId,
+            npcIds: task.scope === 'npc' ? [task.subjectId] : [],
+            questId: task.questId,
+            encounterId: task.encounterId,
+            sinceMessageIndex: since.index,
+            throughMessageIndex: through,
+            sinceTimestamp: since.at,
+            createdAt: event.recordedAt,
+            triggerVersion: event.version,
+            cursor: through,
+            inputIndexes: window.map((m) => m.index),
+            attempts: outcome.attempts,
+            inputTokens: outcome.inputTokens,
+            outputTokens: outcome.outputTokens,
+          },
+        };
+        cursors.set(key, through);
+        outcomes.push({ ...memory, metadata: { correlationId: event.metadata.correlationId, causationId: `${event.streamId}@${event.version}` } });
+        this.logger.log(`memory recorded`, { ...context, messages: window.length, attempts: outcome.attempts });
+      } else {
+        const skipped: MemoryEvent = {
+          type: 'MemorySkipped',
+          data: { scope: task.scope, subjectId: task.subjectId, reason: outcome.reason, attempts: outcome.attempts, triggerVersion: event.version, sinceMessageIndex: since.index, throughMessageIndex: through },
+        };
+        outcomes.push({ ...skipped, metadata: { correlationId: event.metadata.correlationId, causationId: `${event.streamId}@${event.version}` } });
+        this.logger.warn(`summary failed after ${outcome.attempts} attempts; skipped, cursor kept: ${outcome.reason}`, context);
+      }
+    }
+    if (this.stopped) throw new Abandoned();
+    await this.db.transaction(async (m) => {
+      if (outcomes.length) {
+        const row = await m.getRepository(CampaignRecord).findOneByOrFail({ id: campaignId });
+        const appended = await this.store.append(memoryStream(campaignId), Number(row.memoryVersion), outcomes, event.recordedAt, m);
+        await this.projector.apply(m, campaignId, appended);
+      }
+      await this.moveCheckpoint(m, campaignId, processed, event.version);
+    });
+    this.progress.processed(campaignId, event.version);
+    return event.version;
+  }
+
+  private async loadCursors(campaignId: string): Promise<Map<string, number>> {
+    const rows = await this.db.read((m) => m.getRepository(CursorRecord).findBy({ campaignId }));
+    return new Map(rows.map((r) => [`${r.scope}:${r.subjectId}`, Number(r.value)]));
+  }
+
+  private summarize(campaignId: string, state: CampaignState, task: ScopeTask, window: StoredMessage[], signal: AbortSignal): Promise<SummaryResult> {
+    const messages = window.map(toTranscript);
+    const location = task.locationId ? { id: task.locationId, name: state.locations[task.locationId]?.name ?? task.locationId } : null;
+    if (task.scope === 'location') return this.summarizer.summarizeLocation({ campaignId, location: location!, messages }, signal);
+    if (task.scope === 'npc') {
+      const npc = state.npcs[task.subjectId];
+      return this.summarizer.summarizeNpc({ campaignId, npc: { id: npc.id, name: npc.name, aliases: npc.aliases }, location, messages }, signal);
+    }
+    return this.summarizer.summarizeWorld({ campaignId, kind: task.worldKind!, event: describe(state, task), messages }, signal);
+  }
+}
+
+function toTranscript(m: StoredMessage): TranscriptLine {
+  return { index: m.index, role: m.role, speaker: m.speaker, content: m.content, at: m.at };
+}
+
+/** The world trigger in words, with names rather than ids where the state knows them. */
+function describe(state: CampaignState, task: ScopeTask): string {
+  const quest = task.questId ? state.quests[task.questId] : undefined;
+  const location = task.locationId ? state.locations[task.locationId] : undefined;
+  switch (task.worldKind) {
+    case 'objective_completed': {
+      const objectiveId = task.tags.find((t) => t.startsWith('objective:'))?.slice('objective:'.length);
+      const objective = quest?.objectives.find((o) => o.id === objectiveId);
+      return `Objective "${objective?.name ?? objectiveId}" of quest "${quest?.name ?? task.questId}" completed`;
+    }
+    case 'quest_completed':
+      return `Quest "${quest?.name ?? task.questId}" completed`;
+    case 'location_cleared':
+      return `${location?.name ?? task.locationId} was cleared`;
+    case 'encounter_completed':
+      return `Encounter ${task.encounterId} at ${location?.name ?? task.locationId} completed`;
+    default:
+      return task.description ?? task.worldKind ?? 'world event';
+  }
+}

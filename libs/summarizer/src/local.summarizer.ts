@@ -1,0 +1,87 @@
+import {
+  capWords,
+  countWords,
+  mentionsAny,
+  pickKeySentences,
+  renderSentences,
+  sentencesOf,
+  splitSentences,
+} from './key-sentences';
+import {
+  DefineTermInput,
+  LocationSummaryInput,
+  NpcSummaryInput,
+  RollingSummaryInput,
+  Summarizer,
+  SummaryResult,
+  TranscriptLine,
+  WorldSummaryInput,
+} from './summarizer.port';
+
+const NOTHING = 'nothing of note happened.';
+
+/** Rough token estimate used wherever no provider counts tokens: ceil(chars / 4). */
+export const estimateTokens = (chars: number): number => Math.ceil(chars / 4);
+
+const transcriptChars = (messages: TranscriptLine[]) =>
+  messages.reduce((sum, m) => sum + (m.content?.length ?? 0) + (m.speaker?.length ?? 0), 0);
+
+function result(text: string, inputChars: number): SummaryResult {
+  return { text, inputTokens: estimateTokens(inputChars), outputTokens: estimateTokens(text.length) };
+}
+
+function checkSignal(signal?: AbortSignal): void {
+  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
+const sentenceOf = (text: string) => (/[.!?…]["'”’)]*$/u.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
+/** Offline, deterministic summarizer: keeps the 2–3 sentences carrying the most names, numbers and outcomes. */
+export class LocalSummarizer implements Summarizer {
+  readonly name = 'local';
+
+  async summarizeLocation(input: LocationSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
+    checkSignal(signal);
+    const header = `At ${input.location.name}: `;
+    const picked = pickKeySentences(sentencesOf(input.messages, header));
+    return result(header + (renderSentences(picked) || NOTHING), transcriptChars(input.messages));
+  }
+
+  async summarizeNpc(input: NpcSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
+    checkSignal(signal);
+    const header = input.location ? `${input.npc.name}'s memory of ${input.location.name}: ` : `${input.npc.name}'s memory: `;
+    const names = [input.npc.name, ...input.npc.aliases];
+    const all = sentencesOf(input.messages, header);
+    // What the NPC said or what names it; the whole window only when nothing does.
+    const focused = all.filter((s) => mentionsAny(s.text, names) || (s.speaker !== null && mentionsAny(s.speaker, names)));
+    const picked = pickKeySentences(focused.length ? focused : all);
+    return result(header + (renderSentences(picked) || NOTHING), transcriptChars(input.messages));
+  }
+
+  async summarizeWorld(input: WorldSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
+    checkSignal(signal);
+    const header = input.event.trim() ? `${sentenceOf(input.event)} ` : '';
+    const body = renderSentences(pickKeySentences(sentencesOf(input.messages, header)));
+    return result((header + body).trim(), transcriptChars(input.messages) + input.event.length);
+  }
+
+  async summarizeRolling(input: RollingSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
+    checkSignal(signal);
+    const max = Math.max(1, Math.floor(input.maxWords));
+    const fresh = renderSentences(pickKeySentences(sentencesOf(input.messages)));
+    const previous = splitSentences(input.previousSummary ?? '');
+    // The newest events matter most: the oldest sentences of the previous summary go first.
+    while (previous.length && countWords([...previous, fresh].join(' ')) > max) previous.shift();
+    const text = capWords([...previous, fresh].join(' ').trim(), max);
+    return result(text, transcriptChars(input.messages) + (input.previousSummary?.length ?? 0));
+  }
+
+  async defineTerm(input: DefineTermInput, signal?: AbortSignal): Promise<SummaryResult> {
+    checkSignal(signal);
+    const first = sentencesOf(input.messages).find((s) => mentionsAny(s.text, [input.term]));
+    // Terms like "C++" or "Mt. Doom" may not sit between word boundaries: fall back to a plain substring.
+    const loose = first ?? sentencesOf(input.messages).find((s) => s.text.toLowerCase().includes(input.term.toLowerCase()));
+    const text = loose ? capWords(loose.text, 20) : '';
+    return result(text, transcriptChars(input.messages) + input.term.length);
+  }
+}

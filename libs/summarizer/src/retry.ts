@@ -1,0 +1,119 @@
+import { SummaryResult } from './summarizer.port';
+
+/** Longest summary kept; memories are one-liners in the context, so longer answers are cut. */
+export const MAX_SUMMARY_CHARS = 1200;
+
+export type SummaryOutcome =
+  | { ok: true; text: string; attempts: number; inputTokens: number; outputTokens: number }
+  | { ok: false; reason: string; attempts: number; inputTokens: number; outputTokens: number };
+
+export interface RetryOptions {
+  /** Calls at most (SUMMARY_ATTEMPTS). */
+  attempts: number;
+  /** Per call (SUMMARY_TIMEOUT_MS); the call's signal is aborted when it passes. */
+  timeoutMs: number;
+  /** Shutdown: abandons the call in flight and gives up without further attempts. */
+  signal?: AbortSignal;
+}
+
+/** One paragraph: trimmed, whitespace collapsed, at most MAX_SUMMARY_CHARS cut at a word boundary with "…". */
+export function normalizeSummary(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= MAX_SUMMARY_CHARS) return flat;
+  const head = flat.slice(0, MAX_SUMMARY_CHARS - 1);
+  const space = head.lastIndexOf(' ');
+  // A word longer than half the cap is cut inside the word rather than dropping most of the text.
+  const cut = space >= MAX_SUMMARY_CHARS / 2 ? head.slice(0, space) : head;
+  return `${cut.replace(/[\s,;:–—-]+$/, '')}…`;
+}
+
+const REASON_MAX_CHARS = 300;
+
+/** Hides anything shaped like a credential, whatever the provider echoed back. */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/sk-ant-[A-Za-z0-9_-]+/g, 'sk-ant-***')
+    .replace(/(bearer\s+)[^\s"',;]+/gi, '$1***')
+    .replace(/(x-api-key["']?\s*[:=]\s*["']?)[^\s"',;]+/gi, '$1***');
+}
+
+function describeError(error: unknown): string {
+  // Duck-typed: errors from another realm (Node internals in a test sandbox) fail `instanceof Error`.
+  const message =
+    typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string'
+      ? (error as { message: string }).message
+      : String(error);
+  const line = redactSecrets(message.replace(/\s+/g, ' ').trim()) || 'unknown error';
+  return `error: ${line.length > REASON_MAX_CHARS ? `${line.slice(0, REASON_MAX_CHARS - 1)}…` : line}`;
+}
+
+type AttemptResult =
+  | { kind: 'result'; result: SummaryResult }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'timeout' }
+  | { kind: 'aborted' };
+
+/** Runs one call, racing it against the timeout and the external signal; never rejects. */
+async function attempt(
+  call: (signal: AbortSignal) => Promise<SummaryResult>,
+  timeoutMs: number,
+  external?: AbortSignal,
+): Promise<AttemptResult> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<AttemptResult>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'timeout' }), timeoutMs);
+    onAbort = () => resolve({ kind: 'aborted' });
+    external?.addEventListener('abort', onAbort, { once: true });
+  });
+  const running = Promise.resolve()
+    .then(() => call(controller.signal))
+    .then(
+      (result): AttemptResult => ({ kind: 'result', result }),
+      (error): AttemptResult => ({ kind: 'error', error }),
+    );
+  try {
+    const outcome = await Promise.race([running, stop]);
+    // Abort what we stop waiting for, so the HTTP request and its socket are released.
+    if (outcome.kind === 'timeout' || outcome.kind === 'aborted') controller.abort();
+    return outcome;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) external?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The retry policy (DESIGN §2): up to `attempts` calls; empty text, an error or a timeout is a failed attempt. */
+export async function summarizeWithRetry(
+  call: (signal: AbortSignal) => Promise<SummaryResult>,
+  opts: RetryOptions,
+): Promise<SummaryOutcome> {
+  const maxAttempts = Math.max(1, Math.floor(opts.attempts));
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let reason = 'no attempt made';
+  let made = 0;
+  while (made < maxAttempts) {
+    if (opts.signal?.aborted) return { ok: false, reason: 'aborted', attempts: made, inputTokens, outputTokens };
+    made += 1;
+    const outcome = await attempt(call, opts.timeoutMs, opts.signal);
+    if (outcome.kind === 'aborted') return { ok: false, reason: 'aborted', attempts: made, inputTokens, outputTokens };
+    if (outcome.kind === 'timeout') {
+      reason = `timeout after ${opts.timeoutMs} ms`;
+      continue;
+    }
+    if (outcome.kind === 'error') {
+      // A shutdown that raced the call's own rejection is still a shutdown.
+      if (opts.signal?.aborted) return { ok: false, reason: 'aborted', attempts: made, inputTokens, outputTokens };
+      reason = describeError(outcome.error);
+      continue;
+    }
+    inputTokens += outcome.result.inputTokens || 0;
+    outputTokens += outcome.result.outputTokens || 0;
+    const text = normalizeSummary(typeof outcome.result.text === 'string' ? outcome.result.text : '');
+    if (text) return { ok: true, text, attempts: made, inputTokens, outputTokens };
+    reason = 'empty';
+  }
+  return { ok: false, reason, attempts: made, inputTokens, outputTokens };
+}

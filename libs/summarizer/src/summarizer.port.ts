@@ -1,0 +1,64 @@
+/** One message as the summarizer sees it: quoted data, never instructions. */
+export interface TranscriptLine {
+  index: number;
+  role: string;
+  speaker?: string | null;
+  content: string;
+  at: string;
+}
+
+export interface LocationSummaryInput {
+  campaignId: string;
+  location: { id: string; name: string };
+  messages: TranscriptLine[];
+}
+
+export interface NpcSummaryInput {
+  campaignId: string;
+  npc: { id: string; name: string; aliases: string[] };
+  location: { id: string; name: string } | null;
+  messages: TranscriptLine[];
+}
+
+export interface WorldSummaryInput {
+  campaignId: string;
+  /** objective_completed | quest_completed | act_progressed | location_cleared | encounter_completed */
+  kind: string;
+  /** Human readable description of the trigger, e.g. "Quest 'Find the Relic' completed". */
+  event: string;
+  messages: TranscriptLine[];
+}
+
+export interface RollingSummaryInput {
+  campaignId: string;
+  previousSummary: string | null;
+  messages: TranscriptLine[];
+  maxWords: number;
+  viewer?: string | null;
+}
+
+export interface DefineTermInput {
+  campaignId: string;
+  term: string;
+  /** The message that coined the term (and possibly a little context around it). */
+  messages: TranscriptLine[];
+}
+
+/** What one model call returned. Token counts are the provider's when known, else an estimate. */
+export interface SummaryResult {
+  text: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Port for every model call Lorekeeper makes. Adapters must not retry: the retry policy does. */
+export interface Summarizer {
+  readonly name: string;
+  summarizeLocation(input: LocationSummaryInput, signal?: AbortSignal): Promise<SummaryResult>;
+  summarizeNpc(input: NpcSummaryInput, signal?: AbortSignal): Promise<SummaryResult>;
+  summarizeWorld(input: WorldSummaryInput, signal?: AbortSignal): Promise<SummaryResult>;
+  summarizeRolling(input: RollingSummaryInput, signal?: AbortSignal): Promise<SummaryResult>;
+  defineTerm(input: DefineTermInput, signal?: AbortSignal): Promise<SummaryResult>;
+}
+
+export const SUMMARIZER = Symbol('SUMMARIZER');
