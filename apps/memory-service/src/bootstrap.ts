@@ -5,7 +5,6 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { CoreOverrides } from './core.module';
-import { sendProblem, toProblem } from './http/problem.filter';
 import { LIMITS } from './http/dto/campaign.dto';
 
 /** Builds the Nest app on Fastify with the body limit, problem+json errors and request ids. */
@@ -19,8 +18,6 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, overrides), adapter, { logger: logger === false ? false : undefined });
   const fastify = app.getHttpAdapter().getInstance();
-  // Errors raised by Fastify itself (body parsing, limits) never reach Nest's filter.
-  fastify.setErrorHandler((err, _req, reply) => sendProblem(reply, toProblem(err)));
   fastify.addHook('onSend', async (req, reply) => {
     void reply.header('x-request-id', String(req.id));
   });

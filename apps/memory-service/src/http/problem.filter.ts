@@ -56,7 +56,7 @@ export function toProblem(err: unknown): Problem {
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();
-    const code = status === 404 ? 'ROUTE_NOT_FOUND' : status === 413 ? 'BODY_TOO_LARGE' : `HTTP_${status}`;
+    const code = httpCode(status, err.message);
     return { type: 'about:blank', title: TITLES[status] ?? 'Error', status, detail: err.message, code };
   }
   const e = err as { statusCode?: number; code?: string; message?: string };
@@ -65,6 +65,16 @@ export function toProblem(err: unknown): Problem {
     return { type: 'about:blank', title: TITLES[e.statusCode] ?? 'Bad Request', status: e.statusCode, detail: e.message ?? 'bad request', code };
   }
   return { type: 'about:blank', title: TITLES[500], status: 500, detail: 'internal error', code: 'INTERNAL' };
+}
+
+/** Framework errors (routing, body parsing) → stable codes. */
+function httpCode(status: number, message: string): string {
+  if (status === 404) return 'ROUTE_NOT_FOUND';
+  if (status === 413) return 'BODY_TOO_LARGE';
+  if (status === 415) return 'UNSUPPORTED_MEDIA_TYPE';
+  if (status === 400 && /JSON/i.test(message)) return 'INVALID_JSON';
+  if (status === 400 && /content-type|media type/i.test(message)) return 'UNSUPPORTED_MEDIA_TYPE';
+  return `HTTP_${status}`;
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem): void {
