@@ -1,15 +1,30 @@
 import { CampaignEventsAppended, CampaignProjector, CampaignReader, CampaignRecord, CAMPAIGN_RUNNER, CampaignRunner, CommandHandlers, IdempotencyRecord, MessageRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextComposer, ContextService, GetContextQuery, LocationSection, NpcSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
+import { BibleSection, GlossarySection, PreviouslySection } from '@app/context';
 import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, TypeOrmEventStore } from '@app/event-store';
 import { CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
+import { GlossaryTermRecord, HideGlossaryTermHandler, LayersReader, MemoryWitnessRecord, RollingSummaryRecord } from '@app/memory';
+import { MessageWitnessRecord } from '@app/campaign';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
 import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { CqrsModule, EventBus, EventsHandler, IEventHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from './migrations';
 
-export const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord];
+export const ENTITIES = [
+  EventRecord,
+  CampaignRecord,
+  MessageRecord,
+  ToolCallRecord,
+  IdempotencyRecord,
+  MemoryRecord,
+  CursorRecord,
+  MessageWitnessRecord,
+  MemoryWitnessRecord,
+  GlossaryTermRecord,
+  RollingSummaryRecord,
+];
 
 export interface CoreOverrides {
   clock?: Clock;
@@ -78,6 +93,7 @@ export class CoreModule {
       },
       { provide: MemoryProjector, useFactory: () => new MemoryProjector() },
       { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
+      { provide: LayersReader, useFactory: (db: Database) => new LayersReader(db), inject: [DATABASE] },
       { provide: WorkerProgress, useValue: new WorkerProgress() },
       {
         provide: SUMMARIZER,
@@ -92,14 +108,25 @@ export class CoreModule {
             attempts: config.summaryAttempts,
             timeoutMs: config.summaryTimeoutMs,
             concurrency: config.memoryConcurrency,
+            summaryIntervalRounds: config.summaryIntervalRounds,
+            hotRounds: config.hotRounds,
+            rollingSummaryWords: config.rollingSummaryWords,
           }),
         inject: [DATABASE, EVENT_STORE, CampaignReader, MemoryProjector, SUMMARIZER, WorkerProgress],
       },
       { provide: TOKEN_COUNTER, useFactory: () => new TiktokenCounter() },
       {
         provide: ContextComposer,
-        useFactory: (counter: TokenCounter, memories: MemoryReader) => new ContextComposer(counter, [new LocationSection(memories), new NpcSection(memories), new WorldSection(memories)]),
-        inject: [TOKEN_COUNTER, MemoryReader],
+        useFactory: (counter: TokenCounter, memories: MemoryReader, layers: LayersReader) =>
+          new ContextComposer(counter, [
+            new LocationSection(memories),
+            new NpcSection(memories),
+            new WorldSection(memories),
+            new BibleSection(),
+            new GlossarySection(layers),
+            new PreviouslySection(layers),
+          ]),
+        inject: [TOKEN_COUNTER, MemoryReader, LayersReader],
       },
       {
         provide: ContextService,
@@ -107,6 +134,7 @@ export class CoreModule {
         inject: [CampaignReader, WorkerProgress, ContextComposer],
       },
       ...CommandHandlers,
+      HideGlossaryTermHandler,
       WakeWorkerHandler,
       GetContextHandler,
       WorkerLifecycle,
@@ -115,7 +143,7 @@ export class CoreModule {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
       providers,
-      exports: [APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule],
+      exports: [APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, LayersReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule],
       global: true,
     };
   }

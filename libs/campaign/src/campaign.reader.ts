@@ -5,6 +5,7 @@ import { CampaignState, Message } from './domain/state';
 import { CampaignRecord } from './projections/campaign.entity';
 import { MessageRecord } from './projections/message.entity';
 import { fromMessageRecord } from './projections/message.mapper';
+import { MessageWitnessRecord } from './projections/witness.entity';
 
 export interface CampaignSnapshot {
   state: CampaignState;
@@ -76,17 +77,41 @@ export class CampaignReader {
     );
   }
 
-  /** Scope selection for the memory worker: `locationId`, index > cursor, recorded before `beforeVersion`. */
-  async messagesForScope(campaignId: string, o: { locationId?: string; afterIndex: number; beforeVersion: number; roles?: string[] }): Promise<StoredMessage[]> {
+  /**
+   * Scope selection for the memory worker: `locationId`, index > cursor, recorded before `beforeVersion`;
+   * §8: only rounds up to `maxRound`, only messages `witnessedBy` a viewer key.
+   */
+  async messagesForScope(
+    campaignId: string,
+    o: { locationId?: string; afterIndex: number; beforeVersion: number; roles?: string[]; maxRound?: number; witnessedBy?: string },
+  ): Promise<StoredMessage[]> {
     return this.db.read(async (m) => {
       const qb = m
         .getRepository(MessageRecord)
         .createQueryBuilder('m')
         .where('m.campaignId = :campaignId AND m.index > :after AND m.version < :before', { campaignId, after: o.afterIndex, before: o.beforeVersion });
+      if (o.maxRound !== undefined) qb.andWhere('m.round <= :maxRound', { maxRound: o.maxRound });
+      if (o.witnessedBy !== undefined) {
+        qb.innerJoin(MessageWitnessRecord, 'w', 'w.campaignId = m.campaignId AND w.index = m.index AND w.viewerId = :viewer', { viewer: o.witnessedBy });
+      }
       if (o.locationId !== undefined) qb.andWhere('m.locationId = :locationId', { locationId: o.locationId });
       if (o.roles) qb.andWhere(new Brackets((b) => b.where('m.role IN (:...roles)', { roles: o.roles })));
       return (await qb.orderBy('m.index', 'ASC').getMany()).map(fromMessageRecord);
     });
+  }
+
+  /** The subset of `indexes` that `viewer` (a witness key) witnessed. */
+  async witnessed(campaignId: string, viewer: string, indexes: number[]): Promise<Set<number>> {
+    if (indexes.length === 0) return new Set();
+    const rows = await this.db.read((m) =>
+      m
+        .getRepository(MessageWitnessRecord)
+        .createQueryBuilder('w')
+        .select('w.index', 'idx')
+        .where('w.campaignId = :campaignId AND w.viewerId = :viewer AND w.index IN (:...indexes)', { campaignId, viewer, indexes })
+        .getRawMany<{ idx: number | string }>(),
+    );
+    return new Set(rows.map((r) => Number(r.idx)));
   }
 
   async events(campaignId: string, stream: 'game' | 'memory', o: { after?: number; limit: number }): Promise<StoredEvent[]> {

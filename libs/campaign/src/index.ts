@@ -12,3 +12,6 @@ export * from './campaign.runner';
 export * from './campaign.reader';
 export * from './commands';
 export * from './campaign-events-appended.event';
+export * from './domain/witnessing';
+export * from './domain/glossary-key';
+export * from './projections/witness.entity';

@@ -1,5 +1,5 @@
 import { CampaignSnapshot } from '@app/campaign';
-import { AgentKind, BuiltSection, ContextRequest, ContextSection, DroppedEntry, SECTION_ORDER, SectionKey } from './context.types';
+import { AgentKind, Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionKey } from './context.types';
 import { TokenCounter } from './token-counter.port';
 
 /** Sections each agent gets when `include=` does not say (DESIGN §8). */
@@ -45,11 +45,18 @@ export class ContextComposer {
     return this.table.has(key);
   }
 
-  async compose(request: ContextRequest, snapshot: CampaignSnapshot, budget: number | null): Promise<ComposedContext> {
+  async compose(request: ContextRequest, snapshot: CampaignSnapshot, budget: number | null, audience: Audience = OMNISCIENT): Promise<ComposedContext> {
     const wanted = new Set(request.include ?? PRESETS[request.agent]);
     const keys = SECTION_ORDER.filter((k) => wanted.has(k) && this.table.has(k));
-    const built = await Promise.all(keys.map((k) => this.table.get(k)!.build({ request, snapshot })));
-    const sections = built.filter((s): s is BuiltSection => s !== null).map((s) => this.measure(s));
+    const first = keys.filter((k) => !this.table.get(k)!.after);
+    const built = new Map<SectionKey, BuiltSection | null>();
+    (await Promise.all(first.map((k) => this.table.get(k)!.build({ request, snapshot, audience })))).forEach((b, i) => built.set(first[i], b));
+    const others = [...built.values()].filter((s): s is BuiltSection => s !== null);
+    for (const k of keys.filter((k) => this.table.get(k)!.after)) built.set(k, await this.table.get(k)!.build({ request, snapshot, audience, others }));
+    const sections = keys
+      .map((k) => built.get(k) ?? null)
+      .filter((s): s is BuiltSection => s !== null)
+      .map((s) => this.measure(s));
     const dropped: DroppedEntry[] = sections.flatMap((s) => s.dropped ?? []);
     let used = sum(sections);
     if (budget !== null) used = this.fit(sections, budget, dropped);
@@ -79,8 +86,9 @@ export class ContextComposer {
         const [entry] = victim.section.entries.splice(victim.index, 1);
         const before = victim.section.tokens;
         victim.section.tokens = this.sectionTokens(victim.section);
+        // What the drop saved: the last entry of a section takes its heading along, so drops and `used` add up.
         used -= before - victim.section.tokens;
-        dropped.push({ section: victim.section.key, ref: entry.ref, tokens: entry.tokens ?? 0, reason: 'budget' });
+        dropped.push({ section: victim.section.key, ref: entry.ref, tokens: before - victim.section.tokens, reason: 'budget' });
       }
     }
     return used;

@@ -1,4 +1,4 @@
-import type { CampaignSnapshot } from '@app/campaign';
+import type { CampaignSnapshot, ViewerKind } from '@app/campaign';
 
 /** Section keys in their canonical order (DESIGN §8). */
 export const SECTION_ORDER = ['bible', 'glossary', 'hud', 'digest', 'state', 'previously', 'location', 'npc', 'world', 'recall', 'recent'] as const;
@@ -51,14 +51,32 @@ export interface DroppedEntry {
   reason: 'compacted' | 'budget';
 }
 
+/** Whose eyes a context is seen through (DESIGN §8 witnessing). */
+export interface Audience {
+  /** The dm agent: sees everything, the bible's dm-only part and dm-only messages included. */
+  dm: boolean;
+  /** The `viewer` character, when one was named (player/npc agents always name one). */
+  viewer: { kind: ViewerKind; id: string } | null;
+  /** Witness key (`player:<id>`/`npc:<id>`) everything is filtered by; null = no witness filter. */
+  witness: string | null;
+}
+
+export const OMNISCIENT: Audience = { dm: false, viewer: null, witness: null };
+
 export interface SectionInput {
   request: ContextRequest;
   snapshot: CampaignSnapshot;
+  /** Absent = no viewer (no witness filter, not the dm). */
+  audience?: Audience;
+  /** For sections built last (`after: true`): every other section already built. */
+  others?: BuiltSection[];
 }
 
 /** One file per key under sections/, registered in the composer's table. */
 export interface ContextSection {
   key: SectionKey;
   title: string;
+  /** Built after every other section, seeing them (Recall leaves out what they already hold). */
+  after?: boolean;
   build(input: SectionInput): Promise<BuiltSection | null>;
 }

@@ -7,3 +7,6 @@ export * from './sections/location.section';
 export * from './sections/npc.section';
 export * from './sections/world.section';
 export * from './get-context.query';
+export * from './sections/bible.section';
+export * from './sections/glossary.section';
+export * from './sections/previously.section';

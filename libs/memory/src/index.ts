@@ -5,3 +5,8 @@ export * from './memory.reader';
 export * from './memory.worker';
 export * from './message-selection';
 export * from './progress';
+export * from './layers.entity';
+export * from './layers.reader';
+export * from './glossary/known-terms';
+export * from './glossary/coined-terms';
+export * from './glossary/hide-glossary-term.command';

@@ -33,7 +33,40 @@ export interface MemorySkippedData {
   throughMessageIndex: number;
 }
 
-export type MemoryEvent = { type: 'MemoryRecorded'; data: MemoryRecordedData } | { type: 'MemorySkipped'; data: MemorySkippedData };
+/** A coined term and its definition (DESIGN §8 glossary), first seen in message `coinedMessageIndex`. */
+export interface GlossaryTermAddedData {
+  term: string;
+  definition: string;
+  coinedMessageIndex: number;
+  triggerVersion: number;
+  createdAt: string;
+  attempts: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The "Previously" summary (DESIGN §8): everyone's (`viewer` null, the dm's) or one player's. */
+export interface RollingSummaryUpdatedData {
+  summary: string;
+  viewer: string | null;
+  sinceMessageIndex: number;
+  throughMessageIndex: number;
+  triggerVersion: number;
+  createdAt: string;
+  inputIndexes: number[];
+  attempts: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type MemoryEvent =
+  | { type: 'MemoryRecorded'; data: MemoryRecordedData }
+  | { type: 'MemorySkipped'; data: MemorySkippedData }
+  | { type: 'GlossaryTermAdded'; data: GlossaryTermAddedData }
+  | { type: 'RollingSummaryUpdated'; data: RollingSummaryUpdatedData };
+
+/** The `summary` cursor's subject: '*' for everyone's summary, else the player id (never a valid id, so no clash). */
+export const summarySubject = (viewer: string | null): string => viewer ?? '*';
 
 /** Deterministic id, so a replay or a retried transaction can never make a second memory. */
 export const memoryId = (campaignId: string, triggerVersion: number, scope: string, subjectId: string) =>

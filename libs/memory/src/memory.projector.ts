@@ -1,8 +1,11 @@
-import { CampaignRecord } from '@app/campaign';
+import { CampaignRecord, glossaryKey, MessageWitnessRecord, viewerKey } from '@app/campaign';
 import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
-import { MemoryRecordedData } from './memory-events';
+import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
+import { GlossaryTermAddedData, MemoryRecordedData, RollingSummaryUpdatedData, summarySubject } from './memory-events';
 import { CursorRecord, MemoryRecord } from './memory.entity';
+
+const CHUNK = 500;
 
 /** Listeners that index memories in the same transaction (the search index, §7). */
 export interface MemoryIndexer {
@@ -20,16 +23,61 @@ export class MemoryProjector {
   async apply(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<void> {
     const memories: MemoryRecord[] = [];
     for (const e of events) {
+      if (e.type === 'GlossaryTermAdded') await this.addTerm(m, campaignId, e.data as GlossaryTermAddedData, e.version);
+      if (e.type === 'RollingSummaryUpdated') await this.addSummary(m, campaignId, e.data as RollingSummaryUpdatedData, e.version);
       if (e.type !== 'MemoryRecorded') continue;
       const d = e.data as MemoryRecordedData;
       const row = toMemoryRecord(campaignId, d, e.version);
       memories.push(row);
       await m.getRepository(MemoryRecord).insert(row);
       await m.getRepository(CursorRecord).upsert({ campaignId, scope: d.scope, subjectId: d.subjectId, value: d.cursor }, ['campaignId', 'scope', 'subjectId']);
+      await this.addWitnesses(m, campaignId, d);
     }
     const last = events[events.length - 1];
     if (last) await m.getRepository(CampaignRecord).update({ id: campaignId }, { memoryVersion: last.version });
     for (const indexer of this.indexers) if (memories.length) await indexer.indexMemories(m, campaignId, memories);
+  }
+
+  private async addTerm(m: EntityManager, campaignId: string, d: GlossaryTermAddedData, memoryVersion: number): Promise<void> {
+    const row = { campaignId, termKey: glossaryKey(d.term), term: d.term, definition: d.definition, coinedMessageIndex: d.coinedMessageIndex, triggerVersion: d.triggerVersion, memoryVersion, createdAt: d.createdAt };
+    // The first coining wins; a replayed duplicate must not wedge the worker.
+    await m.createQueryBuilder().insert().into(GlossaryTermRecord).values(row).orIgnore().updateEntity(false).execute();
+  }
+
+  private async addSummary(m: EntityManager, campaignId: string, d: RollingSummaryUpdatedData, memoryVersion: number): Promise<void> {
+    await m.getRepository(RollingSummaryRecord).insert({
+      campaignId,
+      viewerKey: d.viewer === null ? '*' : viewerKey('player', d.viewer),
+      memoryVersion,
+      summary: d.summary,
+      sinceMessageIndex: d.sinceMessageIndex,
+      throughMessageIndex: d.throughMessageIndex,
+      triggerVersion: d.triggerVersion,
+      createdAt: d.createdAt,
+      inputIndexes: JSON.stringify(d.inputIndexes),
+    });
+    await m.getRepository(CursorRecord).upsert({ campaignId, scope: 'summary', subjectId: summarySubject(d.viewer), value: d.throughMessageIndex }, ['campaignId', 'scope', 'subjectId']);
+  }
+
+  /** A viewer may see a memory only if it witnessed every message the summarizer read. */
+  private async addWitnesses(m: EntityManager, campaignId: string, d: MemoryRecordedData): Promise<void> {
+    const counts = new Map<string, number>();
+    const inputs = [...new Set(d.inputIndexes)];
+    for (let i = 0; i < inputs.length; i += CHUNK) {
+      const rows = await m
+        .getRepository(MessageWitnessRecord)
+        .createQueryBuilder('w')
+        .select('w.viewerId', 'viewerId')
+        .addSelect('COUNT(*)', 'n')
+        .where('w.campaignId = :campaignId AND w.index IN (:...idx)', { campaignId, idx: inputs.slice(i, i + CHUNK) })
+        .groupBy('w.viewerId')
+        .getRawMany<{ viewerId: string; n: string | number }>();
+      for (const r of rows) counts.set(r.viewerId, (counts.get(r.viewerId) ?? 0) + Number(r.n));
+    }
+    const viewers = [...counts].filter(([, n]) => n === inputs.length).map(([viewerId]) => ({ campaignId, viewerId, memoryId: d.memoryId }));
+    for (let i = 0; i < viewers.length; i += CHUNK) {
+      await m.createQueryBuilder().insert().into(MemoryWitnessRecord).values(viewers.slice(i, i + CHUNK)).updateEntity(false).execute();
+    }
   }
 }
 

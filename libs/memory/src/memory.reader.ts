@@ -1,4 +1,5 @@
 import { Database } from '@app/event-store';
+import { MemoryWitnessRecord } from './layers.entity';
 import { CursorRecord, MemoryRecord } from './memory.entity';
 
 export interface MemoryView {
@@ -28,9 +29,11 @@ export interface Cursors {
 export class MemoryReader {
   constructor(private readonly db: Database) {}
 
-  async list(campaignId: string, o: { scope?: string; subjectId?: string; limit: number; before?: string }): Promise<MemoryView[]> {
+  /** With `viewer` (a witness key, §8): only memories whose every input message that viewer witnessed. */
+  async list(campaignId: string, o: { scope?: string; subjectId?: string; limit: number; before?: string; viewer?: string }): Promise<MemoryView[]> {
     return this.db.read(async (m) => {
       const qb = m.getRepository(MemoryRecord).createQueryBuilder('r').where('r.campaignId = :campaignId', { campaignId });
+      if (o.viewer) qb.innerJoin(MemoryWitnessRecord, 'w', 'w.campaignId = r.campaignId AND w.memoryId = r.id AND w.viewerId = :viewer', { viewer: o.viewer });
       if (o.scope) qb.andWhere('r.scope = :scope', { scope: o.scope });
       if (o.subjectId) qb.andWhere('r.subjectId = :subjectId', { subjectId: o.subjectId });
       if (o.before) {
@@ -43,8 +46,18 @@ export class MemoryReader {
   }
 
   /** Last `limit` memories of one scope/subject, newest first. */
-  async latest(campaignId: string, scope: string, subjectId: string, limit: number): Promise<MemoryView[]> {
-    return this.list(campaignId, { scope, subjectId, limit });
+  async latest(campaignId: string, scope: string, subjectId: string, limit: number, viewer?: string): Promise<MemoryView[]> {
+    return this.list(campaignId, { scope, subjectId, limit, viewer });
+  }
+
+  /** Memories by id (recall), filtered to what `viewer` may see when given. */
+  async byIds(campaignId: string, ids: string[], viewer?: string): Promise<MemoryView[]> {
+    if (ids.length === 0) return [];
+    return this.db.read(async (m) => {
+      const qb = m.getRepository(MemoryRecord).createQueryBuilder('r').where('r.campaignId = :campaignId AND r.id IN (:...ids)', { campaignId, ids });
+      if (viewer) qb.innerJoin(MemoryWitnessRecord, 'w', 'w.campaignId = r.campaignId AND w.memoryId = r.id AND w.viewerId = :viewer', { viewer });
+      return (await qb.getMany()).map(toView);
+    });
   }
 
   async cursors(campaignId: string): Promise<Cursors> {

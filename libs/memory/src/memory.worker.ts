@@ -1,8 +1,11 @@
-import { CampaignReader, CampaignRecord, CampaignState, StoredMessage } from '@app/campaign';
+import { CampaignReader, CampaignRecord, CampaignState, Message, roundAt, StoredMessage, viewerKey } from '@app/campaign';
 import { Database, EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
-import { Summarizer, SummaryResult, summarizeWithRetry, TranscriptLine } from '@app/summarizer';
+import { capWords, Summarizer, SummaryOutcome, SummaryResult, summarizeWithRetry, TranscriptLine } from '@app/summarizer';
 import { EntityManager } from 'typeorm';
-import { MemoryEvent, memoryId } from './memory-events';
+import { extractCoinedTerms } from './glossary/coined-terms';
+import { KnownTerms, knownTermsOf, MAX_TERM_CHARS, MAX_DEFINITION_WORDS, playerIdsOf } from './glossary/known-terms';
+import { LayersReader } from './layers.reader';
+import { MemoryEvent, memoryId, summarySubject } from './memory-events';
 import { CursorRecord } from './memory.entity';
 import { MemoryProjector } from './memory.projector';
 import { npcWindow, planTriggers, ScopeTask } from './message-selection';
@@ -14,6 +17,12 @@ export interface WorkerOptions {
   concurrency: number;
   /** Game events read per batch while catching up. */
   batchSize?: number;
+  /** §8 "Previously": rewritten at each RoundEnded of a multiple of this (SUMMARY_INTERVAL_ROUNDS, 4). */
+  summaryIntervalRounds?: number;
+  /** §8: rounds kept verbatim in Recent Messages (HOT_ROUNDS, 4); only older ones are summarized. */
+  hotRounds?: number;
+  /** §8: the longest "Previously" (ROLLING_SUMMARY_WORDS, 150). */
+  rollingSummaryWords?: number;
 }
 
 export interface WorkerLogger {
@@ -40,6 +49,7 @@ export class MemoryWorker {
   private readonly active = new Set<Promise<void>>();
   private abort = new AbortController();
   private stopped = false;
+  private readonly layers: LayersReader;
 
   constructor(
     private readonly db: Database,
@@ -50,7 +60,9 @@ export class MemoryWorker {
     private readonly progress: WorkerProgress,
     private readonly logger: WorkerLogger,
     private readonly options: WorkerOptions,
-  ) {}
+  ) {
+    this.layers = new LayersReader(db);
+  }
 
   /** Catch up every campaign whose checkpoint is behind (boot, or a poll). */
   async catchUp(): Promise<void> {
@@ -109,17 +121,20 @@ export class MemoryWorker {
       let processed = snap.processedVersion;
       const events = await this.store.readStream(gameStream(campaignId), { after: processed, limit: batch });
       let plain: number | null = null;
+      let known: KnownTerms | null = null;
       try {
         for (const event of events) {
           if (this.stopped) return;
-          const tasks = planTriggers(event);
+          const planned = planTriggers(event, { summaryIntervalRounds: this.options.summaryIntervalRounds ?? 4 });
+          if (planned.some((t) => t.scope === 'glossary')) known ??= knownTermsOf(snap.state, await this.layers.termKeys(campaignId));
+          const tasks = this.withTerms(planned, event, known);
           if (tasks.length === 0) {
             plain = event.version;
             continue;
           }
           if (plain !== null) processed = await this.advance(campaignId, processed, plain);
           plain = null;
-          processed = await this.handleTrigger(campaignId, snap.state, event, tasks, processed);
+          processed = await this.handleTrigger(campaignId, snap.state, event, tasks, processed, known);
         }
         if (plain !== null) await this.advance(campaignId, processed, plain);
       } catch (err) {
@@ -146,65 +161,28 @@ export class MemoryWorker {
     if (res.affected === 0) throw new CheckpointMoved();
   }
 
-  private async handleTrigger(campaignId: string, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], processed: number): Promise<number> {
+  /** A message's glossary task carries its new terms; one that coins nothing is no trigger at all. */
+  private withTerms(tasks: ScopeTask[], event: StoredEvent, known: KnownTerms | null): ScopeTask[] {
+    return tasks.flatMap((task) => {
+      if (task.scope !== 'glossary') return [task];
+      const message = event.data as Message;
+      const terms = extractCoinedTerms(message.content, (term) => known!.has(term)).filter((t) => t.length <= MAX_TERM_CHARS);
+      return terms.length ? [{ ...task, terms }] : [];
+    });
+  }
+
+  private async handleTrigger(campaignId: string, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], processed: number, known: KnownTerms | null): Promise<number> {
     const cursors = await this.loadCursors(campaignId);
     const outcomes: NewEvent[] = [];
+    const meta = { correlationId: event.metadata.correlationId, causationId: `${event.streamId}@${event.version}` };
     for (const task of tasks) {
-      const key = `${task.scope}:${task.subjectId}`;
-      const cursor = cursors.get(key) ?? -1;
-      const selection = await this.reader.messagesForScope(campaignId, {
-        locationId: task.scope === 'world' ? undefined : (task.locationId ?? undefined),
-        afterIndex: cursor,
-        beforeVersion: event.version,
-      });
-      const npc = task.scope === 'npc' ? state.npcs[task.subjectId] : undefined;
-      const window = npc ? npcWindow(npc, selection) : selection;
-      if (window.length === 0) continue;
-      const context = { campaignId, triggerVersion: event.version, scope: task.scope, subjectId: task.subjectId, correlationId: event.metadata.correlationId };
-      const outcome = await summarizeWithRetry((signal) => this.summarize(campaignId, state, task, window, signal), {
-        attempts: this.options.attempts,
-        timeoutMs: this.options.timeoutMs,
-        signal: this.abort.signal,
-      });
-      if (!outcome.ok && outcome.reason === 'aborted') throw new Abandoned();
-      const since = window[0];
-      const through = window[window.length - 1].index;
-      if (outcome.ok) {
-        const memory: MemoryEvent = {
-          type: 'MemoryRecorded',
-          data: {
-            memoryId: memoryId(campaignId, event.version, task.scope, task.subjectId),
-            scope: task.scope,
-            subjectId: task.subjectId,
-            summary: outcome.text,
-            tags: task.tags,
-            locationId: task.locationId,
-            npcIds: task.scope === 'npc' ? [task.subjectId] : [],
-            questId: task.questId,
-            encounterId: task.encounterId,
-            sinceMessageIndex: since.index,
-            throughMessageIndex: through,
-            sinceTimestamp: since.at,
-            createdAt: event.recordedAt,
-            triggerVersion: event.version,
-            cursor: through,
-            inputIndexes: window.map((m) => m.index),
-            attempts: outcome.attempts,
-            inputTokens: outcome.inputTokens,
-            outputTokens: outcome.outputTokens,
-          },
-        };
-        cursors.set(key, through);
-        outcomes.push({ ...memory, metadata: { correlationId: event.metadata.correlationId, causationId: `${event.streamId}@${event.version}` } });
-        this.logger.log(`memory recorded`, { ...context, messages: window.length, attempts: outcome.attempts });
-      } else {
-        const skipped: MemoryEvent = {
-          type: 'MemorySkipped',
-          data: { scope: task.scope, subjectId: task.subjectId, reason: outcome.reason, attempts: outcome.attempts, triggerVersion: event.version, sinceMessageIndex: since.index, throughMessageIndex: through },
-        };
-        outcomes.push({ ...skipped, metadata: { correlationId: event.metadata.correlationId, causationId: `${event.streamId}@${event.version}` } });
-        this.logger.warn(`summary failed after ${outcome.attempts} attempts; skipped, cursor kept: ${outcome.reason}`, context);
-      }
+      const made =
+        task.scope === 'glossary'
+          ? await this.glossaryOutcomes(campaignId, event, task, known!)
+          : task.scope === 'summary'
+            ? await this.summaryOutcomes(campaignId, state, event, cursors)
+            : await this.memoryOutcome(campaignId, state, event, task, cursors);
+      outcomes.push(...made.map((e) => ({ ...e, metadata: meta })));
     }
     if (this.stopped) throw new Abandoned();
     await this.db.transaction(async (m) => {
@@ -217,6 +195,154 @@ export class MemoryWorker {
     });
     this.progress.processed(campaignId, event.version);
     return event.version;
+  }
+
+  /** Runs one model call under the retry policy; a shutdown abandons the whole trigger. */
+  private async attempt(call: (signal: AbortSignal) => Promise<SummaryResult>): Promise<SummaryOutcome> {
+    const outcome = await summarizeWithRetry(call, { attempts: this.options.attempts, timeoutMs: this.options.timeoutMs, signal: this.abort.signal });
+    if (!outcome.ok && outcome.reason === 'aborted') throw new Abandoned();
+    return outcome;
+  }
+
+  private skipped(
+    campaignId: string,
+    task: { scope: 'location' | 'npc' | 'world' | 'summary' | 'glossary'; subjectId: string },
+    outcome: SummaryOutcome & { ok: false },
+    event: StoredEvent,
+    since: number,
+    through: number,
+  ): MemoryEvent {
+    this.logger.warn(`summary failed after ${outcome.attempts} attempts; skipped, cursor kept: ${outcome.reason}`, {
+      campaignId,
+      triggerVersion: event.version,
+      scope: task.scope,
+      subjectId: task.subjectId,
+      correlationId: event.metadata.correlationId,
+    });
+    return {
+      type: 'MemorySkipped',
+      data: { scope: task.scope, subjectId: task.subjectId, reason: outcome.reason, attempts: outcome.attempts, triggerVersion: event.version, sinceMessageIndex: since, throughMessageIndex: through },
+    };
+  }
+
+  /** §2: one location, NPC or world memory. */
+  private async memoryOutcome(campaignId: string, state: CampaignState, event: StoredEvent, task: ScopeTask, cursors: Map<string, number>): Promise<MemoryEvent[]> {
+    const scope = task.scope as 'location' | 'npc' | 'world';
+    const key = `${scope}:${task.subjectId}`;
+    const cursor = cursors.get(key) ?? -1;
+    const selection = await this.reader.messagesForScope(campaignId, {
+      locationId: scope === 'world' ? undefined : (task.locationId ?? undefined),
+      afterIndex: cursor,
+      beforeVersion: event.version,
+    });
+    const npc = scope === 'npc' ? state.npcs[task.subjectId] : undefined;
+    const window = npc ? npcWindow(npc, selection) : selection;
+    if (window.length === 0) return [];
+    const outcome = await this.attempt((signal) => this.summarize(campaignId, state, task, window, signal));
+    const since = window[0];
+    const through = window[window.length - 1].index;
+    if (!outcome.ok) return [this.skipped(campaignId, { scope, subjectId: task.subjectId }, outcome, event, since.index, through)];
+    cursors.set(key, through);
+    this.logger.log(`memory recorded`, { campaignId, triggerVersion: event.version, scope, subjectId: task.subjectId, correlationId: event.metadata.correlationId, messages: window.length, attempts: outcome.attempts });
+    return [
+      {
+        type: 'MemoryRecorded',
+        data: {
+          memoryId: memoryId(campaignId, event.version, scope, task.subjectId),
+          scope,
+          subjectId: task.subjectId,
+          summary: outcome.text,
+          tags: task.tags,
+          locationId: task.locationId,
+          npcIds: scope === 'npc' ? [task.subjectId] : [],
+          questId: task.questId,
+          encounterId: task.encounterId,
+          sinceMessageIndex: since.index,
+          throughMessageIndex: through,
+          sinceTimestamp: since.at,
+          createdAt: event.recordedAt,
+          triggerVersion: event.version,
+          cursor: through,
+          inputIndexes: window.map((m) => m.index),
+          attempts: outcome.attempts,
+          inputTokens: outcome.inputTokens,
+          outputTokens: outcome.outputTokens,
+        },
+      },
+    ];
+  }
+
+  /** §8 glossary: each new term of a dm/narrator/npc message gets a short definition; a failed one is offered again when next used. */
+  private async glossaryOutcomes(campaignId: string, event: StoredEvent, task: ScopeTask, known: KnownTerms): Promise<MemoryEvent[]> {
+    const message = event.data as Message;
+    const out: MemoryEvent[] = [];
+    for (const term of task.terms ?? []) {
+      const outcome = await this.attempt((signal) => this.summarizer.defineTerm({ campaignId, term, messages: [toTranscript(message)] }, signal));
+      if (!outcome.ok) {
+        out.push(this.skipped(campaignId, { scope: 'glossary', subjectId: term }, outcome, event, message.index, message.index));
+        continue;
+      }
+      known.add(term);
+      out.push({
+        type: 'GlossaryTermAdded',
+        data: {
+          term,
+          definition: capWords(outcome.text, MAX_DEFINITION_WORDS),
+          coinedMessageIndex: message.index,
+          triggerVersion: event.version,
+          createdAt: event.recordedAt,
+          attempts: outcome.attempts,
+          inputTokens: outcome.inputTokens,
+          outputTokens: outcome.outputTokens,
+        },
+      });
+    }
+    return out;
+  }
+
+  /**
+   * §8 "Previously": the previous summary + the messages after cursor `summary`, recorded before the trigger, that are
+   * no longer hot in the round after it. Everyone's (the dm's), plus one per player over what it witnessed with perRoleMemory.
+   */
+  private async summaryOutcomes(campaignId: string, state: CampaignState, event: StoredEvent, cursors: Map<string, number>): Promise<MemoryEvent[]> {
+    const roundAfter = event.type === 'RoundEnded' ? Number(event.data.round) + 1 : roundAt(state, event.version);
+    const maxRound = roundAfter - (this.options.hotRounds ?? 4);
+    if (maxRound < 1) return [];
+    const maxWords = this.options.rollingSummaryWords ?? 150;
+    const viewers: (string | null)[] = [null, ...(state.settings.perRoleMemory ? playerIdsOf(state) : [])];
+    const out: MemoryEvent[] = [];
+    for (const viewer of viewers) {
+      const subject = summarySubject(viewer);
+      const witness = viewer === null ? undefined : viewerKey('player', viewer);
+      const selection = await this.reader.messagesForScope(campaignId, { afterIndex: cursors.get(`summary:${subject}`) ?? -1, beforeVersion: event.version, maxRound, witnessedBy: witness });
+      if (selection.length === 0) continue;
+      const previous = await this.layers.latestSummary(campaignId, witness ?? '*');
+      const input = { campaignId, previousSummary: previous?.summary ?? null, messages: selection.map(toTranscript), maxWords, viewer };
+      const outcome = await this.attempt((signal) => this.summarizer.summarizeRolling(input, signal));
+      const since = selection[0].index;
+      const through = selection[selection.length - 1].index;
+      if (!outcome.ok) {
+        out.push(this.skipped(campaignId, { scope: 'summary', subjectId: subject }, outcome, event, since, through));
+        continue;
+      }
+      cursors.set(`summary:${subject}`, through);
+      out.push({
+        type: 'RollingSummaryUpdated',
+        data: {
+          summary: capWords(outcome.text, maxWords),
+          viewer,
+          sinceMessageIndex: since,
+          throughMessageIndex: through,
+          triggerVersion: event.version,
+          createdAt: event.recordedAt,
+          inputIndexes: selection.map((m) => m.index),
+          attempts: outcome.attempts,
+          inputTokens: outcome.inputTokens,
+          outputTokens: outcome.outputTokens,
+        },
+      });
+    }
+    return out;
   }
 
   private async loadCursors(campaignId: string): Promise<Map<string, number>> {
@@ -236,7 +362,7 @@ export class MemoryWorker {
   }
 }
 
-function toTranscript(m: StoredMessage): TranscriptLine {
+function toTranscript(m: Message): TranscriptLine {
   return { index: m.index, role: m.role, speaker: m.speaker, content: m.content, at: m.at };
 }
 

@@ -14,9 +14,9 @@ export interface NpcRef {
   aliases: string[];
 }
 
-/** One scope to summarize, derived from a trigger event. */
+/** One scope to summarize, derived from a trigger event; `glossary` and `summary` are the §8 layers. */
 export interface ScopeTask {
-  scope: MemoryScope;
+  scope: MemoryScope | 'glossary' | 'summary';
   subjectId: string;
   /** Location whose messages are selected (location and NPC scopes). */
   locationId: string | null;
@@ -27,15 +27,36 @@ export interface ScopeTask {
   encounterId: string | null;
   /** One-line description of the trigger for the world prompt. */
   description?: string;
+  /** Glossary: the new terms the message coined (filled by the worker, which knows the known names). */
+  terms?: string[];
 }
+
+export interface TriggerOptions {
+  /** RoundEnded of a multiple of this rewrites "Previously" (SUMMARY_INTERVAL_ROUNDS). */
+  summaryIntervalRounds: number;
+}
+
+/** Roles whose words may coin glossary terms (DESIGN §8). */
+export const COINING_ROLES: readonly string[] = ['dm', 'narrator', 'npc'];
 
 export interface TriggerEvent {
   type: string;
   data: Record<string, any>;
 }
 
-/** The scopes a game event triggers, in the order they must be handled (DESIGN §2). */
-export function planTriggers(event: TriggerEvent): ScopeTask[] {
+/** The scopes a game event triggers, in the order they must be handled (DESIGN §2, then §8's glossary and "Previously"). */
+export function planTriggers(event: TriggerEvent, options: TriggerOptions = { summaryIntervalRounds: 4 }): ScopeTask[] {
+  const tasks = memoryTriggers(event);
+  const d = event.data;
+  const layer = (scope: 'glossary' | 'summary', subjectId: string): ScopeTask => ({ scope, subjectId, locationId: null, questId: null, encounterId: null, tags: [] });
+  if (event.type === 'MessageRecorded' && COINING_ROLES.includes(d.role)) tasks.push(layer('glossary', String(d.index)));
+  const interval = Math.max(1, Math.floor(options.summaryIntervalRounds));
+  const milestone = event.type === 'LocationChanged' || event.type === 'QuestCompleted' || event.type === 'ActProgressed';
+  if (milestone || (event.type === 'RoundEnded' && d.round % interval === 0)) tasks.push(layer('summary', '*'));
+  return tasks;
+}
+
+function memoryTriggers(event: TriggerEvent): ScopeTask[] {
   const d = event.data;
   const world = (kind: string, extra: Partial<ScopeTask>, tags: string[], description: string): ScopeTask => ({
     scope: 'world',

@@ -32,3 +32,4 @@ export function createSummarizer(config: SummarizerConfig): Summarizer {
       : new LocalSummarizer();
   return new ChunkingSummarizer(inner, { maxInputChars: config.maxInputChars });
 }
+export { capWords } from './key-sentences';

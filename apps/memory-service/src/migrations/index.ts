@@ -1,4 +1,5 @@
 import { InitialSchema1763900000000 } from './1763900000000-initial-schema';
+import { LayeredContext1763900800000 } from './1763900800000-layered-context';
 
 /** Every migration, oldest first; run at boot. */
-export const MIGRATIONS = [InitialSchema1763900000000];
+export const MIGRATIONS = [InitialSchema1763900000000, LayeredContext1763900800000];

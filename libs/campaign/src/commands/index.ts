@@ -10,6 +10,8 @@ import { PutNpcHandler } from './put-npc.command';
 import { PutQuestHandler } from './put-quest.command';
 import { RecordMessagesHandler } from './record-messages.command';
 import { UpdateLocationStateHandler } from './update-location-state.command';
+import { PutBibleHandler } from './put-bible.command';
+import { SetGlossaryTermHandler } from './set-glossary-term.command';
 
 export * from './campaign-write';
 export * from './change-location.command';
@@ -24,6 +26,8 @@ export * from './put-npc.command';
 export * from './put-quest.command';
 export * from './record-messages.command';
 export * from './update-location-state.command';
+export * from './put-bible.command';
+export * from './set-glossary-term.command';
 
 export const CommandHandlers = [
   CreateCampaignHandler,
@@ -38,4 +42,6 @@ export const CommandHandlers = [
   ProgressActHandler,
   UpdateLocationStateHandler,
   EndRoundHandler,
+  PutBibleHandler,
+  SetGlossaryTermHandler,
 ];

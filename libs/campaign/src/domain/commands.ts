@@ -27,4 +27,8 @@ export type CampaignCommand =
   | { type: 'CompleteQuest'; questId: string }
   | { type: 'ProgressAct'; actId: string }
   | { type: 'UpdateLocationState'; locationId: string; dangerLevel?: DangerLevel; completeEncounter?: string }
-  | { type: 'EndRound' };
+  | { type: 'EndRound' }
+  | { type: 'PutBible'; text: string; dmOnly?: string }
+  | { type: 'SetGlossaryTerm'; term: string; definition: string }
+  /** `coined`: the worker's glossary already holds the term (looked up by the handler). */
+  | { type: 'HideGlossaryTerm'; term: string; coined: boolean };

@@ -1,7 +1,12 @@
 import { conflict, invalid, notFound } from '@app/common';
 import { CampaignCommand, MessageInput } from './commands';
 import { GameEvent } from './events';
+import { glossaryKey } from './glossary-key';
 import { CampaignState, Message } from './state';
+import { isCharacter } from './witnessing';
+
+/** Each part of the bible, in characters (DESIGN §8). */
+export const BIBLE_MAX_CHARS = 32_000;
 
 /** Validates a command against the state and returns the events it causes (pure). */
 export function decide(state: CampaignState, command: CampaignCommand): GameEvent[] {
@@ -83,6 +88,26 @@ export function decide(state: CampaignState, command: CampaignCommand): GameEven
     }
     case 'EndRound':
       return [{ type: 'RoundEnded', data: { round: state.round } }];
+    case 'PutBible': {
+      const dmOnly = command.dmOnly ?? state.bible?.dmOnly ?? '';
+      for (const [part, text] of [['text', command.text], ['dmOnly', dmOnly]] as const) {
+        const chars = [...text].length;
+        if (chars > BIBLE_MAX_CHARS) throw invalid('BIBLE_TOO_LARGE', `bible ${part} has ${chars} characters; at most ${BIBLE_MAX_CHARS}`);
+      }
+      if (state.bible && state.bible.text === command.text && state.bible.dmOnly === dmOnly) return [];
+      return [{ type: 'BibleUpdated', data: { text: command.text, dmOnly } }];
+    }
+    case 'SetGlossaryTerm': {
+      const prev = state.glossary?.[glossaryKey(command.term)];
+      if (prev && !prev.hidden && prev.definition === command.definition) return [];
+      return [{ type: 'GlossaryTermSet', data: { term: command.term, definition: command.definition } }];
+    }
+    case 'HideGlossaryTerm': {
+      const prev = state.glossary?.[glossaryKey(command.term)];
+      if (!prev && !command.coined) throw notFound('GLOSSARY_TERM_NOT_FOUND', `the glossary has no term "${command.term}"`);
+      if (prev?.hidden) return [];
+      return [{ type: 'GlossaryTermHidden', data: { term: command.term } }];
+    }
   }
 }
 
@@ -102,7 +127,7 @@ function recordMessages(state: CampaignState, inputs: MessageInput[], now: strin
     const audience = m.audience ?? [];
     if (visibility === 'private' && audience.length === 0) throw invalid('AUDIENCE_REQUIRED', `${at}: a private message needs an audience`);
     for (const id of audience) {
-      if (!state.npcs[id]) throw notFound('AUDIENCE_NOT_FOUND', `${at}.audience: ${id} is not a known character`);
+      if (!isCharacter(state, id)) throw notFound('AUDIENCE_NOT_FOUND', `${at}.audience: ${id} is not a known player or NPC`);
     }
     for (const call of m.toolCalls ?? []) callIds.add(call.id);
     const message: Message = {

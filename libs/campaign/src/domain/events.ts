@@ -18,7 +18,10 @@ export type GameEvent =
       type: 'LocationStateUpdated';
       data: { locationId: string; dangerLevel?: DangerLevel; completedEncounterId?: string; fromDangerLevel: DangerLevel | null };
     }
-  | { type: 'RoundEnded'; data: { round: number } };
+  | { type: 'RoundEnded'; data: { round: number } }
+  | { type: 'BibleUpdated'; data: { text: string; dmOnly: string } }
+  | { type: 'GlossaryTermSet'; data: { term: string; definition: string } }
+  | { type: 'GlossaryTermHidden'; data: { term: string } };
 
 export type GameEventType = GameEvent['type'];
 export type EventOf<T extends GameEventType> = Extract<GameEvent, { type: T }>;

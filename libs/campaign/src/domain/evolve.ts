@@ -1,8 +1,9 @@
 import { GameEvent } from './events';
-import { CampaignState } from './state';
+import { glossaryKey } from './glossary-key';
+import { CampaignState, GlossaryOverride } from './state';
 
-/** Applies one game event to the state (pure; the caller bumps `version`). */
-export function evolve(state: CampaignState, event: GameEvent, recordedAt = ''): CampaignState {
+/** Applies one game event to the state (pure; the caller bumps `version`, which the event will have). */
+export function evolve(state: CampaignState, event: GameEvent, recordedAt = '', version = state.version + 1): CampaignState {
   switch (event.type) {
     case 'CampaignCreated':
       return { ...state, name: event.data.name, settings: { ...event.data.settings }, createdAt: recordedAt };
@@ -56,11 +57,23 @@ export function evolve(state: CampaignState, event: GameEvent, recordedAt = ''):
       return { ...state, locations: { ...state.locations, [locationId]: { ...l, dangerLevel: dangerLevel ?? l.dangerLevel, completedEncounters } } };
     }
     case 'RoundEnded':
-      return { ...state, round: event.data.round + 1 };
+      return { ...state, round: event.data.round + 1, roundEnds: [...(state.roundEnds ?? []), version] };
+    case 'BibleUpdated':
+      return { ...state, bible: { text: event.data.text, dmOnly: event.data.dmOnly } };
+    case 'GlossaryTermSet':
+    case 'GlossaryTermHidden': {
+      const key = glossaryKey(event.data.term);
+      const prev = state.glossary?.[key];
+      const next: GlossaryOverride =
+        event.type === 'GlossaryTermSet'
+          ? { term: prev?.term ?? event.data.term, definition: event.data.definition, hidden: false }
+          : { term: prev?.term ?? event.data.term, definition: prev?.definition ?? null, hidden: true };
+      return { ...state, glossary: { ...state.glossary, [key]: next } };
+    }
   }
 }
 
 /** Folds a sequence of events into state, tracking the stream version. */
 export function fold(state: CampaignState, events: { event: GameEvent; version: number; recordedAt: string }[]): CampaignState {
-  return events.reduce((s, e) => ({ ...evolve(s, e.event, e.recordedAt), version: e.version }), state);
+  return events.reduce((s, e) => ({ ...evolve(s, e.event, e.recordedAt, e.version), version: e.version }), state);
 }

@@ -52,6 +52,24 @@ export interface CampaignState {
   quests: Record<string, Quest>;
   /** Next campaign-wide message index (0-based). */
   messageCount: number;
+  /** Campaign bible (§8): `text` for everyone, `dmOnly` for the dm agent. */
+  bible?: Bible | null;
+  /** DM overrides of glossary terms (§8), keyed by the lower-cased term. */
+  glossary?: Record<string, GlossaryOverride>;
+  /** Game version of each RoundEnded, in order: round r ended at roundEnds[r - 1]. */
+  roundEnds?: number[];
+}
+
+export interface Bible {
+  text: string;
+  dmOnly: string;
+}
+
+/** A DM's word on a glossary term: a locked definition and/or hidden. */
+export interface GlossaryOverride {
+  term: string;
+  definition: string | null;
+  hidden: boolean;
 }
 
 export const emptyState = (id: string): CampaignState => ({

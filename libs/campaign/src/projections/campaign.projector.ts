@@ -1,10 +1,12 @@
 import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { GameEvent } from '../domain/events';
-import { fold } from '../domain/evolve';
+import { evolve } from '../domain/evolve';
+import { witnessesOf } from '../domain/witnessing';
 import { CampaignState, emptyState, Message } from '../domain/state';
 import { CampaignRecord } from './campaign.entity';
 import { MessageRecord, ToolCallRecord } from './message.entity';
+import { MessageWitnessRecord } from './witness.entity';
 import { toMessageRecord } from './message.mapper';
 
 const CHUNK = 200;
@@ -29,7 +31,16 @@ export class CampaignProjector {
 
   /** Applies appended events; returns the new state. Runs inside the append's transaction. */
   async apply(m: EntityManager, before: CampaignState, events: StoredEvent[]): Promise<CampaignState> {
-    const after = fold(before, events.map((e) => ({ event: { type: e.type, data: e.data } as GameEvent, version: e.version, recordedAt: e.recordedAt })));
+    // Folded one event at a time: each message's witnesses are judged from the state it was recorded in.
+    let after = before;
+    const witnesses: MessageWitnessRecord[] = [];
+    for (const e of events) {
+      if (e.type === 'MessageRecorded') {
+        const msg = e.data as Message;
+        for (const viewerId of witnessesOf(after, msg)) witnesses.push(Object.assign(new MessageWitnessRecord(), { campaignId: after.id, viewerId, index: msg.index }));
+      }
+      after = { ...evolve(after, { type: e.type, data: e.data } as GameEvent, e.recordedAt, e.version), version: e.version };
+    }
     const doc = JSON.stringify(after);
     if (before.version === 0) {
       await m.getRepository(CampaignRecord).insert({ id: after.id, name: after.name, version: after.version, processedVersion: 0, memoryVersion: 0, state: doc, createdAt: after.createdAt });
@@ -51,6 +62,9 @@ export class CampaignProjector {
     const calls = recorded.flatMap((msg) => msg.toolCalls.map((c) => ({ campaignId: after.id, callId: c.id, name: c.name, messageIndex: msg.index })));
     for (let i = 0; i < calls.length; i += CHUNK) {
       await m.createQueryBuilder().insert().into(ToolCallRecord).values(calls.slice(i, i + CHUNK)).orIgnore().updateEntity(false).execute();
+    }
+    for (let i = 0; i < witnesses.length; i += CHUNK) {
+      await m.createQueryBuilder().insert().into(MessageWitnessRecord).values(witnesses.slice(i, i + CHUNK)).updateEntity(false).execute();
     }
     for (const indexer of this.indexers) if (recorded.length) await indexer.indexMessages(m, after.id, recorded);
     return after;

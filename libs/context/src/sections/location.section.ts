@@ -8,10 +8,10 @@ export class LocationSection implements ContextSection {
   readonly title = 'Recent Location Memory';
   constructor(private readonly memories: MemoryReader) {}
 
-  async build({ request, snapshot }: SectionInput): Promise<BuiltSection | null> {
+  async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
     const here = snapshot.state.currentLocationId;
     if (!here) return { key: this.key, title: this.title, entries: [] };
-    const items = await this.memories.latest(request.campaignId, 'location', here, request.limit);
+    const items = await this.memories.latest(request.campaignId, 'location', here, request.limit, audience?.witness ?? undefined);
     return { key: this.key, title: this.title, entries: memoryEntries(items) };
   }
 }

@@ -8,13 +8,13 @@ export class NpcSection implements ContextSection {
   readonly title = 'NPC Memory';
   constructor(private readonly memories: MemoryReader) {}
 
-  async build({ request, snapshot }: SectionInput): Promise<BuiltSection | null> {
+  async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
     const here = snapshot.state.currentLocationId;
     const present = Object.values(snapshot.state.npcs)
       .filter((n) => here !== null && n.locationId === here)
       .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
     const entries = [];
-    for (const npc of present) entries.push(...memoryEntries(await this.memories.latest(request.campaignId, 'npc', npc.id, request.limit)));
+    for (const npc of present) entries.push(...memoryEntries(await this.memories.latest(request.campaignId, 'npc', npc.id, request.limit, audience?.witness ?? undefined)));
     return { key: this.key, title: this.title, entries };
   }
 }

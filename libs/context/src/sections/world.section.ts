@@ -8,8 +8,8 @@ export class WorldSection implements ContextSection {
   readonly title = 'World Memory';
   constructor(private readonly memories: MemoryReader) {}
 
-  async build({ request }: SectionInput): Promise<BuiltSection | null> {
-    const items = await this.memories.latest(request.campaignId, 'world', 'world', request.limit);
+  async build({ request, audience }: SectionInput): Promise<BuiltSection | null> {
+    const items = await this.memories.latest(request.campaignId, 'world', 'world', request.limit, audience?.witness ?? undefined);
     return { key: this.key, title: this.title, entries: memoryEntries(items) };
   }
 }

@@ -1,0 +1,49 @@
+import { CampaignState, Message } from './state';
+
+/** Characters that can be a context's `viewer` (DESIGN §8). */
+export type ViewerKind = 'player' | 'npc';
+
+/** Players and NPCs live in separate id spaces, so a witness is named by kind and id. */
+export const viewerKey = (kind: ViewerKind, id: string): string => `${kind}:${id}`;
+
+// Players arrive with §6 (PutPlayer); until a campaign has any, the map is absent.
+const players = (state: CampaignState): Record<string, unknown> => (state as CampaignState & { players?: Record<string, unknown> }).players ?? {};
+
+/** True when `id` names a registered player or NPC (a valid `audience` entry). */
+export function isCharacter(state: CampaignState, id: string): boolean {
+  return Object.hasOwn(players(state), id) || Object.hasOwn(state.npcs, id);
+}
+
+/** The kind of character `id` is, players first; null when it is neither. */
+export function characterKind(state: CampaignState, id: string, prefer?: ViewerKind): ViewerKind | null {
+  const isPlayer = Object.hasOwn(players(state), id);
+  const isNpc = Object.hasOwn(state.npcs, id);
+  if (prefer) return (prefer === 'player' ? isPlayer : isNpc) ? prefer : null;
+  return isPlayer ? 'player' : isNpc ? 'npc' : null;
+}
+
+/**
+ * Who witnessed a message, judged from the state when it was recorded (DESIGN §8), as sorted viewer keys.
+ * Public: players travel with the party, NPCs are where their `locationId` says (nowhere witnesses nothing);
+ * private: exactly its audience; dm: nobody but the dm agent, which is never listed.
+ */
+export function witnessesOf(state: CampaignState, message: Pick<Message, 'visibility' | 'audience' | 'locationId'>): string[] {
+  const keys = new Set<string>();
+  if (message.visibility === 'private') {
+    for (const id of message.audience) {
+      if (Object.hasOwn(players(state), id)) keys.add(viewerKey('player', id));
+      if (Object.hasOwn(state.npcs, id)) keys.add(viewerKey('npc', id));
+    }
+  } else if (message.visibility === 'public') {
+    if (message.locationId === state.currentLocationId) for (const id of Object.keys(players(state))) keys.add(viewerKey('player', id));
+    if (message.locationId !== null) {
+      for (const npc of Object.values(state.npcs)) if (npc.locationId === message.locationId) keys.add(viewerKey('npc', npc.id));
+    }
+  }
+  return [...keys].sort();
+}
+
+/** The round current at game version `version` (its events see this round): 1 + rounds ended before it. */
+export function roundAt(state: CampaignState, version: number): number {
+  return 1 + (state.roundEnds ?? []).filter((v) => v < version).length;
+}

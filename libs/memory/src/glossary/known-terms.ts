@@ -1,0 +1,39 @@
+import { CampaignState, glossaryKey } from '@app/campaign';
+import { extractCoinedTerms } from './coined-terms';
+
+/** Longer "terms" are runs of title-case prose, not names. */
+export const MAX_TERM_CHARS = 100;
+/** A glossary definition is at most this long (DESIGN §8). */
+export const MAX_DEFINITION_WORDS = 20;
+
+/** Names the glossary must not coin again, compared case-insensitively; grows as terms are added. */
+export interface KnownTerms {
+  has(term: string): boolean;
+  add(term: string): void;
+}
+
+interface PlayerLike {
+  name?: string;
+  aliases?: string[];
+}
+
+// Players arrive with §6 (PutPlayer); until a campaign has any, the map is absent.
+const playersOf = (state: CampaignState): Record<string, PlayerLike> => (state as CampaignState & { players?: Record<string, PlayerLike> }).players ?? {};
+
+/** Registered player ids, sorted (the order per-player summaries are written in). */
+export const playerIdsOf = (state: CampaignState): string[] => Object.keys(playersOf(state)).sort();
+
+/**
+ * What is already known (DESIGN §8): locations, NPCs and players (names and aliases), the terms the bible coins,
+ * the DM's glossary overrides (hidden ones too, so a hidden term is not re-added) and the glossary's terms.
+ */
+export function knownTermsOf(state: CampaignState, glossaryTermKeys: Iterable<string>): KnownTerms {
+  const keys = new Set<string>(glossaryTermKeys);
+  const add = (name: string | undefined) => name && keys.add(glossaryKey(name));
+  for (const l of Object.values(state.locations)) add(l.name);
+  for (const n of Object.values(state.npcs)) [n.name, ...n.aliases].forEach(add);
+  for (const p of Object.values(playersOf(state))) [p.name, ...(p.aliases ?? [])].forEach(add);
+  for (const key of Object.keys(state.glossary ?? {})) keys.add(key);
+  if (state.bible) for (const part of [state.bible.text, state.bible.dmOnly]) extractCoinedTerms(part, () => false).forEach(add);
+  return { has: (term) => keys.has(glossaryKey(term)), add: (term) => void keys.add(glossaryKey(term)) };
+}
