@@ -29,7 +29,12 @@ export const playerIdsOf = (state: CampaignState): string[] => Object.keys(playe
  */
 export function knownTermsOf(state: CampaignState, glossaryTermKeys: Iterable<string>): KnownTerms {
   const keys = new Set<string>(glossaryTermKeys);
-  const add = (name: string | undefined) => name && keys.add(glossaryKey(name));
+  // "the Warden" is known as "Warden" too: the coining rule takes the word after "the".
+  const add = (name: string | undefined) => {
+    if (!name) return;
+    keys.add(glossaryKey(name));
+    keys.add(glossaryKey(name.replace(/^\s*(?:the|a|an)\s+/iu, '')));
+  };
   for (const l of Object.values(state.locations)) add(l.name);
   for (const n of Object.values(state.npcs)) [n.name, ...n.aliases].forEach(add);
   for (const p of Object.values(playersOf(state))) [p.name, ...(p.aliases ?? [])].forEach(add);
