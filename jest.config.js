@@ -5,7 +5,7 @@ const swc = ['@swc/jest', {
   jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
   module: { type: 'commonjs' },
 }];
-const moduleNameMapper = { '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src' };
+const moduleNameMapper = { '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src', '^@modelcontextprotocol/sdk/(.*)$': '<rootDir>/node_modules/@modelcontextprotocol/sdk/dist/cjs/$1' };
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
