@@ -3,7 +3,9 @@ import { AppConfig } from '@app/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
+import { Logger as PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { Metrics } from './observability/metrics';
 import { CoreOverrides } from './core.module';
 import { LIMITS } from './http/dto/campaign.dto';
 
@@ -13,11 +15,19 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
     bodyLimit: LIMITS.bodyBytes,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\x21-\x7e]{1,128}$/.test(given) ? given : randomUUID();
+      const id = typeof given === 'string' && /^[\x21-\x7e]{1,128}$/.test(given) ? given : randomUUID();
+      req.headers['x-request-id'] = id; // pino-http reads it, so logs and events share the id
+      return id;
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, overrides), adapter, { logger: logger === false ? false : undefined });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, overrides), adapter, { bufferLogs: logger !== false, logger: logger === false ? false : undefined });
+  if (logger !== false) app.useLogger(app.get(PinoLogger));
   const fastify = app.getHttpAdapter().getInstance();
+  const metrics = app.get(Metrics);
+  fastify.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions?.url ?? 'unmatched';
+    metrics.httpDuration.observe({ method: req.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
   fastify.addHook('onSend', async (req, reply) => {
     void reply.header('x-request-id', String(req.id));
   });

@@ -14,6 +14,8 @@ export interface WorkerOptions {
   concurrency: number;
   /** Game events read per batch while catching up. */
   batchSize?: number;
+  /** Observes each committed outcome (metrics). */
+  onOutcome?: (outcome: 'recorded' | 'skipped', scope: string) => void;
 }
 
 export interface WorkerLogger {
@@ -51,6 +53,11 @@ export class MemoryWorker {
     private readonly logger: WorkerLogger,
     private readonly options: WorkerOptions,
   ) {}
+
+  /** False once `stop()` was called. */
+  get isRunning(): boolean {
+    return !this.stopped;
+  }
 
   /** Catch up every campaign whose checkpoint is behind (boot, or a poll). */
   async catchUp(): Promise<void> {
@@ -216,6 +223,7 @@ export class MemoryWorker {
       await this.moveCheckpoint(m, campaignId, processed, event.version);
     });
     this.progress.processed(campaignId, event.version);
+    for (const o of outcomes) this.options.onOutcome?.(o.type === 'MemoryRecorded' ? 'recorded' : 'skipped', (o.data as { scope: string }).scope);
     return event.version;
   }
 
