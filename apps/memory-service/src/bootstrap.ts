@@ -5,6 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { randomUUID } from 'node:crypto';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { serveOpenApi } from './http/openapi';
 import { Metrics } from './observability/metrics';
 import { CoreOverrides } from './core.module';
 import { LIMITS } from './http/dto/campaign.dto';
@@ -31,6 +32,7 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
   fastify.addHook('onSend', async (req, reply) => {
     void reply.header('x-request-id', String(req.id));
   });
+  serveOpenApi(app);
   app.enableShutdownHooks();
   return app;
 }
