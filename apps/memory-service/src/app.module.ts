@@ -1,6 +1,7 @@
 import { AppConfig } from '@app/common';
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { SchemaValidationPipe } from './http/schema-validation.pipe';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
@@ -36,7 +37,10 @@ export class AppModule {
         }),
       ],
       controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController],
-      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: ProblemFilter },
+        { provide: APP_PIPE, useClass: SchemaValidationPipe },
+      ],
     };
   }
 }

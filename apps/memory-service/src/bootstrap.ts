@@ -10,6 +10,13 @@ import { Metrics } from './observability/metrics';
 import { CoreOverrides } from './core.module';
 import { LIMITS } from './http/dto/campaign.dto';
 
+const ROUTES = new WeakMap<object, { method: string; url: string }[]>();
+
+/** Every route registered on the app's Fastify instance (for the OpenAPI completeness test). */
+export function routesOf(app: NestFastifyApplication): { method: string; url: string }[] {
+  return ROUTES.get(app) ?? [];
+}
+
 /** Builds the Nest app on Fastify with the body limit, problem+json errors and request ids. */
 export async function createApp(config: AppConfig, overrides: CoreOverrides = {}, logger: false | undefined = undefined): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
@@ -24,6 +31,11 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, overrides), adapter, { bufferLogs: logger !== false, logger: logger === false ? false : undefined });
   if (logger !== false) app.useLogger(app.get(PinoLogger));
   const fastify = app.getHttpAdapter().getInstance();
+  const routes: { method: string; url: string }[] = [];
+  ROUTES.set(app, routes);
+  fastify.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
+  });
   const metrics = app.get(Metrics);
   fastify.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions?.url ?? 'unmatched';

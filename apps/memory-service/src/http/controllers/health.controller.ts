@@ -2,9 +2,11 @@ import { CampaignReader } from '@app/campaign';
 import { MemoryWorker } from '@app/memory';
 import { Controller, Get, Inject } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 
 /** Liveness (`/health`, with a database check) and readiness (`/health/ready`: database, worker, lag). */
+@ApiTags('operations')
 @Controller('health')
 export class HealthController {
   constructor(
@@ -27,12 +29,14 @@ export class HealthController {
 
   @Get()
   @HealthCheck()
+  @ApiOperation({ summary: 'Liveness with a database check' })
   liveness() {
     return this.health.check([() => this.database()]);
   }
 
   @Get('ready')
   @HealthCheck()
+  @ApiOperation({ summary: 'Readiness: database, memory worker, campaigns behind' })
   readiness() {
     return this.health.check([
       () => this.database(),
