@@ -1,17 +1,18 @@
 // Nest 12 packages are ESM-only; Jest (on Node 20) cannot require(esm), so those few packages are
 // transpiled to CommonJS by swc like our own sources.
-const esmPackages = ['@nestjs', 'uid', 'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
+const esmPackages = ['@nestjs', 'uid', 'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit', 'glob', 'minimatch', 'path-scurry', 'lru-cache', 'minipass', 'content-disposition'];
 const swc = ['@swc/jest', {
   jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
   module: { type: 'commonjs' },
 }];
-const moduleNameMapper = { '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src' };
+const moduleNameMapper = { '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src', '^@modelcontextprotocol/sdk/(.*)$': '<rootDir>/node_modules/@modelcontextprotocol/sdk/dist/cjs/$1' };
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
   moduleNameMapper,
   transform: { '^.+\\.(t|j|mj)s$': swc },
-  transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)`],
+  // The last node_modules segment decides, so nested copies (e.g. @fastify/static's own glob) are transpiled too.
+  transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)(?!.*/node_modules/)`],
 };
 module.exports = {
   projects: [

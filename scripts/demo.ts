@@ -2,19 +2,12 @@
  * `npm run demo`: plays a short scripted campaign against a running Lorekeeper
  * (LOREKEEPER_URL, default http://localhost:3000) and prints the narrative context.
  */
+import { LorekeeperClient } from '@app/client';
+
 const base = process.env.LOREKEEPER_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
 const campaignId = `demo-${Date.now().toString(36)}`;
-
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${text}`);
-  return res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
-}
+const client = new LorekeeperClient({ baseUrl: base, apiKey: process.env.LOREKEEPER_API_KEY });
+const call = (method: string, path: string, body?: unknown) => client.request(method, path, body);
 
 const c = (path: string) => `/v1/campaigns/${campaignId}${path}`;
 const say = (messages: Record<string, unknown>[]) => call('POST', c('/messages'), { messages });
@@ -48,10 +41,10 @@ async function main(): Promise<void> {
   await call('POST', c('/commands/complete-quest'), { questId: 'relic' });
   const moved = await call('POST', c('/commands/change-location'), { toLocationId: 'tavern' });
 
-  const text = await call('GET', c(`/context?format=text&minVersion=${moved.version}&waitMs=15000`));
+  const text = await client.contextText(campaignId, { minVersion: moved.version, waitMs: 15000 });
   console.log('Narrative context (GET /context?format=text):\n');
   console.log(text);
-  const campaign = await call('GET', c(''));
+  const campaign = await client.getCampaign(campaignId);
   console.log(`version ${campaign.version}, processedVersion ${campaign.processedVersion}, cursors ${JSON.stringify(campaign.cursors)}`);
 }
 

@@ -29,6 +29,8 @@ export interface TestAppOptions {
   clock?: FixedClock;
   /** Reuse a database file (restart tests). */
   dbPath?: string;
+  /** Capture JSON log lines (enables logging at LOG_LEVEL, default info). */
+  logs?: string[];
 }
 
 /** A temp SQLite database file, deleted by `cleanup`. */
@@ -41,8 +43,10 @@ export function tempDb(): { path: string; cleanup(): void } {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const db = options.dbPath ? null : tempDb();
   const dbPath = options.dbPath ?? db!.path;
-  const config = loadConfig({ DATABASE_URL: `sqlite:${dbPath}`, LOG_LEVEL: 'silent', SUMMARIZER: 'local', ...options.env });
-  const app = await createApp(config, { summarizer: options.summarizer, clock: options.clock }, false);
+  const logs = options.logs;
+  const config = loadConfig({ DATABASE_URL: `sqlite:${dbPath}`, LOG_LEVEL: logs ? 'info' : 'silent', SUMMARIZER: 'local', ...options.env });
+  const logDestination = logs ? { write: (line: string) => void logs.push(line) } : undefined;
+  const app = await createApp(config, { summarizer: options.summarizer, clock: options.clock, logDestination }, logs ? undefined : false);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;

@@ -3,9 +3,19 @@ import { AppConfig } from '@app/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
+import { Logger as PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { serveOpenApi } from './http/openapi';
+import { Metrics } from './observability/metrics';
 import { CoreOverrides } from './core.module';
 import { LIMITS } from './http/dto/campaign.dto';
+
+const ROUTES = new WeakMap<object, { method: string; url: string }[]>();
+
+/** Every route registered on the app's Fastify instance (for the OpenAPI completeness test). */
+export function routesOf(app: NestFastifyApplication): { method: string; url: string }[] {
+  return ROUTES.get(app) ?? [];
+}
 
 /** Builds the Nest app on Fastify with the body limit, problem+json errors and request ids. */
 export async function createApp(config: AppConfig, overrides: CoreOverrides = {}, logger: false | undefined = undefined): Promise<NestFastifyApplication> {
@@ -13,14 +23,28 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
     bodyLimit: LIMITS.bodyBytes,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\x21-\x7e]{1,128}$/.test(given) ? given : randomUUID();
+      const id = typeof given === 'string' && /^[\x21-\x7e]{1,128}$/.test(given) ? given : randomUUID();
+      req.headers['x-request-id'] = id; // pino-http reads it, so logs and events share the id
+      return id;
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, overrides), adapter, { logger: logger === false ? false : undefined });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, overrides), adapter, { bufferLogs: logger !== false, logger: logger === false ? false : undefined });
+  if (logger !== false) app.useLogger(app.get(PinoLogger));
   const fastify = app.getHttpAdapter().getInstance();
+  const routes: { method: string; url: string }[] = [];
+  ROUTES.set(app, routes);
+  fastify.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
+  });
+  const metrics = app.get(Metrics);
+  fastify.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions?.url ?? 'unmatched';
+    metrics.httpDuration.observe({ method: req.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
   fastify.addHook('onSend', async (req, reply) => {
     void reply.header('x-request-id', String(req.id));
   });
+  serveOpenApi(app);
   app.enableShutdownHooks();
   return app;
 }

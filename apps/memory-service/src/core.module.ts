@@ -11,6 +11,8 @@ import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, M
 import { CqrsModule, EventBus, EventsHandler, IEventHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from './migrations';
+import { MeteredSummarizer } from './observability/metered.summarizer';
+import { Metrics } from './observability/metrics';
 
 export const ENTITIES = [
   EventRecord,
@@ -29,6 +31,8 @@ export const ENTITIES = [
 export interface CoreOverrides {
   clock?: Clock;
   summarizer?: Summarizer;
+  /** Where JSON logs go (tests capture them); default stdout. */
+  logDestination?: { write(line: string): void };
 }
 
 @EventsHandler(CampaignEventsAppended)
@@ -59,10 +63,11 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   }
 }
 
+/** Structured worker logs: the context (campaign, trigger version, correlation id…) become JSON fields. */
 const workerLogger = (logger: Logger) => ({
-  log: (msg: string, ctx?: Record<string, unknown>) => logger.log(`${msg} ${ctx ? JSON.stringify(ctx) : ''}`),
-  warn: (msg: string, ctx?: Record<string, unknown>) => logger.warn(`${msg} ${ctx ? JSON.stringify(ctx) : ''}`),
-  error: (msg: string, ctx?: Record<string, unknown>) => logger.error(`${msg} ${ctx ? JSON.stringify(ctx) : ''}`),
+  log: (msg: string, ctx?: Record<string, unknown>) => logger.log({ msg, ...ctx }),
+  warn: (msg: string, ctx?: Record<string, unknown>) => logger.warn({ msg, ...ctx }),
+  error: (msg: string, ctx?: Record<string, unknown>) => logger.error({ msg, ...ctx }),
 });
 
 /** Wires the libraries' plain classes into Nest: ports get their adapters here and nowhere else. */
@@ -87,23 +92,31 @@ export class CoreModule {
       { provide: CampaignReader, useFactory: (db: Database, store: EventStore) => new CampaignReader(db, store), inject: [DATABASE, EVENT_STORE] },
       {
         provide: CAMPAIGN_RUNNER,
-        useFactory: (db: Database, store: EventStore, projector: CampaignProjector, clock: Clock, bus: EventBus) =>
-          new CampaignRunner(db, store, projector, clock, (campaignId, events) => bus.publish(new CampaignEventsAppended(campaignId, events[events.length - 1].version))),
-        inject: [DATABASE, EVENT_STORE, CampaignProjector, CLOCK, EventBus],
+        useFactory: (db: Database, store: EventStore, projector: CampaignProjector, clock: Clock, bus: EventBus, metrics: Metrics) =>
+          new CampaignRunner(db, store, projector, clock, (campaignId, events) => {
+            for (const e of events) metrics.eventsAppended.inc({ type: e.type });
+            bus.publish(new CampaignEventsAppended(campaignId, events[events.length - 1].version));
+          }),
+        inject: [DATABASE, EVENT_STORE, CampaignProjector, CLOCK, EventBus, Metrics],
       },
       { provide: MemoryProjector, useFactory: () => new MemoryProjector() },
       { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
       { provide: LayersReader, useFactory: (db: Database) => new LayersReader(db), inject: [DATABASE] },
       { provide: WorkerProgress, useValue: new WorkerProgress() },
+      { provide: Metrics, useFactory: (db: Database) => new Metrics(db), inject: [DATABASE] },
       {
         provide: SUMMARIZER,
-        useFactory: () =>
-          overrides.summarizer ??
-          createSummarizer({ summarizer: config.summarizer, anthropicApiKey: config.anthropicApiKey, anthropicBaseUrl: config.anthropicBaseUrl, anthropicModel: config.anthropicModel }),
+        useFactory: (metrics: Metrics) =>
+          new MeteredSummarizer(
+            overrides.summarizer ??
+              createSummarizer({ summarizer: config.summarizer, anthropicApiKey: config.anthropicApiKey, anthropicBaseUrl: config.anthropicBaseUrl, anthropicModel: config.anthropicModel }),
+            metrics,
+          ),
+        inject: [Metrics],
       },
       {
         provide: MemoryWorker,
-        useFactory: (db: Database, store: EventStore, reader: CampaignReader, projector: MemoryProjector, summarizer: Summarizer, progress: WorkerProgress) =>
+        useFactory: (db: Database, store: EventStore, reader: CampaignReader, projector: MemoryProjector, summarizer: Summarizer, progress: WorkerProgress, metrics: Metrics) =>
           new MemoryWorker(db, store, reader, projector, summarizer, progress, workerLogger(new Logger('memory-worker')), {
             attempts: config.summaryAttempts,
             timeoutMs: config.summaryTimeoutMs,
@@ -111,8 +124,9 @@ export class CoreModule {
             summaryIntervalRounds: config.summaryIntervalRounds,
             hotRounds: config.hotRounds,
             rollingSummaryWords: config.rollingSummaryWords,
+            onOutcome: (outcome, scope) => (outcome === 'recorded' ? metrics.memoriesRecorded : metrics.memoriesSkipped).inc({ scope }),
           }),
-        inject: [DATABASE, EVENT_STORE, CampaignReader, MemoryProjector, SUMMARIZER, WorkerProgress],
+        inject: [DATABASE, EVENT_STORE, CampaignReader, MemoryProjector, SUMMARIZER, WorkerProgress, Metrics],
       },
       { provide: TOKEN_COUNTER, useFactory: () => new TiktokenCounter() },
       {
@@ -143,7 +157,7 @@ export class CoreModule {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
       providers,
-      exports: [APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, LayersReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule],
+      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, LayersReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule],
       global: true,
     };
   }

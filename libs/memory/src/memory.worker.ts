@@ -23,6 +23,8 @@ export interface WorkerOptions {
   hotRounds?: number;
   /** §8: the longest "Previously" (ROLLING_SUMMARY_WORDS, 150). */
   rollingSummaryWords?: number;
+  /** Observes each committed outcome (metrics). */
+  onOutcome?: (outcome: 'recorded' | 'skipped', scope: string) => void;
 }
 
 export interface WorkerLogger {
@@ -62,6 +64,11 @@ export class MemoryWorker {
     private readonly options: WorkerOptions,
   ) {
     this.layers = new LayersReader(db);
+  }
+
+  /** False once `stop()` was called. */
+  get isRunning(): boolean {
+    return !this.stopped;
   }
 
   /** Catch up every campaign whose checkpoint is behind (boot, or a poll). */
@@ -194,6 +201,7 @@ export class MemoryWorker {
       await this.moveCheckpoint(m, campaignId, processed, event.version);
     });
     this.progress.processed(campaignId, event.version);
+    for (const o of outcomes) this.options.onOutcome?.(...outcomeOf(o));
     return event.version;
   }
 
@@ -360,6 +368,13 @@ export class MemoryWorker {
     }
     return this.summarizer.summarizeWorld({ campaignId, kind: task.worldKind!, event: describe(state, task), messages }, signal);
   }
+}
+
+/** Metrics label of a committed outcome: glossary terms and summaries count as recorded in their own scope. */
+function outcomeOf(o: NewEvent): ['recorded' | 'skipped', string] {
+  if (o.type === 'GlossaryTermAdded') return ['recorded', 'glossary'];
+  if (o.type === 'RollingSummaryUpdated') return ['recorded', 'summary'];
+  return [o.type === 'MemorySkipped' ? 'skipped' : 'recorded', (o.data as { scope: string }).scope];
 }
 
 function toTranscript(m: Message): TranscriptLine {

@@ -3,12 +3,30 @@ import { newId } from '@app/common';
 import { MemoryReader } from '@app/memory';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ApiRoute, WRITE_ERRORS } from '../api-docs';
 import { createCampaignBody, locationBody, npcBody, questBody, settingsBody } from '../dto/campaign.dto';
-import { parse, pathId } from '../validation';
+import { idSchema } from '../validation';
 import { campaignView, emptyCursors } from '../views';
 import { markReplay, writeMeta } from '../write-context';
 
+const CAMPAIGN_EXAMPLE = {
+  id: 'saltmere',
+  name: 'The Smugglers of Saltmere',
+  version: 9,
+  processedVersion: 9,
+  currentLocationId: 'docks',
+  currentActId: null,
+  round: 1,
+  locations: [{ id: 'tavern', name: 'The Rusty Anchor', dangerLevel: 'SAFE', completedEncounters: [] }],
+  npcs: [{ id: 'mira', name: 'Mira', aliases: ['the barkeep'], locationId: 'tavern' }],
+  quests: [],
+  cursors: { world: 1, locations: { tavern: 1 }, npcs: { mira: 1 } },
+};
+
+@ApiTags('campaigns')
 @Controller('v1/campaigns')
 export class CampaignsController {
   constructor(
@@ -19,60 +37,74 @@ export class CampaignsController {
 
   @Post()
   @HttpCode(201)
-  async create(@Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const dto = parse(createCampaignBody, body);
+  @ApiRoute('Create a campaign (the party starts nowhere)', { status: 201, example: { ...CAMPAIGN_EXAMPLE, version: 1, processedVersion: 0 } }, [400, 409, 413, 422])
+  async create(@Body({ schema: createCampaignBody }) dto: z.infer<typeof createCampaignBody>, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const id = dto.id ?? newId();
-    const meta = writeMeta(req, 'campaigns', body);
     const out: WriteOutcome<unknown> = await this.commands.execute(
-      new CreateCampaignCommand(id, { name: dto.name, perRoleMemory: dto.perRoleMemory }, meta, (r) => campaignView(r.state, 0, emptyCursors())),
+      new CreateCampaignCommand(id, { name: dto.name, perRoleMemory: dto.perRoleMemory }, writeMeta(req, 'campaigns', req.body), (r) => campaignView(r.state, 0, emptyCursors())),
     );
     markReplay(reply, out.replayed);
     return out.body;
   }
 
   @Get(':cid')
-  async get(@Param('cid') cid: string) {
-    const snap = await this.campaigns.get(pathId(cid, 'campaign id'));
+  @ApiRoute('Campaign state, versions and memory cursors', { status: 200, example: CAMPAIGN_EXAMPLE })
+  async get(@Param('cid', { schema: idSchema }) cid: string) {
+    const snap = await this.campaigns.get(cid);
     return campaignView(snap.state, snap.processedVersion, await this.memories.cursors(cid));
   }
 
   @Put(':cid/settings')
-  async settings(@Param('cid') cid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    pathId(cid, 'campaign id');
-    const dto = parse(settingsBody, body);
-    const out = await this.commands.execute(new ChangeSettingsCommand(cid, dto, writeMeta(req, cid, body), (r) => ({ version: r.version, settings: r.state.settings })));
+  @ApiRoute('Change campaign settings (perRoleMemory)', { status: 200, example: { version: 4, settings: { perRoleMemory: true } } }, WRITE_ERRORS)
+  async settings(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Body({ schema: settingsBody }) dto: z.infer<typeof settingsBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const out = await this.commands.execute(new ChangeSettingsCommand(cid, dto, writeMeta(req, cid, req.body), (r) => ({ version: r.version, settings: r.state.settings })));
     markReplay(reply, out.replayed);
     return out.body;
   }
 
   @Put(':cid/locations/:lid')
-  async putLocation(@Param('cid') cid: string, @Param('lid') lid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    pathId(cid, 'campaign id');
-    pathId(lid, 'location id');
-    const dto = parse(locationBody, body);
-    const out = await this.commands.execute(
-      new PutLocationCommand(cid, { locationId: lid, ...dto }, writeMeta(req, cid, body), (r) => ({ version: r.version, location: r.state.locations[lid] })),
-    );
+  @ApiRoute('Register or update a location', { status: 200, example: { version: 2, location: CAMPAIGN_EXAMPLE.locations[0] } }, WRITE_ERRORS)
+  async putLocation(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Param('lid', { schema: idSchema }) lid: string,
+    @Body({ schema: locationBody }) dto: z.infer<typeof locationBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const out = await this.commands.execute(new PutLocationCommand(cid, { locationId: lid, ...dto }, writeMeta(req, cid, req.body), (r) => ({ version: r.version, location: r.state.locations[lid] })));
     markReplay(reply, out.replayed);
     return out.body;
   }
 
   @Put(':cid/npcs/:nid')
-  async putNpc(@Param('cid') cid: string, @Param('nid') nid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    pathId(cid, 'campaign id');
-    pathId(nid, 'NPC id');
-    const dto = parse(npcBody, body);
-    const out = await this.commands.execute(new PutNpcCommand(cid, { npcId: nid, ...dto }, writeMeta(req, cid, body), (r) => ({ version: r.version, npc: r.state.npcs[nid] })));
+  @ApiRoute('Register or update an NPC (locationId null = nowhere; a move is an update)', { status: 200, example: { version: 3, npc: CAMPAIGN_EXAMPLE.npcs[0] } }, WRITE_ERRORS)
+  async putNpc(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Param('nid', { schema: idSchema }) nid: string,
+    @Body({ schema: npcBody }) dto: z.infer<typeof npcBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const out = await this.commands.execute(new PutNpcCommand(cid, { npcId: nid, ...dto }, writeMeta(req, cid, req.body), (r) => ({ version: r.version, npc: r.state.npcs[nid] })));
     markReplay(reply, out.replayed);
     return out.body;
   }
 
   @Put(':cid/quests/:qid')
-  async putQuest(@Param('cid') cid: string, @Param('qid') qid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    pathId(cid, 'campaign id');
-    pathId(qid, 'quest id');
-    const dto = parse(questBody, body);
-    const out = await this.commands.execute(new PutQuestCommand(cid, { questId: qid, ...dto }, writeMeta(req, cid, body), (r) => ({ version: r.version, quest: r.state.quests[qid] })));
+  @ApiRoute('Register or update a quest and its objectives', { status: 200, example: { version: 4, quest: { id: 'relic', name: 'The Drowned Relic', completed: false, objectives: [{ id: 'find-map', name: 'Find the map', completed: false }] } } }, WRITE_ERRORS)
+  async putQuest(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Param('qid', { schema: idSchema }) qid: string,
+    @Body({ schema: questBody }) dto: z.infer<typeof questBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const out = await this.commands.execute(new PutQuestCommand(cid, { questId: qid, ...dto }, writeMeta(req, cid, req.body), (r) => ({ version: r.version, quest: r.state.quests[qid] })));
     markReplay(reply, out.replayed);
     return out.body;
   }

@@ -1,60 +1,97 @@
-import { CampaignWrite, ChangeLocationCommand, CompleteObjectiveCommand, CompleteQuestCommand, EndRoundCommand, ProgressActCommand, UpdateLocationStateCommand, WriteMeta } from '@app/campaign';
+import { CampaignWrite, ChangeLocationCommand, CompleteObjectiveCommand, CompleteQuestCommand, EndRoundCommand, ProgressActCommand, UpdateLocationStateCommand } from '@app/campaign';
 import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { ApiRoute, WRITE_ERRORS } from '../api-docs';
 import { changeLocationBody, completeObjectiveBody, completeQuestBody, emptyBody, progressActBody, updateLocationStateBody } from '../dto/campaign.dto';
-import { parse, pathId } from '../validation';
+import { idSchema } from '../validation';
 import { markReplay, writeMeta } from '../write-context';
 
-type Make = (cid: string, payload: any, meta: WriteMeta) => CampaignWrite<unknown>;
+const ACCEPTED = { status: 202, example: { version: 12 }, description: 'Accepted; memories follow asynchronously (see processedVersion)' };
 
 /** POST /v1/campaigns/:cid/commands/<name> → 202 {version}. */
+@ApiTags('commands')
 @Controller('v1/campaigns/:cid/commands')
 export class CommandsController {
   constructor(@Inject(CommandBus) private readonly commands: CommandBus) {}
 
-  private async dispatch(cid: string, schema: z.ZodType, body: unknown, req: FastifyRequest, reply: FastifyReply, make: Make) {
-    pathId(cid, 'campaign id');
-    const payload = parse(schema, body) ?? {};
-    const out = await this.commands.execute(make(cid, payload, writeMeta(req, cid, body)));
+  private async dispatch(command: CampaignWrite<unknown>, reply: FastifyReply) {
+    const out = await this.commands.execute(command);
     markReplay(reply, out.replayed);
     return out.body;
   }
 
   @Post('change-location')
   @HttpCode(202)
-  changeLocation(@Param('cid') cid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    return this.dispatch(cid, changeLocationBody, body, req, reply, (c, p, m) => new ChangeLocationCommand(c, p, m));
+  @ApiRoute('Move the party; leaving a location records its location and NPC memories', ACCEPTED, WRITE_ERRORS)
+  changeLocation(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Body({ schema: changeLocationBody }) dto: z.infer<typeof changeLocationBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.dispatch(new ChangeLocationCommand(cid, dto, writeMeta(req, cid, req.body)), reply);
   }
 
   @Post('complete-objective')
   @HttpCode(202)
-  completeObjective(@Param('cid') cid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    return this.dispatch(cid, completeObjectiveBody, body, req, reply, (c, p, m) => new CompleteObjectiveCommand(c, p, m));
+  @ApiRoute('Complete a quest objective (world memory objective_completed)', ACCEPTED, WRITE_ERRORS)
+  completeObjective(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Body({ schema: completeObjectiveBody }) dto: z.infer<typeof completeObjectiveBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.dispatch(new CompleteObjectiveCommand(cid, dto, writeMeta(req, cid, req.body)), reply);
   }
 
   @Post('complete-quest')
   @HttpCode(202)
-  completeQuest(@Param('cid') cid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    return this.dispatch(cid, completeQuestBody, body, req, reply, (c, p, m) => new CompleteQuestCommand(c, p, m));
+  @ApiRoute('Complete a quest (world memory quest_completed)', ACCEPTED, WRITE_ERRORS)
+  completeQuest(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Body({ schema: completeQuestBody }) dto: z.infer<typeof completeQuestBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.dispatch(new CompleteQuestCommand(cid, dto, writeMeta(req, cid, req.body)), reply);
   }
 
   @Post('progress-act')
   @HttpCode(202)
-  progressAct(@Param('cid') cid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    return this.dispatch(cid, progressActBody, body, req, reply, (c, p, m) => new ProgressActCommand(c, p, m));
+  @ApiRoute('Move the story to a new act (world memory act_progressed)', ACCEPTED, WRITE_ERRORS)
+  progressAct(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Body({ schema: progressActBody }) dto: z.infer<typeof progressActBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.dispatch(new ProgressActCommand(cid, dto, writeMeta(req, cid, req.body)), reply);
   }
 
   @Post('update-location-state')
   @HttpCode(202)
-  updateLocationState(@Param('cid') cid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    return this.dispatch(cid, updateLocationStateBody, body, req, reply, (c, p, m) => new UpdateLocationStateCommand(c, p, m));
+  @ApiRoute('Change a danger level and/or complete an encounter (CLEARED and encounters are world memories)', ACCEPTED, WRITE_ERRORS)
+  updateLocationState(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Body({ schema: updateLocationStateBody }) dto: z.infer<typeof updateLocationStateBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.dispatch(new UpdateLocationStateCommand(cid, dto, writeMeta(req, cid, req.body)), reply);
   }
 
   @Post('end-round')
   @HttpCode(202)
-  endRound(@Param('cid') cid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    return this.dispatch(cid, emptyBody, body, req, reply, (c, _p, m) => new EndRoundCommand(c, {}, m, (r) => ({ version: r.version, round: r.state.round })));
+  @ApiRoute('End the current round (messages after it belong to the next round)', { ...ACCEPTED, example: { version: 13, round: 2 } }, WRITE_ERRORS)
+  endRound(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Body({ schema: emptyBody }) _dto: unknown,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.dispatch(new EndRoundCommand(cid, {}, writeMeta(req, cid, req.body), (r) => ({ version: r.version, round: r.state.round })), reply);
   }
 }

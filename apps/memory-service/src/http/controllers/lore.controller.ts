@@ -2,12 +2,19 @@ import { CampaignReader, PutBibleCommand, SetGlossaryTermCommand } from '@app/ca
 import { HideGlossaryTermCommand, LayersReader } from '@app/memory';
 import { Body, Controller, Delete, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ApiRoute, WRITE_ERRORS } from '../api-docs';
 import { bibleBody, glossaryTermBody, pathTerm } from '../dto/layers.dto';
-import { parse, pathId } from '../validation';
+import { idSchema } from '../validation';
 import { markReplay, writeMeta } from '../write-context';
 
+const BIBLE_EXAMPLE = { text: 'Saltmere is a smugglers’ port ruled by the Tide Court.', dmOnly: 'Mira is the Tide Court’s informant.' };
+const TERM_EXAMPLE = { term: 'Void-Chisel', definition: 'A blade that cuts doors into stone.', coinedMessageIndex: 12, locked: false, hidden: false, createdAt: '2026-11-23T07:28:00.000Z' };
+
 /** Campaign bible and glossary (DESIGN §8): what every context is anchored on. */
+@ApiTags('layered context')
 @Controller('v1/campaigns/:cid')
 export class LoreController {
   constructor(
@@ -17,41 +24,54 @@ export class LoreController {
   ) {}
 
   @Get('bible')
-  async bible(@Param('cid') cid: string) {
-    const { state } = await this.campaigns.get(pathId(cid, 'campaign id'));
+  @ApiRoute('The campaign bible (both parts)', { status: 200, example: BIBLE_EXAMPLE })
+  async bible(@Param('cid', { schema: idSchema }) cid: string) {
+    const { state } = await this.campaigns.get(cid);
     return { text: state.bible?.text ?? '', dmOnly: state.bible?.dmOnly ?? '' };
   }
 
   @Put('bible')
-  async putBible(@Param('cid') cid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    pathId(cid, 'campaign id');
-    const dto = parse(bibleBody, body);
+  @ApiRoute('Set the campaign bible (each part ≤ 32,000 characters, else BIBLE_TOO_LARGE; dmOnly omitted = kept)', { status: 200, example: { version: 3, bible: BIBLE_EXAMPLE } }, WRITE_ERRORS)
+  async putBible(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Body({ schema: bibleBody }) dto: z.infer<typeof bibleBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const out = await this.commands.execute(
-      new PutBibleCommand(cid, dto, writeMeta(req, cid, body), (r) => ({ version: r.version, bible: { text: r.state.bible?.text ?? '', dmOnly: r.state.bible?.dmOnly ?? '' } })),
+      new PutBibleCommand(cid, dto, writeMeta(req, cid, req.body), (r) => ({ version: r.version, bible: { text: r.state.bible?.text ?? '', dmOnly: r.state.bible?.dmOnly ?? '' } })),
     );
     markReplay(reply, out.replayed);
     return out.body;
   }
 
   @Get('glossary')
-  async glossary(@Param('cid') cid: string) {
-    const { state } = await this.campaigns.get(pathId(cid, 'campaign id'));
+  @ApiRoute('The glossary, alphabetical, hidden terms included (flagged)', { status: 200, example: { items: [TERM_EXAMPLE] } })
+  async glossary(@Param('cid', { schema: idSchema }) cid: string) {
+    const { state } = await this.campaigns.get(cid);
     return { items: await this.layers.glossary(cid, state.glossary ?? {}, { includeHidden: true }) };
   }
 
   @Put('glossary/:term')
-  async setTerm(@Param('cid') cid: string, @Param('term') raw: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    pathId(cid, 'campaign id');
+  @ApiRoute('Set and lock a glossary term’s definition', { status: 200, example: { version: 7, term: 'Void-Chisel', definition: 'A blade that cuts doors into stone.', locked: true } }, WRITE_ERRORS)
+  async setTerm(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Param('term') raw: string,
+    @Body({ schema: glossaryTermBody }) dto: z.infer<typeof glossaryTermBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const term = pathTerm(raw);
-    const { definition } = parse(glossaryTermBody, body);
-    const out = await this.commands.execute(new SetGlossaryTermCommand(cid, { term, definition }, writeMeta(req, cid, body), (r) => ({ version: r.version, term, definition, locked: true })));
+    const out = await this.commands.execute(
+      new SetGlossaryTermCommand(cid, { term, definition: dto.definition }, writeMeta(req, cid, req.body), (r) => ({ version: r.version, term, definition: dto.definition, locked: true })),
+    );
     markReplay(reply, out.replayed);
     return out.body;
   }
 
   @Delete('glossary/:term')
-  async hideTerm(@Param('cid') cid: string, @Param('term') raw: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    pathId(cid, 'campaign id');
+  @ApiRoute('Hide a glossary term (the worker never re-adds it)', { status: 200, example: { version: 8, term: 'Void-Chisel', hidden: true } }, WRITE_ERRORS)
+  async hideTerm(@Param('cid', { schema: idSchema }) cid: string, @Param('term') raw: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const term = pathTerm(raw);
     const out = await this.commands.execute(new HideGlossaryTermCommand(cid, { term }, writeMeta(req, cid, null), (r) => ({ version: r.version, term, hidden: true })));
     markReplay(reply, out.replayed);

@@ -3,20 +3,44 @@ import { AGENTS, ComposedContext, GetContextQuery, renderJson, renderText, SECTI
 import { APP_CONFIG, AppConfig, DomainError } from '@app/common';
 import { MemoryReader } from '@app/memory';
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import { ApiProduces, ApiTags } from '@nestjs/swagger';
 import { QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { LIMITS } from '../dto/campaign.dto';
-import { idSchema, parse, pathId, queryInt } from '../validation';
+import { ApiRoute } from '../api-docs';
+import { idSchema, queryInt } from '../validation';
 
-const memoriesQuery = z.strictObject({
+const MEMORY_EXAMPLE = {
+  id: 'saltmere:9:location:tavern',
+  scope: 'location',
+  subjectId: 'tavern',
+  summary: 'At The Rusty Anchor: Aria paid Mira 3 silver; Mira said smugglers moved forty crates to the old lighthouse.',
+  tags: ['location:tavern'],
+  locationId: 'tavern',
+  npcIds: [],
+  questId: null,
+  encounterId: null,
+  sinceMessageIndex: 0,
+  throughMessageIndex: 1,
+  sinceTimestamp: '2026-11-23T07:27:00.000Z',
+  createdAt: '2026-11-23T07:28:00.000Z',
+  triggerVersion: 9,
+};
+const CONTEXT_EXAMPLE = {
+  version: 10,
+  processedVersion: 10,
+  sections: [{ title: 'Recent Location Memory', entries: [{ ref: MEMORY_EXAMPLE.id, subjectId: 'tavern', createdAt: MEMORY_EXAMPLE.createdAt, text: `- 2026-11-23 07:28 — ${MEMORY_EXAMPLE.summary}` }] }],
+};
+
+export const memoriesQuery = z.strictObject({
   scope: z.enum(['location', 'npc', 'world']).optional(),
   subjectId: idSchema.optional(),
   limit: queryInt(1, LIMITS.listLimit).optional(),
   before: z.string().min(1).max(300).optional(),
 });
 
-const eventsQuery = z.strictObject({
+export const eventsQuery = z.strictObject({
   stream: z.enum(['game', 'memory']).optional(),
   after: queryInt(0, 2_000_000_000).optional(),
   limit: queryInt(1, LIMITS.listLimit).optional(),
@@ -24,7 +48,7 @@ const eventsQuery = z.strictObject({
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
-const contextQuery = z.strictObject({
+export const contextQuery = z.strictObject({
   agent: z.enum(AGENTS).optional(),
   limit: queryInt(1, 100).optional(),
   format: z.enum(['json', 'text']).optional(),
@@ -41,6 +65,7 @@ const contextQuery = z.strictObject({
   digestVersion: z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest').optional(),
 });
 
+@ApiTags('memory and context')
 @Controller('v1/campaigns/:cid')
 export class MemoriesController {
   constructor(
@@ -51,26 +76,27 @@ export class MemoriesController {
   ) {}
 
   @Get('memories')
-  async list(@Param('cid') cid: string, @Query() query: unknown) {
-    pathId(cid, 'campaign id');
-    const q = parse(memoriesQuery, query);
+  @ApiRoute('Memories, newest first', { status: 200, example: { items: [MEMORY_EXAMPLE] } })
+  async list(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: memoriesQuery }) q: z.infer<typeof memoriesQuery>) {
     await this.campaigns.get(cid);
     return { items: await this.memories.list(cid, { scope: q.scope, subjectId: q.subjectId, limit: q.limit ?? 50, before: q.before }) };
   }
 
   @Get('events')
-  async events(@Param('cid') cid: string, @Query() query: unknown) {
-    pathId(cid, 'campaign id');
-    const q = parse(eventsQuery, query);
+  @ApiRoute('Events of the game or memory stream, oldest first', {
+    status: 200,
+    example: { items: [{ version: 5, type: 'LocationChanged', data: { fromLocationId: null, toLocationId: 'tavern', npcsPresent: [] }, metadata: { correlationId: 'req-1' }, recordedAt: '2026-11-23T07:27:00.000Z' }] },
+  })
+  async events(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: eventsQuery }) q: z.infer<typeof eventsQuery>) {
     await this.campaigns.get(cid);
     const items = await this.campaigns.events(cid, q.stream ?? 'game', { after: q.after, limit: q.limit ?? 100 });
     return { items: items.map((e) => ({ version: e.version, type: e.type, data: e.data, metadata: e.metadata, recordedAt: e.recordedAt })) };
   }
 
   @Get('context')
-  async context(@Param('cid') cid: string, @Query() query: unknown, @Res({ passthrough: true }) reply: FastifyReply) {
-    pathId(cid, 'campaign id');
-    const q = parse(contextQuery, query);
+  @ApiProduces('application/json', 'text/plain')
+  @ApiRoute('Prompt-ready context for an agent (JSON or text/plain); minVersion+waitMs wait for the worker', { status: 200, example: CONTEXT_EXAMPLE })
+  async context(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: contextQuery }) q: z.infer<typeof contextQuery>, @Res({ passthrough: true }) reply: FastifyReply) {
     const include = q.include === undefined ? undefined : parseInclude(q.include);
     const budget = q.budget === undefined ? undefined : parseBudget(q.budget);
     const agent = q.agent ?? 'narrative';

@@ -2,18 +2,37 @@ import { CampaignReader, RecordMessagesCommand } from '@app/campaign';
 import { CLOCK, Clock } from '@app/common';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { ApiRoute, WRITE_ERRORS } from '../api-docs';
 import { LIMITS, messagesBody } from '../dto/campaign.dto';
-import { idSchema, parse, pathId, queryInt } from '../validation';
+import { idSchema, queryInt } from '../validation';
 import { markReplay, writeMeta } from '../write-context';
 
-const listQuery = z.strictObject({
+export const listMessagesQuery = z.strictObject({
   after: queryInt(-1, 2_000_000_000).optional(),
   limit: queryInt(1, LIMITS.listLimit).optional(),
   locationId: idSchema.optional(),
 });
 
+const MESSAGE_EXAMPLE = {
+  index: 0,
+  role: 'npc',
+  speaker: 'Mira',
+  content: 'Smugglers moved forty crates to the old lighthouse.',
+  locationId: 'tavern',
+  npcIds: ['mira'],
+  at: '2026-11-23T07:27:00.000Z',
+  round: 1,
+  visibility: 'public',
+  audience: [],
+  toolCalls: [],
+  toolCallId: null,
+  reasoning: null,
+};
+
+@ApiTags('messages')
 @Controller('v1/campaigns/:cid/messages')
 export class MessagesController {
   constructor(
@@ -24,11 +43,15 @@ export class MessagesController {
 
   @Post()
   @HttpCode(201)
-  async record(@Param('cid') cid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    pathId(cid, 'campaign id');
-    const dto = parse(messagesBody, body);
+  @ApiRoute('Record 1–500 messages (all or nothing)', { status: 201, example: { indexes: [0, 1], version: 7 } }, WRITE_ERRORS)
+  async record(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Body({ schema: messagesBody }) dto: z.infer<typeof messagesBody>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const out = await this.commands.execute(
-      new RecordMessagesCommand(cid, { messages: dto.messages, now: this.clock.now().toISOString() }, writeMeta(req, cid, body), (r) => ({
+      new RecordMessagesCommand(cid, { messages: dto.messages, now: this.clock.now().toISOString() }, writeMeta(req, cid, req.body), (r) => ({
         indexes: r.events.map((e) => e.data.index as number),
         version: r.version,
       })),
@@ -38,9 +61,8 @@ export class MessagesController {
   }
 
   @Get()
-  async list(@Param('cid') cid: string, @Query() query: unknown) {
-    pathId(cid, 'campaign id');
-    const q = parse(listQuery, query);
+  @ApiRoute('Messages after an index, oldest first', { status: 200, example: { items: [MESSAGE_EXAMPLE] } })
+  async list(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: listMessagesQuery }) q: z.infer<typeof listMessagesQuery>) {
     await this.campaigns.get(cid);
     const items = await this.campaigns.messages(cid, { after: q.after, limit: q.limit ?? 100, locationId: q.locationId });
     return { items: items.map(({ version: _v, ...m }) => m) };

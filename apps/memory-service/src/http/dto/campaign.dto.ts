@@ -63,4 +63,4 @@ export const completeObjectiveBody = z.strictObject({ questId: idSchema, objecti
 export const completeQuestBody = z.strictObject({ questId: idSchema });
 export const progressActBody = z.strictObject({ actId: idSchema });
 export const updateLocationStateBody = z.strictObject({ locationId: idSchema, dangerLevel: z.enum(DANGER_LEVELS).optional(), completeEncounter: idSchema.optional() });
-export const emptyBody = z.union([z.strictObject({}), z.undefined(), z.null()]);
+export const emptyBody = z.strictObject({}).nullable().optional();

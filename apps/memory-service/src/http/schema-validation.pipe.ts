@@ -1,0 +1,23 @@
+import { DomainError } from '@app/common';
+import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+
+/**
+ * Validates every `@Body/@Query/@Param({ schema })` with its zod (Standard Schema) DTO — the same
+ * schema @nestjs/swagger documents — and turns failures into 400 problems with a code.
+ */
+@Injectable()
+export class SchemaValidationPipe implements PipeTransform {
+  async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const schema = metadata.schema;
+    if (!schema) return value;
+    const result = await schema['~standard'].validate(value);
+    if (!result.issues) return result.value;
+    const errors = result.issues.slice(0, 20).map((i) => ({
+      path: (i.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.') || (metadata.data ?? '(root)'),
+      message: i.message,
+    }));
+    const code = metadata.type === 'param' ? 'INVALID_ID' : 'VALIDATION_FAILED';
+    const where = metadata.type === 'param' ? `path parameter ${metadata.data}` : metadata.type === 'query' ? 'query' : 'body';
+    throw new DomainError('invalid', code, `invalid ${where}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
+  }
+}

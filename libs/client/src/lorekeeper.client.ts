@@ -1,0 +1,132 @@
+/** A problem+json answer from Lorekeeper. */
+export class LorekeeperError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly problem: Record<string, unknown>,
+  ) {
+    super(`${status} ${code}: ${String(problem.detail ?? '')}`);
+    this.name = 'LorekeeperError';
+  }
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>` when set. */
+  apiKey?: string;
+  fetch?: typeof fetch;
+}
+
+export interface WriteOptions {
+  idempotencyKey?: string;
+  ifMatch?: number;
+}
+
+export interface MessageInput {
+  role: 'player' | 'dm' | 'npc' | 'narrator' | 'system' | 'assistant' | 'tool';
+  speaker?: string | null;
+  content: string;
+  locationId?: string | null;
+  npcIds?: string[];
+  at?: string;
+  visibility?: 'public' | 'private' | 'dm';
+  audience?: string[];
+  toolCalls?: { id: string; name: string }[];
+  toolCallId?: string;
+  reasoning?: string;
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** Typed client for the Lorekeeper REST API (v1). */
+export class LorekeeperClient {
+  private readonly fetcher: typeof fetch;
+
+  constructor(private readonly options: ClientOptions) {
+    this.fetcher = options.fetch ?? fetch;
+  }
+
+  /** One request; JSON in, JSON (or text) out; problem+json becomes a LorekeeperError. */
+  async request<T = any>(method: string, path: string, body?: unknown, query: Query = {}, write: WriteOptions = {}): Promise<T> {
+    const qs = Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+      .join('&');
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    if (write.idempotencyKey) headers['idempotency-key'] = write.idempotencyKey;
+    if (write.ifMatch !== undefined) headers['if-match'] = String(write.ifMatch);
+    const res = await this.fetcher(`${this.options.baseUrl.replace(/\/$/, '')}${path}${qs ? `?${qs}` : ''}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    const json = res.headers.get('content-type')?.includes('json') && text ? JSON.parse(text) : undefined;
+    if (!res.ok) throw new LorekeeperError(res.status, String(json?.code ?? `HTTP_${res.status}`), json ?? { detail: text });
+    return (json ?? text) as T;
+  }
+
+  private c(campaignId: string, rest = ''): string {
+    return `/v1/campaigns/${encodeURIComponent(campaignId)}${rest}`;
+  }
+
+  createCampaign(body: { id?: string; name: string; perRoleMemory?: boolean }, w?: WriteOptions) {
+    return this.request('POST', '/v1/campaigns', body, {}, w);
+  }
+  getCampaign(campaignId: string) {
+    return this.request('GET', this.c(campaignId));
+  }
+  putLocation(campaignId: string, locationId: string, body: { name: string; dangerLevel?: string }, w?: WriteOptions) {
+    return this.request('PUT', this.c(campaignId, `/locations/${encodeURIComponent(locationId)}`), body, {}, w);
+  }
+  putNpc(campaignId: string, npcId: string, body: { name: string; aliases?: string[]; locationId?: string | null }, w?: WriteOptions) {
+    return this.request('PUT', this.c(campaignId, `/npcs/${encodeURIComponent(npcId)}`), body, {}, w);
+  }
+  putQuest(campaignId: string, questId: string, body: { name: string; objectives: { id: string; name: string }[] }, w?: WriteOptions) {
+    return this.request('PUT', this.c(campaignId, `/quests/${encodeURIComponent(questId)}`), body, {}, w);
+  }
+  recordMessages(campaignId: string, messages: MessageInput[], w?: WriteOptions): Promise<{ indexes: number[]; version: number }> {
+    return this.request('POST', this.c(campaignId, '/messages'), { messages }, {}, w);
+  }
+  listMessages(campaignId: string, query: { after?: number; limit?: number; locationId?: string } = {}) {
+    return this.request('GET', this.c(campaignId, '/messages'), undefined, query);
+  }
+  /** POST …/commands/<name> → {version}. */
+  command(campaignId: string, name: string, body: Record<string, unknown> = {}, w?: WriteOptions): Promise<{ version: number }> {
+    return this.request('POST', this.c(campaignId, `/commands/${name}`), body, {}, w);
+  }
+  changeLocation(campaignId: string, toLocationId: string, w?: WriteOptions) {
+    return this.command(campaignId, 'change-location', { toLocationId }, w);
+  }
+  completeObjective(campaignId: string, questId: string, objectiveId: string, w?: WriteOptions) {
+    return this.command(campaignId, 'complete-objective', { questId, objectiveId }, w);
+  }
+  completeQuest(campaignId: string, questId: string, w?: WriteOptions) {
+    return this.command(campaignId, 'complete-quest', { questId }, w);
+  }
+  progressAct(campaignId: string, actId: string, w?: WriteOptions) {
+    return this.command(campaignId, 'progress-act', { actId }, w);
+  }
+  updateLocationState(campaignId: string, body: { locationId: string; dangerLevel?: string; completeEncounter?: string }, w?: WriteOptions) {
+    return this.command(campaignId, 'update-location-state', body, w);
+  }
+  endRound(campaignId: string, w?: WriteOptions) {
+    return this.command(campaignId, 'end-round', {}, w);
+  }
+  memories(campaignId: string, query: { scope?: string; subjectId?: string; limit?: number; before?: string } = {}) {
+    return this.request('GET', this.c(campaignId, '/memories'), undefined, query);
+  }
+  events(campaignId: string, query: { stream?: 'game' | 'memory'; after?: number; limit?: number } = {}) {
+    return this.request('GET', this.c(campaignId, '/events'), undefined, query);
+  }
+  /** JSON context (format=json). */
+  context(campaignId: string, query: Query = {}) {
+    return this.request('GET', this.c(campaignId, '/context'), undefined, { ...query, format: 'json' });
+  }
+  /** Prompt-ready text context (format=text). */
+  contextText(campaignId: string, query: Query = {}): Promise<string> {
+    return this.request('GET', this.c(campaignId, '/context'), undefined, { ...query, format: 'text' });
+  }
+}
