@@ -34,7 +34,7 @@ export const STATE_TITLE = 'Current Game State';
 export const NOT_LOGGED_IN = 'Not logged in. Use register or login.';
 const MAX_BLOCK_LINES = 30;
 const MAX_VALUE_CHARS = 80;
-const FIRST_ITEMS = 5;
+const FIRST_ITEMS = 3;
 
 /** `get_status` → `Status`: the block title when none is configured. */
 export function defaultTitle(tool: string): string {
