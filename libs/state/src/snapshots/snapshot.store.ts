@@ -122,7 +122,8 @@ export class SnapshotStore {
     if (!found) throw notFound('SNAPSHOT_NOT_FOUND', `account ${accountId} has no ${tool} snapshot`);
     const { row, max, rules } = found;
     const view = { tool, tick: num(row.tick), capturedAt: row.capturedAt, stale: row.stale === 1, content: JSON.parse(row.content) as unknown };
-    return { ...view, stale: isStale(view, rules[tool], max, this.clock.now(), this.tickSeconds), fieldTicks: JSON.parse(row.fieldTicks) };
+    const stale = isStale(view, rules[tool], max, this.clock.now(), this.tickSeconds);
+    return { tool, tick: view.tick, capturedAt: view.capturedAt, stale, fieldTicks: JSON.parse(row.fieldTicks), content: view.content };
   }
 
   /** Everything the Current Game State section needs for one account. */
