@@ -14,6 +14,8 @@ import { MemoriesController } from './http/controllers/memories.controller';
 import { MessagesController } from './http/controllers/messages.controller';
 import { LoreController } from './http/controllers/lore.controller';
 import { ProblemFilter } from './http/problem.filter';
+import { GameStateController } from './http/controllers/game-state.controller';
+import { WorldStateController } from './http/controllers/world-state.controller';
 
 @Module({})
 export class AppModule {
@@ -37,7 +39,7 @@ export class AppModule {
           ],
         }),
       ],
-      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController],
+      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController, GameStateController, WorldStateController],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useClass: SchemaValidationPipe },

@@ -51,16 +51,14 @@ export class ContextComposer {
     const first = keys.filter((k) => !this.table.get(k)!.after);
     const built = new Map<SectionKey, BuiltSection | null>();
     (await Promise.all(first.map((k) => this.table.get(k)!.build({ request, snapshot, audience })))).forEach((b, i) => built.set(first[i], b));
-    const others = [...built.values()].filter((s): s is BuiltSection => s !== null);
+    const others = [...built.values()].filter((s): s is BuiltSection => s !== null && !s.omitted);
     for (const k of keys.filter((k) => this.table.get(k)!.after)) built.set(k, await this.table.get(k)!.build({ request, snapshot, audience, others }));
-    const sections = keys
-      .map((k) => built.get(k) ?? null)
-      .filter((s): s is BuiltSection => s !== null)
-      .map((s) => this.measure(s));
+    const present = keys.map((k) => built.get(k) ?? null).filter((s): s is BuiltSection => s !== null);
+    const sections = present.filter((s) => !s.omitted).map((s) => this.measure(s));
     const dropped: DroppedEntry[] = sections.flatMap((s) => s.dropped ?? []);
     let used = sum(sections);
     if (budget !== null) used = this.fit(sections, budget, dropped);
-    const extra = Object.assign({}, ...sections.map((s) => s.extra ?? {}));
+    const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
     return { version: snapshot.state.version, processedVersion: snapshot.processedVersion, request, sections, budget, used, dropped, overBudget: budget !== null && used > budget, extra };
   }
 

@@ -1,5 +1,6 @@
 import { InitialSchema1763900000000 } from './1763900000000-initial-schema';
 import { LayeredContext1763900800000 } from './1763900800000-layered-context';
+import { GameState1764000800000 } from './1764000800000-game-state';
 
 /** Every migration, oldest first; run at boot. */
-export const MIGRATIONS = [InitialSchema1763900000000, LayeredContext1763900800000];
+export const MIGRATIONS = [InitialSchema1763900000000, LayeredContext1763900800000, GameState1764000800000];

@@ -12,6 +12,11 @@ import { RecordMessagesHandler } from './record-messages.command';
 import { UpdateLocationStateHandler } from './update-location-state.command';
 import { PutBibleHandler } from './put-bible.command';
 import { SetGlossaryTermHandler } from './set-glossary-term.command';
+import { AssertFactHandler } from './assert-fact.command';
+import { ResolveFactHandler } from './resolve-fact.command';
+import { PutPlayerHandler } from './put-player.command';
+import { LogInAccountHandler } from './log-in-account.command';
+import { LogOutAccountHandler } from './log-out-account.command';
 
 export * from './campaign-write';
 export * from './change-location.command';
@@ -28,6 +33,11 @@ export * from './record-messages.command';
 export * from './update-location-state.command';
 export * from './put-bible.command';
 export * from './set-glossary-term.command';
+export * from './assert-fact.command';
+export * from './resolve-fact.command';
+export * from './put-player.command';
+export * from './log-in-account.command';
+export * from './log-out-account.command';
 
 export const CommandHandlers = [
   CreateCampaignHandler,
@@ -44,4 +54,9 @@ export const CommandHandlers = [
   EndRoundHandler,
   PutBibleHandler,
   SetGlossaryTermHandler,
+  AssertFactHandler,
+  ResolveFactHandler,
+  PutPlayerHandler,
+  LogInAccountHandler,
+  LogOutAccountHandler,
 ];

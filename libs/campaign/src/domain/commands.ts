@@ -1,4 +1,5 @@
 import { DangerLevel, MessageRole, ToolCall, Visibility } from './state';
+import { WorldStateCommand } from './world-state';
 
 export interface MessageInput {
   role: MessageRole;
@@ -31,4 +32,6 @@ export type CampaignCommand =
   | { type: 'PutBible'; text: string; dmOnly?: string }
   | { type: 'SetGlossaryTerm'; term: string; definition: string }
   /** `coined`: the worker's glossary already holds the term (looked up by the handler). */
-  | { type: 'HideGlossaryTerm'; term: string; coined: boolean };
+  | { type: 'HideGlossaryTerm'; term: string; coined: boolean }
+
+  | WorldStateCommand;

@@ -4,6 +4,7 @@ import { GameEvent } from './events';
 import { glossaryKey } from './glossary-key';
 import { CampaignState, Message } from './state';
 import { isCharacter } from './witnessing';
+import { decideWorldState } from './world-state';
 
 /** Each part of the bible, in characters (DESIGN §8). */
 export const BIBLE_MAX_CHARS = 32_000;
@@ -108,6 +109,12 @@ export function decide(state: CampaignState, command: CampaignCommand): GameEven
       if (prev?.hidden) return [];
       return [{ type: 'GlossaryTermHidden', data: { term: command.term } }];
     }
+    case 'AssertFact':
+    case 'ResolveFact':
+    case 'PutPlayer':
+    case 'LogInAccount':
+    case 'LogOutAccount':
+      return decideWorldState(state, command);
   }
 }
 

@@ -1,4 +1,5 @@
 import { CampaignSettings, DangerLevel, Message } from './state';
+import { WorldStateEvent } from './world-state';
 
 /** Game-stream events (DESIGN §2); the memory stream's events live in @app/memory. */
 export type GameEvent =
@@ -21,7 +22,9 @@ export type GameEvent =
   | { type: 'RoundEnded'; data: { round: number } }
   | { type: 'BibleUpdated'; data: { text: string; dmOnly: string } }
   | { type: 'GlossaryTermSet'; data: { term: string; definition: string } }
-  | { type: 'GlossaryTermHidden'; data: { term: string } };
+  | { type: 'GlossaryTermHidden'; data: { term: string } }
+
+  | WorldStateEvent;
 
 export type GameEventType = GameEvent['type'];
 export type EventOf<T extends GameEventType> = Extract<GameEvent, { type: T }>;

@@ -1,6 +1,7 @@
 import { GameEvent } from './events';
 import { glossaryKey } from './glossary-key';
 import { CampaignState, GlossaryOverride } from './state';
+import { evolveWorldState } from './world-state';
 
 /** Applies one game event to the state (pure; the caller bumps `version`, which the event will have). */
 export function evolve(state: CampaignState, event: GameEvent, recordedAt = '', version = state.version + 1): CampaignState {
@@ -70,6 +71,13 @@ export function evolve(state: CampaignState, event: GameEvent, recordedAt = '', 
           : { term: prev?.term ?? event.data.term, definition: prev?.definition ?? null, hidden: true };
       return { ...state, glossary: { ...state.glossary, [key]: next } };
     }
+    case 'FactAsserted':
+    case 'FactResolved':
+    case 'PlayerRegistered':
+    case 'PlayerUpdated':
+    case 'AccountLoggedIn':
+    case 'AccountLoggedOut':
+      return evolveWorldState(state, event, recordedAt);
   }
 }
 

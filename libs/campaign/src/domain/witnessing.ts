@@ -6,8 +6,8 @@ export type ViewerKind = 'player' | 'npc';
 /** Players and NPCs live in separate id spaces, so a witness is named by kind and id. */
 export const viewerKey = (kind: ViewerKind, id: string): string => `${kind}:${id}`;
 
-// Players arrive with §6 (PutPlayer); until a campaign has any, the map is absent.
-const players = (state: CampaignState): Record<string, unknown> => (state as CampaignState & { players?: Record<string, unknown> }).players ?? {};
+// State documents written before players existed have no map.
+const players = (state: CampaignState): Record<string, unknown> => state.players ?? {};
 
 /** True when `id` names a registered player or NPC (a valid `audience` entry). */
 export function isCharacter(state: CampaignState, id: string): boolean {

@@ -16,12 +16,22 @@ export interface MessageIndexer {
   indexMessages(m: EntityManager, campaignId: string, messages: Message[]): Promise<void>;
 }
 
+/** Another lib's projection of game events, run in the append's transaction (e.g. game accounts, §5). */
+export interface GameEventProjection {
+  project(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<void>;
+}
+
 /** Inline projections of the game stream: campaign state, messages, tool calls. */
 export class CampaignProjector {
   private readonly indexers: MessageIndexer[] = [];
+  private readonly projections: GameEventProjection[] = [];
 
   addIndexer(indexer: MessageIndexer): void {
     this.indexers.push(indexer);
+  }
+
+  addProjection(projection: GameEventProjection): void {
+    this.projections.push(projection);
   }
 
   async load(m: EntityManager, campaignId: string): Promise<CampaignState> {
@@ -67,6 +77,7 @@ export class CampaignProjector {
       await m.createQueryBuilder().insert().into(MessageWitnessRecord).values(witnesses.slice(i, i + CHUNK)).updateEntity(false).execute();
     }
     for (const indexer of this.indexers) if (recorded.length) await indexer.indexMessages(m, after.id, recorded);
+    for (const projection of this.projections) await projection.project(m, after.id, events);
     return after;
   }
 }

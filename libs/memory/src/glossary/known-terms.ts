@@ -12,13 +12,8 @@ export interface KnownTerms {
   add(term: string): void;
 }
 
-interface PlayerLike {
-  name?: string;
-  aliases?: string[];
-}
-
-// Players arrive with §6 (PutPlayer); until a campaign has any, the map is absent.
-const playersOf = (state: CampaignState): Record<string, PlayerLike> => (state as CampaignState & { players?: Record<string, PlayerLike> }).players ?? {};
+// State documents written before players existed have no map.
+const playersOf = (state: CampaignState) => state.players ?? {};
 
 /** Registered player ids, sorted (the order per-player summaries are written in). */
 export const playerIdsOf = (state: CampaignState): string[] => Object.keys(playersOf(state)).sort();
@@ -37,7 +32,7 @@ export function knownTermsOf(state: CampaignState, glossaryTermKeys: Iterable<st
   };
   for (const l of Object.values(state.locations)) add(l.name);
   for (const n of Object.values(state.npcs)) [n.name, ...n.aliases].forEach(add);
-  for (const p of Object.values(playersOf(state))) [p.name, ...(p.aliases ?? [])].forEach(add);
+  for (const p of Object.values(playersOf(state))) [p.name, ...p.aliases].forEach(add);
   for (const key of Object.keys(state.glossary ?? {})) keys.add(key);
   if (state.bible) for (const part of [state.bible.text, state.bible.dmOnly]) extractCoinedTerms(part, () => false).forEach(add);
   return { has: (term) => keys.has(glossaryKey(term)), add: (term) => void keys.add(glossaryKey(term)) };
