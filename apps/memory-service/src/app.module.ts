@@ -8,6 +8,8 @@ import { HealthController } from './http/controllers/health.controller';
 import { MemoriesController } from './http/controllers/memories.controller';
 import { MessagesController } from './http/controllers/messages.controller';
 import { ProblemFilter } from './http/problem.filter';
+import { SearchController } from './http/controllers/search.controller';
+import { BroadcastsController } from './http/controllers/broadcasts.controller';
 
 @Module({})
 export class AppModule {
@@ -15,7 +17,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CoreModule.forRoot(config, overrides)],
-      controllers: [CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController],
+      controllers: [CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, SearchController, BroadcastsController],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
     };
   }

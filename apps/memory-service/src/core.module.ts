@@ -1,15 +1,17 @@
 import { CampaignEventsAppended, CampaignProjector, CampaignReader, CampaignRecord, CAMPAIGN_RUNNER, CampaignRunner, CommandHandlers, IdempotencyRecord, MessageRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextComposer, ContextService, GetContextQuery, LocationSection, NpcSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
+import { RecentMessagesReader, RecentSection } from '@app/context';
 import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, TypeOrmEventStore } from '@app/event-store';
 import { CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
+import { BroadcastRecord, BroadcastService, createSearchIndex, SEARCH_INDEX, SearchIndex, SearchIndexer, SearchService } from '@app/search';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
 import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { CqrsModule, EventBus, EventsHandler, IEventHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from './migrations';
 
-export const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord];
+export const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord, BroadcastRecord];
 
 export interface CoreOverrides {
   clock?: Clock;
@@ -97,14 +99,38 @@ export class CoreModule {
       },
       { provide: TOKEN_COUNTER, useFactory: () => new TiktokenCounter() },
       {
+        provide: RecentSection,
+        useFactory: (db: Database, counter: TokenCounter) => new RecentSection(new RecentMessagesReader(db), counter, { recentMessages: config.contextRecentMessages, hotRounds: config.hotRounds }),
+        inject: [DATABASE, TOKEN_COUNTER],
+      },
+      {
         provide: ContextComposer,
-        useFactory: (counter: TokenCounter, memories: MemoryReader) => new ContextComposer(counter, [new LocationSection(memories), new NpcSection(memories), new WorldSection(memories)]),
-        inject: [TOKEN_COUNTER, MemoryReader],
+        useFactory: (counter: TokenCounter, memories: MemoryReader, recent: RecentSection) =>
+          new ContextComposer(counter, [new LocationSection(memories), new NpcSection(memories), new WorldSection(memories), recent]),
+        inject: [TOKEN_COUNTER, MemoryReader, RecentSection],
       },
       {
         provide: ContextService,
         useFactory: (reader: CampaignReader, progress: WorkerProgress, composer: ContextComposer) => new ContextService(reader, progress, composer, config.contextTokenBudget),
         inject: [CampaignReader, WorkerProgress, ContextComposer],
+      },
+      { provide: SEARCH_INDEX, useFactory: (db: Database) => createSearchIndex(db), inject: [DATABASE] },
+      {
+        // Index rows commit in the projections' own transactions (DESIGN §7).
+        provide: SearchIndexer,
+        useFactory: (index: SearchIndex, campaigns: CampaignProjector, memories: MemoryProjector) => {
+          const indexer = new SearchIndexer(index);
+          campaigns.addIndexer(indexer);
+          memories.addIndexer(indexer);
+          return indexer;
+        },
+        inject: [SEARCH_INDEX, CampaignProjector, MemoryProjector],
+      },
+      { provide: SearchService, useFactory: (reader: CampaignReader, index: SearchIndex) => new SearchService(reader, index), inject: [CampaignReader, SEARCH_INDEX] },
+      {
+        provide: BroadcastService,
+        useFactory: (db: Database, store: EventStore, index: SearchIndex, clock: Clock) => new BroadcastService(db, store, index, clock),
+        inject: [DATABASE, EVENT_STORE, SEARCH_INDEX, CLOCK],
       },
       ...CommandHandlers,
       WakeWorkerHandler,
@@ -115,7 +141,7 @@ export class CoreModule {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
       providers,
-      exports: [APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule],
+      exports: [APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SEARCH_INDEX, SearchService, BroadcastService],
       global: true,
     };
   }

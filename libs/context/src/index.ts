@@ -7,3 +7,6 @@ export * from './sections/location.section';
 export * from './sections/npc.section';
 export * from './sections/world.section';
 export * from './get-context.query';
+export * from './recent-window';
+export * from './sections/recent-messages.reader';
+export * from './sections/recent.section';

@@ -1,4 +1,5 @@
 import { InitialSchema1763900000000 } from './1763900000000-initial-schema';
+import { SearchIndex1763990000000 } from './1763990000000-search-index';
 
 /** Every migration, oldest first; run at boot. */
-export const MIGRATIONS = [InitialSchema1763900000000];
+export const MIGRATIONS = [InitialSchema1763900000000, SearchIndex1763990000000];
