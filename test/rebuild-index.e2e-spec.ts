@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { createDataSource } from '@app/event-store';
 import { rebuildIndex } from '../scripts/rebuild-index';
 import { scenario } from './support/scenario';
 import { startTestApp, TestApp } from './support/test-app';
@@ -39,9 +39,10 @@ describe('npm run rebuild-index (replays the event log into an emptied index)', 
     await t.close();
 
     // The index is lost (e.g. a copied database without it); the events are the truth.
-    const raw = new Database(dbPath);
-    for (const table of ['search_messages', 'search_reasoning', 'search_memories', 'search_broadcasts']) raw.exec(`DELETE FROM ${table}`);
-    raw.close();
+    const raw = createDataSource({ database: { type: 'sqlite', path: dbPath }, entities: [], migrations: [] });
+    await raw.initialize();
+    for (const table of ['search_messages', 'search_reasoning', 'search_memories', 'search_broadcasts']) await raw.query(`DELETE FROM ${table}`);
+    await raw.destroy();
     t = await startTestApp({ dbPath });
     expect((await answers()).map((items) => items.length)).toEqual([0, 0, 0, 0, 0]);
     await t.close();
