@@ -6,6 +6,8 @@ import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventSt
 import { CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
 import { GlossaryTermRecord, HideGlossaryTermHandler, LayersReader, MemoryWitnessRecord, RollingSummaryRecord } from '@app/memory';
 import { MessageWitnessRecord } from '@app/campaign';
+import { RecentMessagesReader, RecentSection } from '@app/context';
+import { BroadcastRecord, BroadcastService, createSearchIndex, SEARCH_INDEX, SearchIndex, SearchIndexer, SearchService } from '@app/search';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
 import { AccountProjection, AccountRecord, GameStateSnapshotRecord, SnapshotStore, SnapshotToolRecord } from '@app/state';
 import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, Provider } from '@nestjs/common';
@@ -30,6 +32,7 @@ export const ENTITIES = [
   GameStateSnapshotRecord,
   SnapshotToolRecord,
   AccountRecord,
+  BroadcastRecord,
 ];
 
 export interface CoreOverrides {
@@ -146,8 +149,13 @@ export class CoreModule {
       },
       { provide: TOKEN_COUNTER, useFactory: () => new TiktokenCounter() },
       {
+        provide: RecentSection,
+        useFactory: (db: Database, counter: TokenCounter) => new RecentSection(new RecentMessagesReader(db), counter, { recentMessages: config.contextRecentMessages, hotRounds: config.hotRounds }),
+        inject: [DATABASE, TOKEN_COUNTER],
+      },
+      {
         provide: ContextComposer,
-        useFactory: (counter: TokenCounter, memories: MemoryReader, snapshots: SnapshotStore, clock: Clock, layers: LayersReader) =>
+        useFactory: (counter: TokenCounter, memories: MemoryReader, snapshots: SnapshotStore, clock: Clock, layers: LayersReader, recent: RecentSection) =>
           new ContextComposer(counter, [
             new LocationSection(memories),
             new NpcSection(memories),
@@ -158,14 +166,33 @@ export class CoreModule {
             new BibleSection(),
             new GlossarySection(layers),
             new PreviouslySection(layers),
+            recent,
           ]),
-        inject: [TOKEN_COUNTER, MemoryReader, SnapshotStore, CLOCK, LayersReader],
+        inject: [TOKEN_COUNTER, MemoryReader, SnapshotStore, CLOCK, LayersReader, RecentSection],
       },
       {
         provide: ContextService,
         useFactory: (reader: CampaignReader, progress: WorkerProgress, composer: ContextComposer) =>
           new ContextService(reader, progress, composer, config.contextTokenBudget, (line) => contextLogger.log(`context built ${JSON.stringify(line)}`)),
         inject: [CampaignReader, WorkerProgress, ContextComposer],
+      },
+      { provide: SEARCH_INDEX, useFactory: (db: Database) => createSearchIndex(db), inject: [DATABASE] },
+      {
+        // Index rows commit in the projections' own transactions (DESIGN §7).
+        provide: SearchIndexer,
+        useFactory: (index: SearchIndex, campaigns: CampaignProjector, memories: MemoryProjector) => {
+          const indexer = new SearchIndexer(index);
+          campaigns.addIndexer(indexer);
+          memories.addIndexer(indexer);
+          return indexer;
+        },
+        inject: [SEARCH_INDEX, CampaignProjector, MemoryProjector],
+      },
+      { provide: SearchService, useFactory: (reader: CampaignReader, index: SearchIndex) => new SearchService(reader, index), inject: [CampaignReader, SEARCH_INDEX] },
+      {
+        provide: BroadcastService,
+        useFactory: (db: Database, store: EventStore, index: SearchIndex, clock: Clock) => new BroadcastService(db, store, index, clock),
+        inject: [DATABASE, EVENT_STORE, SEARCH_INDEX, CLOCK],
       },
       ...CommandHandlers,
       HideGlossaryTermHandler,
@@ -177,7 +204,7 @@ export class CoreModule {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
       providers,
-      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, LayersReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore],
+      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, LayersReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore, SEARCH_INDEX, SearchService, BroadcastService],
       global: true,
     };
   }

@@ -13,3 +13,6 @@ export * from './get-context.query';
 export * from './sections/bible.section';
 export * from './sections/glossary.section';
 export * from './sections/previously.section';
+export * from './recent-window';
+export * from './sections/recent-messages.reader';
+export * from './sections/recent.section';
