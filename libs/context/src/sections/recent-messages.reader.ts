@@ -1,6 +1,6 @@
-import { fromMessageRecord, MessageRecord, StoredMessage, ToolCallRecord } from '@app/campaign';
+import { fromMessageRecord, MessageRecord, MessageWitnessRecord, StoredMessage, ToolCallRecord } from '@app/campaign';
 import { Database } from '@app/event-store';
-import { EntityManager, In } from 'typeorm';
+import { EntityManager, In, SelectQueryBuilder } from 'typeorm';
 
 export interface RecentWindow {
   /** Oldest first. */
@@ -15,22 +15,22 @@ export interface RecentWindow {
 export class RecentMessagesReader {
   constructor(private readonly db: Database) {}
 
-  /** The last `limit` messages, or (with `fromRound`) the messages from that round on, capped at `limit`. */
-  async window(campaignId: string, o: { limit: number; fromRound?: number }): Promise<RecentWindow> {
+  /**
+   * The last `limit` messages, or (with `fromRound`) the messages from that round on, capped at `limit`.
+   * §8 `seenBy`: only what that audience may see (a witness key, or 'public' = everything but dm-only notes).
+   */
+  async window(campaignId: string, o: { limit: number; fromRound?: number; seenBy?: string }): Promise<RecentWindow> {
     return this.db.read(async (m) => {
       const start = o.fromRound === undefined ? 0 : await firstIndexOfRound(m, campaignId, o.fromRound);
       const rows =
         start === null
           ? []
-          : await m
-              .getRepository(MessageRecord)
-              .createQueryBuilder('m')
-              .where('m.campaignId = :campaignId AND m.index >= :start', { campaignId, start })
+          : await seenBy(m.getRepository(MessageRecord).createQueryBuilder('m').where('m.campaignId = :campaignId AND m.index >= :start', { campaignId, start }), o.seenBy)
               .orderBy('m.index', 'DESC')
               .limit(o.limit)
               .getMany();
       const messages = rows.map(fromMessageRecord).reverse();
-      const pinned = messages.length && messages[0].index > 0 ? await firstSystemBefore(m, campaignId, messages[0].index) : null;
+      const pinned = messages.length && messages[0].index > 0 ? await firstSystemBefore(m, campaignId, messages[0].index, o.seenBy) : null;
       const callIds = [...new Set(messages.map((x) => x.toolCallId).filter((x): x is string => !!x))];
       const calls = callIds.length ? await m.getRepository(ToolCallRecord).findBy({ campaignId, callId: In(callIds) }) : [];
       return { messages, pinned, toolNames: new Map(calls.map((c) => [c.callId, c.name])) };
@@ -53,13 +53,17 @@ async function firstIndexOfRound(m: EntityManager, campaignId: string, round: nu
 }
 
 /** The campaign's first system message if it lies before `index` (ix_messages_role). */
-async function firstSystemBefore(m: EntityManager, campaignId: string, index: number): Promise<StoredMessage | null> {
-  const row = await m
-    .getRepository(MessageRecord)
-    .createQueryBuilder('m')
-    .where('m.campaignId = :campaignId AND m.role = :role', { campaignId, role: 'system' })
+async function firstSystemBefore(m: EntityManager, campaignId: string, index: number, audience?: string): Promise<StoredMessage | null> {
+  const row = await seenBy(m.getRepository(MessageRecord).createQueryBuilder('m').where('m.campaignId = :campaignId AND m.role = :role', { campaignId, role: 'system' }), audience)
     .orderBy('m.index', 'ASC')
     .limit(1)
     .getOne();
   return row && Number(row.index) < index ? fromMessageRecord(row) : null;
+}
+
+/** §8 witnessing: a viewer's witnessed messages (message_witnesses), or (`public`) all but dm-only notes. */
+function seenBy(qb: SelectQueryBuilder<MessageRecord>, audience: string | undefined): SelectQueryBuilder<MessageRecord> {
+  if (audience === 'public') return qb.andWhere("m.visibility <> 'dm'");
+  if (audience !== undefined) qb.innerJoin(MessageWitnessRecord, 'w', 'w.campaignId = m.campaignId AND w.index = m.index AND w.viewerId = :viewer', { viewer: audience });
+  return qb;
 }

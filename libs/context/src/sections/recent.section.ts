@@ -45,12 +45,14 @@ export class RecentSection implements ContextSection {
     private readonly snapshotTools: SnapshotToolSource = new StaticSnapshotTools(),
   ) {}
 
-  async build({ request, snapshot }: SectionInput): Promise<BuiltSection> {
+  async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection> {
     const round = snapshot.state.round;
     const byRounds = round > 1;
     const window = await this.reader.window(request.campaignId, {
       limit: byRounds ? (this.options.maxWindow ?? MAX_WINDOW) : this.options.recentMessages,
       fromRound: byRounds ? Math.max(1, round - this.options.hotRounds + 1) : undefined,
+      // §8: a viewer sees what it witnessed; only the dm agent sees dm-only notes.
+      seenBy: audience?.witness ?? (audience?.dm ? undefined : 'public'),
     });
     const tools = await this.snapshotTools.toolsFor(request.campaignId);
     const { kept, compacted } = compactSnapshots(window.messages, window.toolNames, tools);
