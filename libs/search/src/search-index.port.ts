@@ -86,3 +86,20 @@ export interface SearchIndex {
 }
 
 export const SEARCH_INDEX = Symbol('SEARCH_INDEX');
+
+/**
+ * Matches a search ranks, newest first: ranking costs time per match, so a word found in 100,000
+ * messages would make search grow with history. Below this many matches the ranking is exact.
+ */
+export const SEARCH_CANDIDATES = 5000;
+
+export interface SearchIndexOptions {
+  /** Newest matches ranked per search (default SEARCH_CANDIDATES). */
+  candidates?: number;
+}
+
+export const candidateLimit = (o: SearchIndexOptions): number => {
+  const n = o.candidates ?? SEARCH_CANDIDATES;
+  if (!Number.isInteger(n) || n < 1) throw new Error(`search candidates must be a positive integer, not ${n}`);
+  return n;
+};

@@ -18,7 +18,7 @@ searchIndexContract(
     await ds.initialize();
     for (const sql of FTS5_DDL) await ds.query(sql);
     const db = new Database(ds);
-    return { db, index: new Fts5SearchIndex(db) };
+    return { db, index: new Fts5SearchIndex(db), make: (options) => new Fts5SearchIndex(db, options) };
   },
   async () => {
     await ds.destroy();

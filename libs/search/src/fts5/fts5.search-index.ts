@@ -1,7 +1,7 @@
 import { Database } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { compileFts5, QueryNode } from '../query/query-language';
-import { BroadcastDoc, HIT_CLOSE, HIT_OPEN, MemoryDoc, MessageDoc, SearchFilters, SearchHit, SearchIndex, SNIPPET_ELLIPSIS, SNIPPET_WORDS } from '../search-index.port';
+import { BroadcastDoc, candidateLimit, HIT_CLOSE, HIT_OPEN, MemoryDoc, MessageDoc, SearchFilters, SearchHit, SearchIndex, SearchIndexOptions, SNIPPET_ELLIPSIS, SNIPPET_WORDS } from '../search-index.port';
 import { FTS5_TABLES } from './fts5.schema';
 
 const LOW_32 = 4294967295;
@@ -17,7 +17,14 @@ const CAMPAIGN_RANGE = `rowid BETWEEN (? << 32) AND (? << 32) + ${LOW_32}`;
  * `unicode61 remove_diacritics 2`. A campaign's rows share the high 32 bits of their rowid.
  */
 export class Fts5SearchIndex implements SearchIndex {
-  constructor(private readonly db: Database) {}
+  private readonly candidates: number;
+
+  constructor(
+    private readonly db: Database,
+    options: SearchIndexOptions = {},
+  ) {
+    this.candidates = candidateLimit(options);
+  }
 
   async indexMessages(m: EntityManager, campaignId: string, docs: MessageDoc[]): Promise<void> {
     const content = docs.filter((d) => d.content.trim() !== '');
@@ -46,23 +53,25 @@ export class Fts5SearchIndex implements SearchIndex {
   async search(campaignId: string | null, query: QueryNode, filters: SearchFilters): Promise<SearchHit[]> {
     const match = compileFts5(query);
     return this.db.read(async (m) => {
-      if (campaignId === null) return this.searchBroadcasts(m, match, filters.limit);
+      if (campaignId === null) {
+        const rows = await this.ranked(m, 'search_broadcasts', 'broadcast_id AS ref, sender, at', [], [], match, filters.limit);
+        return rows.map((r) => ({ kind: 'broadcast', ref: String(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: null, from: String(r.sender) }));
+      }
       const found = (await m.query('SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])) as { num: number }[];
       if (found.length === 0) return [];
       const num = Number(found[0].num);
-      if (filters.in === 'memories') return this.searchMemories(m, num, match, filters);
-      const table = filters.in === 'reasoning' ? 'search_reasoning' : 'search_messages';
-      const where = [`${table} MATCH ?`, CAMPAIGN_RANGE];
-      const params: unknown[] = [match, num, num];
-      if (filters.role !== undefined) where.push('role = ?'), params.push(filters.role);
+      const where = [CAMPAIGN_RANGE];
+      const params: unknown[] = [num, num];
+      if (filters.in !== 'memories' && filters.role !== undefined) where.push('role = ?'), params.push(filters.role);
       if (filters.locationId !== undefined) where.push('location_id = ?'), params.push(filters.locationId);
-      const rows = (await m.query(
-        `SELECT rowid & ${LOW_32} AS ref, at, round, bm25(${table}) AS rank, ${snippet(table)} AS snippet
-         FROM ${table} WHERE ${where.join(' AND ')} ORDER BY rank, rowid DESC LIMIT ?`,
-        [...params, filters.limit],
-      )) as Row[];
+      if (filters.in === 'memories') {
+        const rows = await this.ranked(m, 'search_memories', 'memory_id AS ref, at, round', where, params, match, filters.limit);
+        return rows.map((r) => ({ kind: 'memory', ref: String(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: r.round === null ? null : Number(r.round) }));
+      }
+      const table = filters.in === 'reasoning' ? 'search_reasoning' : 'search_messages';
       const kind = filters.in === 'reasoning' ? 'reasoning' : 'message';
-      return rows.map((r) => ({ kind, ref: Number(r.ref), snippet: String(r.snippet), score: -Number(r.rank), at: String(r.at), round: Number(r.round) }));
+      const rows = await this.ranked(m, table, `best.id & ${LOW_32} AS ref, at, round`, where, params, match, filters.limit);
+      return rows.map((r) => ({ kind, ref: Number(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: Number(r.round) }));
     });
   }
 
@@ -71,25 +80,21 @@ export class Fts5SearchIndex implements SearchIndex {
     for (const table of FTS5_TABLES) await m.query(`DELETE FROM ${table}`);
   }
 
-  private async searchMemories(m: EntityManager, num: number, match: string, filters: SearchFilters): Promise<SearchHit[]> {
-    const where = ['search_memories MATCH ?', CAMPAIGN_RANGE];
-    const params: unknown[] = [match, num, num];
-    if (filters.locationId !== undefined) where.push('location_id = ?'), params.push(filters.locationId);
-    const rows = (await m.query(
-      `SELECT memory_id AS ref, at, round, bm25(search_memories) AS rank, ${snippet('search_memories')} AS snippet
-       FROM search_memories WHERE ${where.join(' AND ')} ORDER BY rank, rowid DESC LIMIT ?`,
-      [...params, filters.limit],
+  /**
+   * bm25 over the newest `candidates` matches (FTS5 walks the postings newest first and stops), then
+   * `snippet()` for the `limit` best only, looked up again by rowid. Ties: newest first.
+   */
+  private async ranked(m: EntityManager, table: string, columns: string, where: string[], params: unknown[], match: string, limit: number): Promise<Row[]> {
+    const filter = [`${table} MATCH ?`, ...where].join(' AND ');
+    return (await m.query(
+      `WITH cand AS (SELECT rowid AS id, bm25(${table}) AS bm FROM ${table} WHERE ${filter} ORDER BY rowid DESC LIMIT ${this.candidates}),
+            best AS (SELECT id, bm FROM cand ORDER BY bm, id DESC LIMIT ?)
+       SELECT ${columns}, best.bm AS bm, ${snippet(table)} AS snippet
+       FROM best JOIN ${table} ON ${table}.rowid = best.id
+       WHERE ${table} MATCH ?
+       ORDER BY best.bm, best.id DESC`,
+      [match, ...params, limit, match],
     )) as Row[];
-    return rows.map((r) => ({ kind: 'memory', ref: String(r.ref), snippet: String(r.snippet), score: -Number(r.rank), at: String(r.at), round: r.round === null ? null : Number(r.round) }));
-  }
-
-  private async searchBroadcasts(m: EntityManager, match: string, limit: number): Promise<SearchHit[]> {
-    const rows = (await m.query(
-      `SELECT broadcast_id AS ref, sender, at, bm25(search_broadcasts) AS rank, ${snippet('search_broadcasts')} AS snippet
-       FROM search_broadcasts WHERE search_broadcasts MATCH ? ORDER BY rank, rowid DESC LIMIT ?`,
-      [match, limit],
-    )) as Row[];
-    return rows.map((r) => ({ kind: 'broadcast', ref: String(r.ref), snippet: String(r.snippet), score: -Number(r.rank), at: String(r.at), round: null, from: String(r.sender) }));
   }
 
   /** The campaign's number, created on its first indexed row (inside the caller's transaction). */

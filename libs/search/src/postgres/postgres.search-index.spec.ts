@@ -22,7 +22,7 @@ if (isPostgres) {
       // eslint-disable-next-line no-console
       console.log(`PostgreSQL search setup: ${JSON.stringify(setup)}`);
       const db = new Database(ds);
-      return { db, index: new PostgresSearchIndex(db) };
+      return { db, index: new PostgresSearchIndex(db), make: (options) => new PostgresSearchIndex(db, options) };
     },
     async () => {
       await ds.destroy();

@@ -1,7 +1,7 @@
 import { Database } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { compileTsquery, QueryNode } from '../query/query-language';
-import { BroadcastDoc, HIT_CLOSE, HIT_OPEN, MemoryDoc, MessageDoc, SearchFilters, SearchHit, SearchIndex, SNIPPET_WORDS } from '../search-index.port';
+import { BroadcastDoc, candidateLimit, HIT_CLOSE, HIT_OPEN, MemoryDoc, MessageDoc, SearchFilters, SearchHit, SearchIndex, SearchIndexOptions, SNIPPET_WORDS } from '../search-index.port';
 import { PG_SEARCH_TABLES, PG_TS_CONFIG } from './postgres.schema';
 
 const CHUNK = 100;
@@ -18,7 +18,14 @@ type Row = Record<string, unknown>;
  * `unaccent` or `lk_fold()` (see postgres.schema.ts). Headlines are computed for the top rows only.
  */
 export class PostgresSearchIndex implements SearchIndex {
-  constructor(private readonly db: Database) {}
+  private readonly candidates: number;
+
+  constructor(
+    private readonly db: Database,
+    options: SearchIndexOptions = {},
+  ) {
+    this.candidates = candidateLimit(options);
+  }
 
   async indexMessages(m: EntityManager, campaignId: string, docs: MessageDoc[]): Promise<void> {
     const content = docs.filter((d) => d.content.trim() !== '');
@@ -45,7 +52,7 @@ export class PostgresSearchIndex implements SearchIndex {
     const tsquery = compileTsquery(query);
     return this.db.read(async (m) => {
       if (campaignId === null) {
-        const rows = (await m.query(ranked('search_broadcasts', 'broadcast_id', 'content', ['sender'], [], 'seq'), [tsquery, filters.limit])) as Row[];
+        const rows = (await m.query(this.ranked('search_broadcasts', 'broadcast_id', 'content', ['sender'], [], 'seq'), [tsquery, filters.limit])) as Row[];
         return rows.map((r) => ({ kind: 'broadcast', ref: String(r.ref), snippet: String(r.snippet), score: Number(r.score), at: String(r.at), round: null, from: String(r.sender) }));
       }
       const params: unknown[] = [tsquery, filters.limit, campaignId];
@@ -53,11 +60,11 @@ export class PostgresSearchIndex implements SearchIndex {
       if (filters.in !== 'memories' && filters.role !== undefined) params.push(filters.role), where.push(`s.role = $${params.length}`);
       if (filters.locationId !== undefined) params.push(filters.locationId), where.push(`s.location_id = $${params.length}`);
       if (filters.in === 'memories') {
-        const rows = (await m.query(ranked('search_memories', 'memory_id', 'summary', ['round'], where, 'seq'), params)) as Row[];
+        const rows = (await m.query(this.ranked('search_memories', 'memory_id', 'summary', ['round'], where, 'seq'), params)) as Row[];
         return rows.map((r) => ({ kind: 'memory', ref: String(r.ref), snippet: String(r.snippet), score: Number(r.score), at: String(r.at), round: r.round === null ? null : Number(r.round) }));
       }
       const [table, text, kind] = filters.in === 'reasoning' ? ['search_reasoning', 'reasoning', 'reasoning' as const] : ['search_messages', 'content', 'message' as const];
-      const rows = (await m.query(ranked(table, 'idx', text, ['round'], where, 'idx'), params)) as Row[];
+      const rows = (await m.query(this.ranked(table, 'idx', text, ['round'], where, 'idx'), params)) as Row[];
       return rows.map((r) => ({ kind, ref: Number(r.ref), snippet: String(r.snippet), score: Number(r.score), at: String(r.at), round: Number(r.round) }));
     });
   }
@@ -65,22 +72,30 @@ export class PostgresSearchIndex implements SearchIndex {
   async clear(m: EntityManager): Promise<void> {
     await m.query(`TRUNCATE ${PG_SEARCH_TABLES.join(', ')}`);
   }
+
+  private ranked(table: string, ref: string, text: string, columns: string[], where: string[], order: string): string {
+    return rankedSql(table, ref, text, columns, where, order, this.candidates);
+  }
 }
 
 /**
- * `$1` = tsquery text, `$2` = limit. The inner query ranks the matches (GIN: `tsv @@ q`, restricted
- * by `where`); only the `limit` best get a headline. Ties: newest first.
+ * `$1` = tsquery text, `$2` = limit. Innermost: the newest `candidates` matches (GIN: `tsv @@ q`,
+ * restricted by `where`); then ts_rank_cd on those only; headlines for the `limit` best. Ties: newest first.
  */
-function ranked(table: string, ref: string, text: string, columns: string[], where: string[], order: string): string {
+function rankedSql(table: string, ref: string, text: string, columns: string[], where: string[], order: string, candidates: number): string {
   const q = `to_tsquery(${CFG}, lk_fold($1))`;
-  const outer = columns.map((c) => `h.${c}, `).join('');
-  const inner = columns.map((c) => `s.${c}, `).join('');
-  return `SELECT h.ref, h.at, ${outer}h.score, ts_headline(${CFG}, lk_fold(h.body), ${q}, ${HEADLINE_OPTIONS}) AS snippet
+  const pass = (alias: string) => columns.map((c) => `${alias}.${c}, `).join('');
+  return `SELECT h.ref, h.at, ${pass('h')}h.score, ts_headline(${CFG}, lk_fold(h.body), ${q}, ${HEADLINE_OPTIONS}) AS snippet
     FROM (
-      SELECT s.${ref} AS ref, s.at, ${inner}s.${text} AS body, s.${order} AS ord, ts_rank_cd(s.tsv, q, 1) AS score
-      FROM ${table} s, ${q} q
-      WHERE s.tsv @@ q${where.map((w) => ` AND ${w}`).join('')}
-      ORDER BY score DESC, s.${order} DESC
+      SELECT c.ref, c.at, ${pass('c')}c.body, c.ord, ts_rank_cd(c.tsv, q, 1) AS score
+      FROM (
+        SELECT s.${ref} AS ref, s.at, ${pass('s')}s.${text} AS body, s.${order} AS ord, s.tsv
+        FROM ${table} s, ${q} q
+        WHERE s.tsv @@ q${where.map((w) => ` AND ${w}`).join('')}
+        ORDER BY s.${order} DESC
+        LIMIT ${candidates}
+      ) c, ${q} q
+      ORDER BY score DESC, c.ord DESC
       LIMIT $2
     ) h
     ORDER BY h.score DESC, h.ord DESC`;

@@ -1,10 +1,12 @@
 import { Database } from '@app/event-store';
 import { parseQuery } from '../query/query-language';
-import { MessageDoc, SearchFilters, SearchHit, SearchIndex } from '../search-index.port';
+import { MessageDoc, SearchFilters, SearchHit, SearchIndex, SearchIndexOptions } from '../search-index.port';
 
 export interface ContractSubject {
   db: Database;
   index: SearchIndex;
+  /** Another adapter on the same database, with options. */
+  make(options: SearchIndexOptions): SearchIndex;
 }
 
 const AT = '2026-05-01T10:00:00.000Z';
@@ -14,6 +16,7 @@ export function searchIndexContract(name: string, setup: () => Promise<ContractS
   describe(`SearchIndex contract: ${name}`, () => {
     let db: Database;
     let index: SearchIndex;
+    let make: ContractSubject['make'];
     // Unique per run, so a shared PostgreSQL test database never mixes runs.
     const run = `r${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
     const cid = (c: string) => `${run}-${c}`;
@@ -34,7 +37,7 @@ export function searchIndexContract(name: string, setup: () => Promise<ContractS
     const refs = (hits: SearchHit[]) => hits.map((h) => h.ref);
 
     beforeAll(async () => {
-      ({ db, index } = await setup());
+      ({ db, index, make } = await setup());
       const filler = Array.from({ length: 498 }, (_, i) => msg(i + 2, `Filler chatter number ${i} about the weather and the road.`));
       await indexMessages('main', [
         msg(0, 'The smith needs iron ore from the Deepdelve mine; iron ore sells for double in Brask.', { at: '2026-04-01T08:00:00.000Z' }),
@@ -132,6 +135,16 @@ export function searchIndexContract(name: string, setup: () => Promise<ContractS
     it('searches broadcasts when no campaign is given', async () => {
       const hits = await index.search(null, parseQuery('cafe'), { in: 'messages', limit: 20 });
       expect(hits.filter((h) => String(h.ref).startsWith(run))).toEqual([expect.objectContaining({ kind: 'broadcast', ref: `${run}-b1`, from: 'scout' })]);
+    });
+
+    it('ranks the newest `candidates` matches (exact below that many matches)', async () => {
+      await indexMessages('lanterns', [
+        msg(0, 'Lantern lantern lantern lantern lantern!'),
+        ...Array.from({ length: 6 }, (_, i) => msg(i + 1, `A long message about the harbour, the nets, the gulls and one lantern, number ${i}.`)),
+      ]);
+      expect((await search('lanterns', 'lantern'))[0].ref).toBe(0);
+      const capped = await make({ candidates: 3 }).search(cid('lanterns'), parseQuery('lantern'), { in: 'messages', limit: 20 });
+      expect(refs(capped).sort()).toEqual([4, 5, 6]);
     });
 
     it('is emptied by clear (for a rebuild)', async () => {
