@@ -6,7 +6,7 @@ import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventSt
 import { CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
 import { GlossaryTermRecord, HideGlossaryTermHandler, LayersReader, MemoryWitnessRecord, RollingSummaryRecord } from '@app/memory';
 import { MessageWitnessRecord } from '@app/campaign';
-import { RecentMessagesReader, RecentSection } from '@app/context';
+import { DEFAULT_RECALL_POOL, RecallSection, RecentMessagesReader, RecentSection } from '@app/context';
 import { BroadcastRecord, BroadcastService, createSearchIndex, SEARCH_INDEX, SearchIndex, SearchIndexer, SearchService } from '@app/search';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
 import { AccountProjection, AccountRecord, GameStateSnapshotRecord, SnapshotStore, SnapshotToolRecord } from '@app/state';
@@ -155,7 +155,7 @@ export class CoreModule {
       },
       {
         provide: ContextComposer,
-        useFactory: (counter: TokenCounter, memories: MemoryReader, snapshots: SnapshotStore, clock: Clock, layers: LayersReader, recent: RecentSection) =>
+        useFactory: (counter: TokenCounter, memories: MemoryReader, snapshots: SnapshotStore, clock: Clock, layers: LayersReader, recent: RecentSection, index: SearchIndex, campaigns: CampaignReader) =>
           new ContextComposer(counter, [
             new LocationSection(memories),
             new NpcSection(memories),
@@ -167,8 +167,9 @@ export class CoreModule {
             new GlossarySection(layers),
             new PreviouslySection(layers),
             recent,
+            new RecallSection(index, campaigns, memories, layers, { limit: config.recallLimit, pool: DEFAULT_RECALL_POOL }),
           ]),
-        inject: [TOKEN_COUNTER, MemoryReader, SnapshotStore, CLOCK, LayersReader, RecentSection],
+        inject: [TOKEN_COUNTER, MemoryReader, SnapshotStore, CLOCK, LayersReader, RecentSection, SEARCH_INDEX, CampaignReader],
       },
       {
         provide: ContextService,

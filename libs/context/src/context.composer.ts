@@ -11,6 +11,9 @@ export const PRESETS: Record<AgentKind, SectionKey[]> = {
   agent: ['recent', 'state', 'digest'],
 };
 
+/** See ContextComposer's `recallShare`. */
+export const DEFAULT_RECALL_SHARE = 0.5;
+
 /** Over budget, entries go in this order; sections not listed are never dropped. */
 const DROP_ORDER: SectionKey[][] = [['recent'], ['recall'], ['location', 'npc', 'world']];
 
@@ -37,6 +40,8 @@ export class ContextComposer {
   constructor(
     private readonly counter: TokenCounter,
     sections: ContextSection[],
+    /** Share of the room Recent Messages and a query's extra recall hits hold that those hits may keep (tuned on LoCoMo, docs/layered-context.md). */
+    private readonly recallShare = DEFAULT_RECALL_SHARE,
   ) {
     for (const s of sections) this.table.set(s.key, s);
   }
@@ -73,20 +78,37 @@ export class ContextComposer {
     return heading + s.entries.reduce((n, e) => n + (e.tokens ?? 0), 0);
   }
 
-  /** Drops entries in the stated order until the sections fit; returns the tokens used. */
+  /**
+   * Drops entries in the stated order until the sections fit; returns the tokens used. Recall entries past its own
+   * limit (a query's extra hits) go first, but may keep up to `recallShare` of what they and Recent Messages hold.
+   */
   private fit(sections: ComposedSection[], budget: number, dropped: DroppedEntry[]): number {
     let used = sum(sections);
+    const drop = (section: ComposedSection, index: number) => {
+      const [entry] = section.entries.splice(index, 1);
+      const before = section.tokens;
+      section.tokens = this.sectionTokens(section);
+      // What the drop saved: the last entry of a section takes its heading along, so drops and `used` add up.
+      used -= before - section.tokens;
+      dropped.push({ section: section.key, ref: entry.ref, tokens: before - section.tokens, reason: 'budget' });
+    };
+    const recall = sections.find((s) => s.key === 'recall');
+    const recent = sections.find((s) => s.key === 'recent');
+    if (recall?.limit !== undefined) {
+      const extraTokens = () => recall.entries.slice(recall.limit).reduce((n, e) => n + (e.tokens ?? 0), 0);
+      while (used > budget && recall.entries.length > recall.limit!) {
+        const extras = extraTokens();
+        const recentTokens = recent?.tokens ?? 0;
+        if (recentTokens === 0 || extras > this.recallShare * (extras + recentTokens)) drop(recall, recall.entries.length - 1);
+        else drop(recent!, 0);
+      }
+    }
     for (const group of DROP_ORDER) {
       const members = sections.filter((s) => group.includes(s.key));
       while (used > budget) {
         const victim = pickVictim(members);
         if (!victim) break;
-        const [entry] = victim.section.entries.splice(victim.index, 1);
-        const before = victim.section.tokens;
-        victim.section.tokens = this.sectionTokens(victim.section);
-        // What the drop saved: the last entry of a section takes its heading along, so drops and `used` add up.
-        used -= before - victim.section.tokens;
-        dropped.push({ section: victim.section.key, ref: entry.ref, tokens: before - victim.section.tokens, reason: 'budget' });
+        drop(victim.section, victim.index);
       }
     }
     return used;

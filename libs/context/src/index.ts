@@ -16,3 +16,4 @@ export * from './sections/previously.section';
 export * from './recent-window';
 export * from './sections/recent-messages.reader';
 export * from './sections/recent.section';
+export * from './sections/recall.section';

@@ -10,3 +10,4 @@ export * from './layers.reader';
 export * from './glossary/known-terms';
 export * from './glossary/coined-terms';
 export * from './glossary/hide-glossary-term.command';
+export * from './projection.rebuilder';

@@ -1,0 +1,123 @@
+import { CampaignReader, StoredMessage } from '@app/campaign';
+import { GlossaryEntry, LayersReader, MemoryReader } from '@app/memory';
+import { queryWords, recallQuery, SearchHit, SearchIndex } from '@app/search';
+import { BuiltSection, ContextSection, SectionEntry, SectionInput } from '../context.types';
+import { oneLine, toMinute } from '../format';
+
+export interface RecallOptions {
+  /** RECALL_LIMIT: the section's own entries (DESIGN §8). */
+  limit: number;
+  /** Ranked entries offered past `limit`, to fill room the hot rounds leave (the composer decides, by budget). */
+  pool: number;
+}
+
+/** Extra ranked hits offered past RECALL_LIMIT (tuned on LoCoMo, docs/layered-context.md). */
+export const DEFAULT_RECALL_POOL = 45;
+
+/** A recalled message is cut here: one long speech must not crowd out the other hits. */
+const MAX_RECALLED_CHARS = 1000;
+
+interface Candidate {
+  entry: SectionEntry;
+  /** Score relative to the best hit of its own kind (engines' scores are comparable within one answer only). */
+  score: number;
+  kind: number;
+}
+
+const MEMORY_SECTIONS = new Set(['location', 'npc', 'world']);
+
+/**
+ * Recalled (DESIGN §8): with `query=`, the older messages, memories and glossary entries the search index ranks
+ * highest for it that the context does not already hold, filtered by what the viewer witnessed, best first, each with
+ * its round/date. Built after the other sections. Without a search index the section is absent.
+ */
+export class RecallSection implements ContextSection {
+  readonly key = 'recall' as const;
+  readonly title = 'Recalled';
+  readonly after = true;
+
+  constructor(
+    private readonly index: SearchIndex | null,
+    private readonly campaigns: CampaignReader,
+    private readonly memories: MemoryReader,
+    private readonly layers: LayersReader,
+    private readonly options: RecallOptions,
+  ) {}
+
+  async build({ request, snapshot, audience, others = [] }: SectionInput): Promise<BuiltSection | null> {
+    if (!this.index) return null;
+    const query = request.query === undefined ? null : recallQuery(request.query);
+    if (!query || this.options.limit + this.options.pool === 0) return { key: this.key, title: this.title, entries: [] };
+    const held = new Set(others.filter((s) => s.key === 'recent' || MEMORY_SECTIONS.has(s.key)).flatMap((s) => s.entries.map((e) => e.ref)));
+    const heldTerms = new Set(others.filter((s) => s.key === 'glossary').flatMap((s) => s.entries.map((e) => e.ref.toLowerCase())));
+    const want = this.options.limit + this.options.pool;
+    // Hits the viewer may not see or the context already holds are skipped, so ask for more than we keep.
+    const ask = Math.min(500, 3 * want + held.size);
+    const cid = request.campaignId;
+    const [messageHits, memoryHits] = await Promise.all([
+      this.index.search(cid, query, { in: 'messages', limit: ask }),
+      this.index.search(cid, query, { in: 'memories', limit: ask }),
+    ]);
+    const witness = audience?.witness ?? null;
+    const candidates = [
+      ...(await this.messages(cid, messageHits.filter((h) => !held.has(String(h.ref))), witness, audience?.dm ?? false)),
+      ...(await this.memoryCandidates(cid, memoryHits.filter((h) => !held.has(String(h.ref))), witness)),
+      ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness }), heldTerms, wordsOf(queryWords(query).join(' '))),
+    ];
+    candidates.sort((a, b) => b.score - a.score || a.kind - b.kind || (a.entry.ref < b.entry.ref ? -1 : a.entry.ref > b.entry.ref ? 1 : 0));
+    return { key: this.key, title: this.title, entries: candidates.slice(0, want).map((c) => c.entry), limit: this.options.limit };
+  }
+
+  private async messages(campaignId: string, hits: SearchHit[], witness: string | null, dm: boolean): Promise<Candidate[]> {
+    if (hits.length === 0) return [];
+    const indexes = hits.map((h) => Number(h.ref));
+    const seen = witness ? await this.campaigns.witnessed(campaignId, witness, indexes) : null;
+    const byIndex = new Map((await this.campaigns.messagesByIndex(campaignId, indexes)).map((m) => [m.index, m]));
+    const top = hits[0].score || 1;
+    return hits.flatMap((h) => {
+      const m = byIndex.get(Number(h.ref));
+      if (!m || (seen && !seen.has(m.index)) || (!witness && !dm && m.visibility === 'dm')) return [];
+      return [{ entry: { ref: String(m.index), createdAt: m.at, text: messageLine(m) }, score: h.score / top, kind: 0 }];
+    });
+  }
+
+  private async memoryCandidates(campaignId: string, hits: SearchHit[], witness: string | null): Promise<Candidate[]> {
+    if (hits.length === 0) return [];
+    const summaries = new Map((await this.memories.byIds(campaignId, hits.map((h) => String(h.ref)), witness ?? undefined)).map((m) => [m.id, m]));
+    const top = hits[0].score || 1;
+    return hits.flatMap((h) => {
+      const m = summaries.get(String(h.ref));
+      if (!m) return [];
+      const when = [h.round !== null ? `round ${h.round}` : null, toMinute(m.createdAt)].filter(Boolean).join(', ');
+      return [{ entry: { ref: m.id, subjectId: m.subjectId, createdAt: m.createdAt, text: `- [${when}] Memory (${m.scope} ${m.subjectId}): ${oneLine(m.summary)}` }, score: h.score / top, kind: 1 }];
+    });
+  }
+
+  /** The glossary is small and already loaded: its entries are ranked here by the query's words (term words weigh double). */
+  private glossary(entries: GlossaryEntry[], held: Set<string>, words: string[]): Candidate[] {
+    const scored = entries
+      .filter((e) => !held.has(e.term.toLowerCase()))
+      .map((e) => {
+        const term = new Set(wordsOf(e.term));
+        const definition = new Set(wordsOf(e.definition));
+        return { e, score: words.reduce((n, w) => n + (term.has(w) ? 2 : definition.has(w) ? 1 : 0), 0) };
+      })
+      .filter((x) => x.score > 0);
+    const top = Math.max(1, ...scored.map((x) => x.score));
+    return scored.map(({ e, score }) => ({
+      entry: { ref: `glossary:${e.term}`, createdAt: e.createdAt ?? undefined, text: `- [${e.createdAt ? toMinute(e.createdAt) : 'DM'}] Glossary — ${oneLine(e.term)}: ${oneLine(e.definition)}` },
+      score: score / top,
+      kind: 2,
+    }));
+  }
+}
+
+/** `- [round 2, 2026-05-01 10:15] Aria: …` — a recalled message with its round and date. */
+function messageLine(m: StoredMessage): string {
+  const text = oneLine(m.content);
+  const cut = text.length > MAX_RECALLED_CHARS ? `${text.slice(0, MAX_RECALLED_CHARS - 1)}…` : text;
+  return `- [round ${m.round}, ${toMinute(m.at)}] ${m.speaker ?? m.role}: ${cut}`;
+}
+
+const wordsOf = (text: string): string[] =>
+  (text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);

@@ -1,0 +1,39 @@
+import 'reflect-metadata';
+import { CampaignProjector } from '@app/campaign';
+import { AppConfig, loadConfig } from '@app/common';
+import { createDataSource, Database } from '@app/event-store';
+import { MemoryProjector, ProjectionRebuildReport, ProjectionRebuilder } from '@app/memory';
+import { createSearchIndex, RebuildReport, SearchIndexRebuilder } from '@app/search';
+import { ENTITIES } from '../apps/memory-service/src/core.module';
+import { MIGRATIONS } from '../apps/memory-service/src/migrations';
+
+/**
+ * `npm run rebuild`: with the service stopped, empties every projection of the event log (campaigns, messages,
+ * witnesses, memories, cursors, glossary, rolling summaries) and replays both streams into them, then rebuilds
+ * the search index the same way. Game-state snapshots and idempotency keys are not projections and are kept.
+ */
+export async function rebuildProjections(config: AppConfig): Promise<{ projections: ProjectionRebuildReport; search: RebuildReport }> {
+  const ds = createDataSource({ database: config.database, entities: ENTITIES, migrations: MIGRATIONS });
+  await ds.initialize();
+  try {
+    await ds.runMigrations({ transaction: 'each' });
+    const db = new Database(ds);
+    const projections = await new ProjectionRebuilder(db, new CampaignProjector(), new MemoryProjector()).rebuild();
+    const search = await new SearchIndexRebuilder(db, createSearchIndex(db)).rebuild();
+    return { projections, search };
+  } finally {
+    await ds.destroy();
+  }
+}
+
+if (require.main === module) {
+  const started = Date.now();
+  rebuildProjections(loadConfig())
+    .then(({ projections: p, search: s }) => {
+      console.log(`projections rebuilt: ${p.campaigns} campaigns from ${p.gameEvents} game and ${p.memoryEvents} memory events; search index: ${s.messages} messages, ${s.memories} memories, ${s.broadcasts} broadcasts; ${Date.now() - started} ms`);
+    })
+    .catch((err) => {
+      console.error(`rebuild failed: ${err instanceof Error ? err.message : String(err)}`);
+      process.exitCode = 1;
+    });
+}
