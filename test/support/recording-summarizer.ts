@@ -21,6 +21,9 @@ export class RecordingSummarizer implements Summarizer {
   readonly failing = new Set<Kind>();
   private readonly local = new LocalSummarizer();
 
+  /** `echo`: "Previously" repeats the messages' words, so a test can see what leaked into it. */
+  constructor(private readonly rollingStyle: 'ranges' | 'echo' = 'ranges') {}
+
   rolling(): RollingSummaryInput[] {
     return this.calls.filter((c) => c.kind === 'rolling').map((c) => c.input);
   }
@@ -43,6 +46,7 @@ export class RecordingSummarizer implements Summarizer {
   /** "Previously" that says which messages it covered, so tests can read the chain. */
   summarizeRolling(input: RollingSummaryInput, signal?: AbortSignal) {
     return this.run('rolling', input, async () => {
+      if (this.rollingStyle === 'echo') return { text: [input.previousSummary ?? '', ...input.messages.map((m) => m.content)].join(' ').trim(), inputTokens: 10, outputTokens: 10 };
       const covered = `messages ${input.messages[0].index}-${input.messages[input.messages.length - 1].index}`;
       const text = `${input.previousSummary ? `${input.previousSummary} ` : ''}Then ${covered}${input.viewer ? ` for ${input.viewer}` : ''}.`;
       return { text, inputTokens: 10, outputTokens: 10 };

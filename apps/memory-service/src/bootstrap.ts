@@ -22,7 +22,7 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
   const adapter = new FastifyAdapter({
     bodyLimit: LIMITS.bodyBytes,
     // Path parameters are validated by their schemas (ids ≤ 128, URL-encoded glossary terms); Fastify's 100 would 414 first.
-    maxParamLength: 1000,
+    routerOptions: { maxParamLength: 1000 },
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
       const id = typeof given === 'string' && /^[\x21-\x7e]{1,128}$/.test(given) ? given : randomUUID();

@@ -1,4 +1,4 @@
-import { glossaryKey, GlossaryOverride, MessageWitnessRecord } from '@app/campaign';
+import { glossaryKey, GlossaryOverride, MessageRecord, MessageWitnessRecord } from '@app/campaign';
 import { Database } from '@app/event-store';
 import { GlossaryTermRecord, RollingSummaryRecord } from './layers.entity';
 
@@ -28,17 +28,24 @@ export class LayersReader {
 
   /**
    * The glossary: coined terms merged with the DM's overrides, alphabetical. With `viewer`, only terms coined in
-   * messages it witnessed (and DM-defined terms no message coined). Hidden terms only with `includeHidden`.
+   * messages it witnessed (and DM-defined terms no message coined); with `publicOnly`, none coined in dm-only notes.
+   * Hidden terms only with `includeHidden`.
    */
-  async glossary(campaignId: string, overrides: Record<string, GlossaryOverride> = {}, o: { viewer?: string | null; includeHidden?: boolean } = {}): Promise<GlossaryEntry[]> {
+  async glossary(
+    campaignId: string,
+    overrides: Record<string, GlossaryOverride> = {},
+    o: { viewer?: string | null; publicOnly?: boolean; includeHidden?: boolean } = {},
+  ): Promise<GlossaryEntry[]> {
     const rows = await this.db.read((m) => {
       const qb = m.getRepository(GlossaryTermRecord).createQueryBuilder('g').where('g.campaignId = :campaignId', { campaignId });
       if (o.viewer) {
         qb.innerJoin(MessageWitnessRecord, 'w', 'w.campaignId = g.campaignId AND w.index = g.coinedMessageIndex AND w.viewerId = :viewer', { viewer: o.viewer });
+      } else if (o.publicOnly) {
+        qb.innerJoin(MessageRecord, 'msg', "msg.campaignId = g.campaignId AND msg.index = g.coinedMessageIndex AND msg.visibility <> 'dm'");
       }
       return qb.getMany();
     });
-    const coined = await this.coinedKeys(campaignId, o.viewer ? Object.keys(overrides) : []);
+    const coined = await this.coinedKeys(campaignId, o.viewer || o.publicOnly ? Object.keys(overrides) : []);
     const byKey = new Map<string, GlossaryEntry>();
     for (const r of rows) {
       byKey.set(r.termKey, { term: r.term, definition: r.definition, coinedMessageIndex: Number(r.coinedMessageIndex), locked: false, hidden: false, createdAt: r.createdAt });

@@ -9,7 +9,7 @@ export class GlossarySection implements ContextSection {
   constructor(private readonly layers: LayersReader) {}
 
   async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
-    const terms = await this.layers.glossary(request.campaignId, snapshot.state.glossary ?? {}, { viewer: audience?.witness });
+    const terms = await this.layers.glossary(request.campaignId, snapshot.state.glossary ?? {}, { viewer: audience?.witness, publicOnly: !audience?.dm });
     return { key: this.key, title: this.title, entries: terms.map((t) => ({ ref: t.term, text: `- ${oneLine(t.term)}: ${oneLine(t.definition)}` })) };
   }
 }

@@ -62,7 +62,7 @@ export class RecallSection implements ContextSection {
     const candidates = [
       ...(await this.messages(cid, messageHits.filter((h) => !held.has(String(h.ref))), witness, audience?.dm ?? false)),
       ...(await this.memoryCandidates(cid, memoryHits.filter((h) => !held.has(String(h.ref))), witness)),
-      ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness }), heldTerms, wordsOf(queryWords(query).join(' '))),
+      ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !audience?.dm }), heldTerms, wordsOf(queryWords(query).join(' '))),
     ];
     candidates.sort((a, b) => b.score - a.score || a.kind - b.kind || (a.entry.ref < b.entry.ref ? -1 : a.entry.ref > b.entry.ref ? 1 : 0));
     return { key: this.key, title: this.title, entries: candidates.slice(0, want).map((c) => c.entry), limit: this.options.limit };
