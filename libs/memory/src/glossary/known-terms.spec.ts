@@ -1,0 +1,29 @@
+import { emptyState } from '@app/campaign';
+import { extractCoinedTerms } from './coined-terms';
+import { knownTermsOf } from './known-terms';
+
+describe('knownTermsOf (DESIGN §8): what the glossary never coins', () => {
+  const state = {
+    ...emptyState('c'),
+    locations: { keep: { id: 'keep', name: 'Stormwatch Keep', dangerLevel: null, completedEncounters: [] } },
+    npcs: { mira: { id: 'mira', name: 'Mira Stone', aliases: ['the Warden'], locationId: null } },
+    players: { aria: { id: 'aria', name: 'Aria Vell', aliases: ['Silver Fox'], stats: [], registeredVersion: 2 } },
+    bible: { text: 'The Iron Council rules the north.', dmOnly: 'The Pale King lives.' },
+    glossary: { 'ember gate': { term: 'Ember Gate', definition: null, hidden: true } },
+  };
+
+  it('locations, NPCs and players with their aliases (an alias’s article dropped), bible coinages, overrides and glossary terms, any case', () => {
+    const known = knownTermsOf(state, ['void-chisel']);
+    const text =
+      'At Stormwatch Keep, Mira Stone and the Warden greet Aria Vell, the Silver Fox. The IRON COUNCIL fears the Pale King, ' +
+      'the Ember Gate and the VOID-CHISEL, but not the Probability Engine.';
+    expect(extractCoinedTerms(text, (t) => known.has(t))).toEqual(['Probability Engine']);
+  });
+
+  it('grows as terms are added', () => {
+    const known = knownTermsOf(emptyState('c'), []);
+    expect(known.has('Geometers')).toBe(false);
+    known.add('Geometers');
+    expect(known.has('GEOMETERS')).toBe(true);
+  });
+});
