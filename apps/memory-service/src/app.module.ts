@@ -13,6 +13,8 @@ import { HealthController } from './http/controllers/health.controller';
 import { MemoriesController } from './http/controllers/memories.controller';
 import { MessagesController } from './http/controllers/messages.controller';
 import { ProblemFilter } from './http/problem.filter';
+import { GameStateController } from './http/controllers/game-state.controller';
+import { WorldStateController } from './http/controllers/world-state.controller';
 
 @Module({})
 export class AppModule {
@@ -36,7 +38,7 @@ export class AppModule {
           ],
         }),
       ],
-      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController],
+      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, GameStateController, WorldStateController],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useClass: SchemaValidationPipe },

@@ -1,9 +1,10 @@
 import { CampaignEventsAppended, CampaignProjector, CampaignReader, CampaignRecord, CAMPAIGN_RUNNER, CampaignRunner, CommandHandlers, IdempotencyRecord, MessageRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
-import { ContextComposer, ContextService, GetContextQuery, LocationSection, NpcSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
+import { ContextComposer, ContextService, DigestSection, GetContextQuery, HudSection, LocationSection, NpcSection, StateSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
 import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, TypeOrmEventStore } from '@app/event-store';
 import { CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
+import { AccountProjection, AccountRecord, GameStateSnapshotRecord, SnapshotStore, SnapshotToolRecord } from '@app/state';
 import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { CqrsModule, EventBus, EventsHandler, IEventHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
@@ -11,7 +12,7 @@ import { MIGRATIONS } from './migrations';
 import { MeteredSummarizer } from './observability/metered.summarizer';
 import { Metrics } from './observability/metrics';
 
-export const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord];
+export const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord, GameStateSnapshotRecord, SnapshotToolRecord, AccountRecord];
 
 export interface CoreOverrides {
   clock?: Clock;
@@ -55,6 +56,8 @@ const workerLogger = (logger: Logger) => ({
   error: (msg: string, ctx?: Record<string, unknown>) => logger.error({ msg, ...ctx }),
 });
 
+const contextLogger = new Logger('context');
+
 /** Wires the libraries' plain classes into Nest: ports get their adapters here and nowhere else. */
 @Module({})
 export class CoreModule {
@@ -74,6 +77,16 @@ export class CoreModule {
       { provide: DATABASE, useFactory: (ds: DataSource) => new Database(ds), inject: [DataSource] },
       { provide: EVENT_STORE, useFactory: (db: Database) => new TypeOrmEventStore(db), inject: [DATABASE] },
       { provide: CampaignProjector, useFactory: () => new CampaignProjector() },
+      {
+        provide: AccountProjection,
+        useFactory: (projector: CampaignProjector) => {
+          const projection = new AccountProjection();
+          projector.addProjection(projection);
+          return projection;
+        },
+        inject: [CampaignProjector],
+      },
+      { provide: SnapshotStore, useFactory: (db: Database, clock: Clock) => new SnapshotStore(db, clock, config.tickSeconds), inject: [DATABASE, CLOCK] },
       { provide: CampaignReader, useFactory: (db: Database, store: EventStore) => new CampaignReader(db, store), inject: [DATABASE, EVENT_STORE] },
       {
         provide: CAMPAIGN_RUNNER,
@@ -112,12 +125,21 @@ export class CoreModule {
       { provide: TOKEN_COUNTER, useFactory: () => new TiktokenCounter() },
       {
         provide: ContextComposer,
-        useFactory: (counter: TokenCounter, memories: MemoryReader) => new ContextComposer(counter, [new LocationSection(memories), new NpcSection(memories), new WorldSection(memories)]),
-        inject: [TOKEN_COUNTER, MemoryReader],
+        useFactory: (counter: TokenCounter, memories: MemoryReader, snapshots: SnapshotStore, clock: Clock) =>
+          new ContextComposer(counter, [
+            new LocationSection(memories),
+            new NpcSection(memories),
+            new WorldSection(memories),
+            new StateSection(snapshots, counter, clock, { tickSeconds: config.tickSeconds, maxTokens: config.stateMaxTokens }),
+            new DigestSection(counter, clock, config.digestMaxTokens),
+            new HudSection(counter, config.hudMaxTokens),
+          ]),
+        inject: [TOKEN_COUNTER, MemoryReader, SnapshotStore, CLOCK],
       },
       {
         provide: ContextService,
-        useFactory: (reader: CampaignReader, progress: WorkerProgress, composer: ContextComposer) => new ContextService(reader, progress, composer, config.contextTokenBudget),
+        useFactory: (reader: CampaignReader, progress: WorkerProgress, composer: ContextComposer) =>
+          new ContextService(reader, progress, composer, config.contextTokenBudget, (line) => contextLogger.log(`context built ${JSON.stringify(line)}`)),
         inject: [CampaignReader, WorkerProgress, ContextComposer],
       },
       ...CommandHandlers,
@@ -129,7 +151,7 @@ export class CoreModule {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
       providers,
-      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule],
+      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore],
       global: true,
     };
   }

@@ -3,6 +3,7 @@ export * from './domain/events';
 export * from './domain/commands';
 export * from './domain/decide';
 export * from './domain/evolve';
+export * from './domain/world-state';
 export * from './projections/campaign.entity';
 export * from './projections/message.entity';
 export * from './projections/idempotency.entity';

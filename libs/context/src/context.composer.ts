@@ -49,11 +49,12 @@ export class ContextComposer {
     const wanted = new Set(request.include ?? PRESETS[request.agent]);
     const keys = SECTION_ORDER.filter((k) => wanted.has(k) && this.table.has(k));
     const built = await Promise.all(keys.map((k) => this.table.get(k)!.build({ request, snapshot })));
-    const sections = built.filter((s): s is BuiltSection => s !== null).map((s) => this.measure(s));
+    const present = built.filter((s): s is BuiltSection => s !== null);
+    const sections = present.filter((s) => !s.omitted).map((s) => this.measure(s));
     const dropped: DroppedEntry[] = sections.flatMap((s) => s.dropped ?? []);
     let used = sum(sections);
     if (budget !== null) used = this.fit(sections, budget, dropped);
-    const extra = Object.assign({}, ...sections.map((s) => s.extra ?? {}));
+    const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
     return { version: snapshot.state.version, processedVersion: snapshot.processedVersion, request, sections, budget, used, dropped, overBudget: budget !== null && used > budget, extra };
   }
 

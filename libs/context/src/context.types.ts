@@ -42,6 +42,8 @@ export interface BuiltSection {
   extra?: Record<string, unknown>;
   /** Entries the section itself left out (compaction, its own budget). */
   dropped?: DroppedEntry[];
+  /** Left out of the response, yet its `extra` still counts (an unchanged digest, §6). */
+  omitted?: boolean;
 }
 
 export interface DroppedEntry {

@@ -13,6 +13,19 @@ export class GetContextQuery extends Query<ComposedContext> {
   }
 }
 
+/** The one structured line each context build logs (DESIGN §6). */
+export interface ContextBuildLog {
+  campaign: string;
+  agent: string;
+  agent_id: string | null;
+  viewer: string | null;
+  digest_injected: boolean | null;
+  digest_version: string | null;
+  tokens: Record<string, number>;
+  dropped: number;
+  latency_ms: number;
+}
+
 /** Shared by the query handler: optional read-your-writes wait, then compose. */
 export class ContextService {
   constructor(
@@ -20,9 +33,11 @@ export class ContextService {
     private readonly progress: WorkerProgress,
     private readonly composer: ContextComposer,
     private readonly defaultBudget: number,
+    private readonly log: (line: ContextBuildLog) => void = () => undefined,
   ) {}
 
   async build(q: GetContextQuery): Promise<ComposedContext> {
+    const started = performance.now();
     const { request, wait } = q;
     await this.reader.get(request.campaignId);
     if (wait && wait.waitMs > 0) {
@@ -30,6 +45,23 @@ export class ContextService {
     }
     const snapshot = await this.reader.get(request.campaignId);
     const budget = request.legacy ? null : (request.budget ?? this.defaultBudget);
-    return this.composer.compose(request, snapshot, budget);
+    const composed = await this.composer.compose(request, snapshot, budget);
+    this.log(buildLog(composed, performance.now() - started));
+    return composed;
   }
+}
+
+function buildLog(c: ComposedContext, latencyMs: number): ContextBuildLog {
+  const digest = c.extra.digest as { version: string; injected: boolean } | undefined;
+  return {
+    campaign: c.request.campaignId,
+    agent: c.request.agent,
+    agent_id: c.request.agentId ?? null,
+    viewer: c.request.viewer ?? null,
+    digest_injected: digest ? digest.injected : null,
+    digest_version: digest ? digest.version.slice(0, 12) : null,
+    tokens: Object.fromEntries(c.sections.map((s) => [s.key, s.tokens])),
+    dropped: c.dropped.length,
+    latency_ms: Math.round(latencyMs * 10) / 10,
+  };
 }

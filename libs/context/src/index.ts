@@ -6,4 +6,7 @@ export * from './format';
 export * from './sections/location.section';
 export * from './sections/npc.section';
 export * from './sections/world.section';
+export * from './sections/state.section';
+export * from './sections/digest.section';
+export * from './sections/hud.section';
 export * from './get-context.query';

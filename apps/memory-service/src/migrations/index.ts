@@ -1,4 +1,5 @@
 import { InitialSchema1763900000000 } from './1763900000000-initial-schema';
+import { GameState1764000800000 } from './1764000800000-game-state';
 
 /** Every migration, oldest first; run at boot. */
-export const MIGRATIONS = [InitialSchema1763900000000];
+export const MIGRATIONS = [InitialSchema1763900000000, GameState1764000800000];

@@ -10,6 +10,11 @@ import { PutNpcHandler } from './put-npc.command';
 import { PutQuestHandler } from './put-quest.command';
 import { RecordMessagesHandler } from './record-messages.command';
 import { UpdateLocationStateHandler } from './update-location-state.command';
+import { AssertFactHandler } from './assert-fact.command';
+import { ResolveFactHandler } from './resolve-fact.command';
+import { PutPlayerHandler } from './put-player.command';
+import { LogInAccountHandler } from './log-in-account.command';
+import { LogOutAccountHandler } from './log-out-account.command';
 
 export * from './campaign-write';
 export * from './change-location.command';
@@ -24,6 +29,11 @@ export * from './put-npc.command';
 export * from './put-quest.command';
 export * from './record-messages.command';
 export * from './update-location-state.command';
+export * from './assert-fact.command';
+export * from './resolve-fact.command';
+export * from './put-player.command';
+export * from './log-in-account.command';
+export * from './log-out-account.command';
 
 export const CommandHandlers = [
   CreateCampaignHandler,
@@ -38,4 +48,9 @@ export const CommandHandlers = [
   ProgressActHandler,
   UpdateLocationStateHandler,
   EndRoundHandler,
+  AssertFactHandler,
+  ResolveFactHandler,
+  PutPlayerHandler,
+  LogInAccountHandler,
+  LogOutAccountHandler,
 ];

@@ -1,4 +1,5 @@
 import { DangerLevel, MessageRole, ToolCall, Visibility } from './state';
+import { WorldStateCommand } from './world-state';
 
 export interface MessageInput {
   role: MessageRole;
@@ -27,4 +28,5 @@ export type CampaignCommand =
   | { type: 'CompleteQuest'; questId: string }
   | { type: 'ProgressAct'; actId: string }
   | { type: 'UpdateLocationState'; locationId: string; dangerLevel?: DangerLevel; completeEncounter?: string }
-  | { type: 'EndRound' };
+  | { type: 'EndRound' }
+  | WorldStateCommand;

@@ -2,6 +2,7 @@ import { conflict, invalid, notFound } from '@app/common';
 import { CampaignCommand, MessageInput } from './commands';
 import { GameEvent } from './events';
 import { CampaignState, Message } from './state';
+import { decideWorldState } from './world-state';
 
 /** Validates a command against the state and returns the events it causes (pure). */
 export function decide(state: CampaignState, command: CampaignCommand): GameEvent[] {
@@ -83,6 +84,12 @@ export function decide(state: CampaignState, command: CampaignCommand): GameEven
     }
     case 'EndRound':
       return [{ type: 'RoundEnded', data: { round: state.round } }];
+    case 'AssertFact':
+    case 'ResolveFact':
+    case 'PutPlayer':
+    case 'LogInAccount':
+    case 'LogOutAccount':
+      return decideWorldState(state, command);
   }
 }
 

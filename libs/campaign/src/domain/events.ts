@@ -1,4 +1,5 @@
 import { CampaignSettings, DangerLevel, Message } from './state';
+import { WorldStateEvent } from './world-state';
 
 /** Game-stream events (DESIGN §2); the memory stream's events live in @app/memory. */
 export type GameEvent =
@@ -18,7 +19,8 @@ export type GameEvent =
       type: 'LocationStateUpdated';
       data: { locationId: string; dangerLevel?: DangerLevel; completedEncounterId?: string; fromDangerLevel: DangerLevel | null };
     }
-  | { type: 'RoundEnded'; data: { round: number } };
+  | { type: 'RoundEnded'; data: { round: number } }
+  | WorldStateEvent;
 
 export type GameEventType = GameEvent['type'];
 export type EventOf<T extends GameEventType> = Extract<GameEvent, { type: T }>;

@@ -1,5 +1,6 @@
 import { GameEvent } from './events';
 import { CampaignState } from './state';
+import { evolveWorldState } from './world-state';
 
 /** Applies one game event to the state (pure; the caller bumps `version`). */
 export function evolve(state: CampaignState, event: GameEvent, recordedAt = ''): CampaignState {
@@ -57,6 +58,13 @@ export function evolve(state: CampaignState, event: GameEvent, recordedAt = ''):
     }
     case 'RoundEnded':
       return { ...state, round: event.data.round + 1 };
+    case 'FactAsserted':
+    case 'FactResolved':
+    case 'PlayerRegistered':
+    case 'PlayerUpdated':
+    case 'AccountLoggedIn':
+    case 'AccountLoggedOut':
+      return evolveWorldState(state, event, recordedAt);
   }
 }
 

@@ -1,3 +1,5 @@
+import { AccountBinding, Fact, Player } from './world-state';
+
 export const DANGER_LEVELS = ['SAFE', 'LOW', 'MODERATE', 'HIGH', 'EXTREME', 'CLEARED'] as const;
 export type DangerLevel = (typeof DANGER_LEVELS)[number];
 
@@ -52,6 +54,12 @@ export interface CampaignState {
   quests: Record<string, Quest>;
   /** Next campaign-wide message index (0-based). */
   messageCount: number;
+  /** World facts by `type:key` (§6). */
+  facts: Record<string, Fact>;
+  /** Player characters by id (§6, §8). */
+  players: Record<string, Player>;
+  /** Game accounts and the agent each is bound to (§5). */
+  accounts: Record<string, AccountBinding>;
 }
 
 export const emptyState = (id: string): CampaignState => ({
@@ -67,6 +75,9 @@ export const emptyState = (id: string): CampaignState => ({
   npcs: {},
   quests: {},
   messageCount: 0,
+  facts: {},
+  players: {},
+  accounts: {},
 });
 
 export interface ToolCall {

@@ -14,12 +14,22 @@ export interface MessageIndexer {
   indexMessages(m: EntityManager, campaignId: string, messages: Message[]): Promise<void>;
 }
 
+/** Another lib's projection of game events, run in the append's transaction (e.g. game accounts, §5). */
+export interface GameEventProjection {
+  project(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<void>;
+}
+
 /** Inline projections of the game stream: campaign state, messages, tool calls. */
 export class CampaignProjector {
   private readonly indexers: MessageIndexer[] = [];
+  private readonly projections: GameEventProjection[] = [];
 
   addIndexer(indexer: MessageIndexer): void {
     this.indexers.push(indexer);
+  }
+
+  addProjection(projection: GameEventProjection): void {
+    this.projections.push(projection);
   }
 
   async load(m: EntityManager, campaignId: string): Promise<CampaignState> {
@@ -53,6 +63,7 @@ export class CampaignProjector {
       await m.createQueryBuilder().insert().into(ToolCallRecord).values(calls.slice(i, i + CHUNK)).orIgnore().updateEntity(false).execute();
     }
     for (const indexer of this.indexers) if (recorded.length) await indexer.indexMessages(m, after.id, recorded);
+    for (const projection of this.projections) await projection.project(m, after.id, events);
     return after;
   }
 }

@@ -1,0 +1,133 @@
+import { AssertFactCommand, CampaignReader, CampaignState, Fact, Player, PutPlayerCommand, ResolveFactCommand } from '@app/campaign';
+import { APP_CONFIG, AppConfig, CLOCK, Clock, DomainError, notFound } from '@app/common';
+import { TOKEN_COUNTER, TokenCounter } from '@app/context';
+import { buildDigest, FACT_STATUSES, FactStatusFilter, renderHud, statusAt } from '@app/state';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { emptyBody } from '../dto/campaign.dto';
+import { checkTtl, factBody, factType, playerBody } from '../dto/state.dto';
+import { parse, pathId } from '../validation';
+import { markReplay, writeMeta } from '../write-context';
+
+/** World facts, the digest, and player characters with their HUD (DESIGN §6). */
+@Controller('v1/campaigns/:cid')
+export class WorldStateController {
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(CampaignReader) private readonly campaigns: CampaignReader,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(TOKEN_COUNTER) private readonly counter: TokenCounter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Put('facts/:type/:key')
+  async putFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    pathId(cid, 'campaign id');
+    factType(type);
+    pathId(key, 'fact key');
+    checkTtl(body);
+    const dto = parse(factBody, body);
+    const now = this.clock.now();
+    const expiresAt = dto.ttlSeconds !== undefined ? new Date(now.getTime() + dto.ttlSeconds * 1000).toISOString() : dto.expiresAt ? new Date(dto.expiresAt).toISOString() : null;
+    const out = await this.commands.execute(
+      new AssertFactCommand(cid, { factType: type, key, value: dto.value, priority: dto.priority ?? 0, expiresAt, now: now.toISOString() }, writeMeta(req, cid, body), (r) => ({
+        version: r.version,
+        fact: this.factView(r.state.facts[`${type}:${key}`], now),
+      })),
+    );
+    markReplay(reply, out.replayed);
+    return out.body;
+  }
+
+  @Post('facts/:type/:key/resolve')
+  @HttpCode(200)
+  async resolveFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    pathId(cid, 'campaign id');
+    factType(type);
+    pathId(key, 'fact key');
+    parse(emptyBody, body);
+    const now = this.clock.now();
+    const out = await this.commands.execute(
+      new ResolveFactCommand(cid, { factType: type, key }, writeMeta(req, cid, body), (r) => ({ version: r.version, fact: this.factView(r.state.facts[`${type}:${key}`], now) })),
+    );
+    markReplay(reply, out.replayed);
+    return out.body;
+  }
+
+  @Get('facts')
+  async facts(@Param('cid') cid: string, @Query() query: Record<string, unknown>) {
+    pathId(cid, 'campaign id');
+    const unknownParams = Object.keys(query ?? {}).filter((k) => k !== 'status');
+    if (unknownParams.length) throw new DomainError('invalid', 'VALIDATION_FAILED', `unknown query parameter(s): ${unknownParams.join(', ')}`);
+    const status = query?.status ?? 'active';
+    if (typeof status !== 'string' || !(FACT_STATUSES as readonly string[]).includes(status)) {
+      throw new DomainError('invalid', 'INVALID_STATUS', `status must be one of ${FACT_STATUSES.join(', ')}`);
+    }
+    const { state } = await this.campaigns.get(cid);
+    const now = this.clock.now();
+    const items = sortedFacts(state)
+      .map((f) => this.factView(f, now))
+      .filter((f) => (status as FactStatusFilter) === 'all' || f.status === status);
+    return { items };
+  }
+
+  @Get('digest')
+  async digest(@Param('cid') cid: string) {
+    pathId(cid, 'campaign id');
+    const { state } = await this.campaigns.get(cid);
+    const d = buildDigest(Object.values(state.facts ?? {}), this.clock.now(), this.config.digestMaxTokens, (t) => this.counter.count(t));
+    return { version: d.version, text: d.text, tokens: d.tokens, dropped: d.dropped.map((x) => ({ section: 'digest', ref: x.ref, tokens: x.tokens, reason: 'budget' })) };
+  }
+
+  @Put('players/:pid')
+  async putPlayer(@Param('cid') cid: string, @Param('pid') pid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    pathId(cid, 'campaign id');
+    pathId(pid, 'player id');
+    const dto = parse(playerBody, body);
+    const stats = dto.stats === undefined ? undefined : Object.entries(dto.stats).map(([label, value]) => ({ label, value }));
+    const out = await this.commands.execute(
+      new PutPlayerCommand(cid, { playerId: pid, name: dto.name, aliases: dto.aliases, stats }, writeMeta(req, cid, body), (r) => ({
+        version: r.version,
+        player: this.playerView(r.state.players[pid]),
+      })),
+    );
+    markReplay(reply, out.replayed);
+    return out.body;
+  }
+
+  @Get('players')
+  async players(@Param('cid') cid: string) {
+    pathId(cid, 'campaign id');
+    const { state } = await this.campaigns.get(cid);
+    return { items: Object.values(state.players ?? {}).sort((a, b) => (a.id < b.id ? -1 : 1)).map((p) => this.playerView(p)) };
+  }
+
+  @Get('players/:pid')
+  async player(@Param('cid') cid: string, @Param('pid') pid: string) {
+    pathId(cid, 'campaign id');
+    pathId(pid, 'player id');
+    const { state } = await this.campaigns.get(cid);
+    const player = state.players?.[pid];
+    if (!player) throw notFound('PLAYER_NOT_FOUND', `player ${pid} not found`);
+    return this.playerView(player);
+  }
+
+  private factView(f: Fact, now: Date) {
+    return { type: f.type, key: f.key, value: f.value, priority: f.priority, status: statusAt(f, now), expiresAt: f.expiresAt, assertedAt: f.assertedAt, resolvedAt: f.resolvedAt };
+  }
+
+  private playerView(p: Player) {
+    const hud = renderHud(p.stats, this.config.hudMaxTokens, (t) => this.counter.count(t));
+    return {
+      id: p.id,
+      name: p.name,
+      aliases: p.aliases,
+      stats: Object.fromEntries(p.stats.map((s) => [s.label, s.value])),
+      registeredVersion: p.registeredVersion,
+      hud: { text: hud.text, tokens: hud.tokens, dropped: hud.dropped.map((d) => ({ section: 'hud', ref: d.ref, tokens: d.tokens, reason: 'budget' })) },
+    };
+  }
+}
+
+const sortedFacts = (state: CampaignState) => Object.values(state.facts ?? {}).sort((a, b) => (a.type === b.type ? (a.key < b.key ? -1 : 1) : a.type < b.type ? -1 : 1));

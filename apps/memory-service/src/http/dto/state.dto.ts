@@ -1,0 +1,85 @@
+import { DomainError } from '@app/common';
+import { z } from 'zod';
+import { idSchema } from '../validation';
+import { LIMITS } from './campaign.dto';
+
+/** Limits of the game-state and world-state routes (DESIGN §5–6). */
+export const STATE_LIMITS = {
+  factValueChars: 500,
+  maxPriority: 1_000_000,
+  maxTtlSeconds: 10 * 365 * 24 * 3600,
+  stats: 50,
+  statLabelChars: 40,
+  statValueChars: 100,
+  ruleFields: 50,
+  ruleActions: 50,
+  pathChars: 200,
+};
+
+const tick = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const isoTime = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO date-time');
+const name = z.string().trim().min(1).max(LIMITS.nameChars);
+const dotPath = z.string().max(STATE_LIMITS.pathChars).regex(/^[^.\s]+(\.[^.\s]+)*$/, 'must be a dot path such as ship.hull');
+
+export const snapshotBody = z.strictObject({
+  content: z.unknown().refine((v) => v !== undefined, 'is required'),
+  tick: tick.optional(),
+  capturedAt: isoTime.optional(),
+  merge: z.boolean().optional(),
+});
+
+export const actionBody = z.strictObject({ action: idSchema, tick: tick.optional() });
+export const loginBody = z.strictObject({ agentId: idSchema });
+
+export const toolRuleBody = z.strictObject({
+  title: z.string().trim().min(1).max(200).optional(),
+  fields: z.array(dotPath).min(1).max(STATE_LIMITS.ruleFields).optional(),
+  invalidatedBy: z.array(idSchema).max(STATE_LIMITS.ruleActions).optional(),
+  maxAgeTicks: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+});
+
+export const factBody = z.strictObject({
+  value: z.string().trim().min(1).max(STATE_LIMITS.factValueChars),
+  ttlSeconds: z.number().int().min(1).max(STATE_LIMITS.maxTtlSeconds).optional(),
+  expiresAt: isoTime.optional(),
+  priority: z.number().int().min(-STATE_LIMITS.maxPriority).max(STATE_LIMITS.maxPriority).optional(),
+});
+
+const statValue = z.union([z.string().trim().min(1).max(STATE_LIMITS.statValueChars), z.number().finite()]);
+export const playerBody = z.strictObject({
+  name,
+  aliases: z.array(z.string().trim().min(1).max(LIMITS.aliasChars)).max(LIMITS.aliases).optional(),
+  stats: z
+    .record(z.string().trim().min(1).max(STATE_LIMITS.statLabelChars), statValue)
+    .refine((r) => Object.keys(r).length <= STATE_LIMITS.stats, `at most ${STATE_LIMITS.stats} stats`)
+    .optional(),
+});
+
+const FACT_TYPE = /^[a-z][a-z0-9_-]{0,39}$/;
+
+/** Fact types are lower-case words (`conflict`, `buff`, `trade_route`). */
+export function factType(value: unknown): string {
+  if (typeof value === 'string' && FACT_TYPE.test(value)) return value;
+  throw new DomainError('invalid', 'INVALID_FACT_TYPE', 'a fact type must match ^[a-z][a-z0-9_-]{0,39}$');
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A `tick` that is present must be a non-negative integer; its own code, before the schema. */
+export function checkTick(body: unknown): void {
+  if (!isRecord(body) || !('tick' in body)) return;
+  const t = body.tick;
+  if (!(typeof t === 'number' && Number.isSafeInteger(t) && t >= 0)) throw new DomainError('invalid', 'INVALID_TICK', 'tick must be a non-negative integer');
+}
+
+/** TTL rules with their own codes: ttlSeconds is an integer ≥ 1 and never comes with expiresAt. */
+export function checkTtl(body: unknown): void {
+  if (!isRecord(body)) return;
+  if ('ttlSeconds' in body && 'expiresAt' in body) throw new DomainError('invalid', 'TTL_CONFLICT', 'give ttlSeconds or expiresAt, not both');
+  if ('ttlSeconds' in body) {
+    const t = body.ttlSeconds;
+    if (!(typeof t === 'number' && Number.isInteger(t) && t >= 1 && t <= STATE_LIMITS.maxTtlSeconds)) {
+      throw new DomainError('invalid', 'INVALID_TTL', `ttlSeconds must be an integer from 1 to ${STATE_LIMITS.maxTtlSeconds}`);
+    }
+  }
+}

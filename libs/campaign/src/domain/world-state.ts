@@ -1,0 +1,149 @@
+import { conflict, invalid, notFound } from '@app/common';
+
+/** Fact types whose facts must carry a TTL (DESIGN §6). */
+export const EPHEMERAL_FACT_TYPES = ['buff', 'debuff', 'alert', 'rumor', 'timer'] as const;
+/** Fact types that stay until resolved (DESIGN §6). */
+export const DURABLE_FACT_TYPES = ['conflict', 'relationship', 'debt', 'quest', 'reputation', 'alliance', 'record'] as const;
+
+export type FactClass = 'ephemeral' | 'other' | 'durable';
+
+/** Which trimming class a fact type belongs to; unknown types are `other`. */
+export function factClass(type: string): FactClass {
+  if ((EPHEMERAL_FACT_TYPES as readonly string[]).includes(type)) return 'ephemeral';
+  if ((DURABLE_FACT_TYPES as readonly string[]).includes(type)) return 'durable';
+  return 'other';
+}
+
+/** A world fact; expiry is judged at read time against the clock, never by an event. */
+export interface Fact {
+  type: string;
+  key: string;
+  value: string;
+  priority: number;
+  expiresAt: string | null;
+  status: 'active' | 'resolved';
+  assertedAt: string;
+  /** Game version of the assertion that set the current value: "oldest first" without clocks. */
+  assertedVersion: number;
+  resolvedAt: string | null;
+}
+
+export interface PlayerStat {
+  label: string;
+  value: string | number;
+}
+
+/** A player character (DESIGN §6; witnessing of §8 uses `registeredVersion`). */
+export interface Player {
+  id: string;
+  name: string;
+  aliases: string[];
+  /** In the order given: the HUD keeps it. */
+  stats: PlayerStat[];
+  registeredVersion: number;
+}
+
+/** Which agent a game account is bound to (DESIGN §5); the snapshot cache lives outside the stream. */
+export interface AccountBinding {
+  id: string;
+  agentId: string | null;
+}
+
+export const factId = (type: string, key: string) => `${type}:${key}`;
+
+export type WorldStateCommand =
+  | { type: 'AssertFact'; factType: string; key: string; value: string; priority: number; expiresAt: string | null; now: string }
+  | { type: 'ResolveFact'; factType: string; key: string }
+  | { type: 'PutPlayer'; playerId: string; name: string; aliases?: string[]; stats?: PlayerStat[] }
+  | { type: 'LogInAccount'; accountId: string; agentId: string }
+  | { type: 'LogOutAccount'; accountId: string };
+
+export type WorldStateEvent =
+  | { type: 'FactAsserted'; data: { type: string; key: string; value: string; priority: number; expiresAt: string | null } }
+  | { type: 'FactResolved'; data: { type: string; key: string } }
+  | { type: 'PlayerRegistered'; data: { playerId: string; name: string; aliases: string[]; stats: PlayerStat[] } }
+  | { type: 'PlayerUpdated'; data: { playerId: string; name: string; aliases: string[]; stats: PlayerStat[] } }
+  | { type: 'AccountLoggedIn'; data: { accountId: string; agentId: string; previousAccountId: string | null; replacedAgentId: string | null } }
+  | { type: 'AccountLoggedOut'; data: { accountId: string; agentId: string | null } };
+
+/** The parts of the campaign state these commands read and write (older state documents lack them). */
+export interface WorldStateSlice {
+  version: number;
+  npcs: Record<string, unknown>;
+  facts?: Record<string, Fact>;
+  players?: Record<string, Player>;
+  accounts?: Record<string, AccountBinding>;
+}
+
+/** decide() for facts, players and account bindings (pure). */
+export function decideWorldState(state: WorldStateSlice, c: WorldStateCommand): WorldStateEvent[] {
+  switch (c.type) {
+    case 'AssertFact': {
+      if (c.expiresAt === null && factClass(c.factType) === 'ephemeral') {
+        throw invalid('TTL_REQUIRED', `a ${c.factType} fact is ephemeral and needs ttlSeconds or expiresAt`);
+      }
+      if (c.expiresAt !== null && Date.parse(c.expiresAt) <= Date.parse(c.now)) throw invalid('EXPIRES_IN_PAST', `expiresAt ${c.expiresAt} is not in the future`);
+      const prev = state.facts?.[factId(c.factType, c.key)];
+      const data = { type: c.factType, key: c.key, value: c.value, priority: c.priority, expiresAt: c.expiresAt };
+      if (prev && prev.status === 'active' && prev.value === c.value && prev.priority === c.priority && prev.expiresAt === c.expiresAt) return [];
+      return [{ type: 'FactAsserted', data }];
+    }
+    case 'ResolveFact': {
+      const prev = state.facts?.[factId(c.factType, c.key)];
+      if (!prev) throw notFound('FACT_NOT_FOUND', `fact ${c.factType}/${c.key} not found`);
+      if (prev.status === 'resolved') throw conflict('FACT_ALREADY_RESOLVED', `fact ${c.factType}/${c.key} is already resolved`);
+      return [{ type: 'FactResolved', data: { type: c.factType, key: c.key } }];
+    }
+    case 'PutPlayer': {
+      if (state.npcs[c.playerId]) throw conflict('CHARACTER_ID_TAKEN', `${c.playerId} is an NPC; a player needs an id of its own`);
+      const labels = (c.stats ?? []).map((s) => s.label);
+      if (new Set(labels).size !== labels.length) throw invalid('DUPLICATE_STAT_LABEL', 'stat labels must be unique');
+      const prev = state.players?.[c.playerId];
+      const data = { playerId: c.playerId, name: c.name, aliases: c.aliases ?? prev?.aliases ?? [], stats: c.stats ?? prev?.stats ?? [] };
+      if (!prev) return [{ type: 'PlayerRegistered', data }];
+      if (prev.name === data.name && JSON.stringify([prev.aliases, prev.stats]) === JSON.stringify([data.aliases, data.stats])) return [];
+      return [{ type: 'PlayerUpdated', data }];
+    }
+    case 'LogInAccount': {
+      const accounts = state.accounts ?? {};
+      const current = accounts[c.accountId]?.agentId ?? null;
+      const previous = Object.values(accounts).find((a) => a.agentId === c.agentId && a.id !== c.accountId)?.id ?? null;
+      if (current === c.agentId) return [];
+      return [{ type: 'AccountLoggedIn', data: { accountId: c.accountId, agentId: c.agentId, previousAccountId: previous, replacedAgentId: current } }];
+    }
+    case 'LogOutAccount':
+      // Always recorded: logging out also clears a cache that may have been filled without a login.
+      return [{ type: 'AccountLoggedOut', data: { accountId: c.accountId, agentId: state.accounts?.[c.accountId]?.agentId ?? null } }];
+  }
+}
+
+/** evolve() for the same events (pure). Versions are contiguous, so the event's own is `version + 1`. */
+export function evolveWorldState<S extends WorldStateSlice>(state: S, e: WorldStateEvent, recordedAt: string): S {
+  switch (e.type) {
+    case 'FactAsserted': {
+      const { type, key, value, priority, expiresAt } = e.data;
+      const fact: Fact = { type, key, value, priority, expiresAt, status: 'active', assertedAt: recordedAt, assertedVersion: state.version + 1, resolvedAt: null };
+      return { ...state, facts: { ...state.facts, [factId(type, key)]: fact } };
+    }
+    case 'FactResolved': {
+      const id = factId(e.data.type, e.data.key);
+      const prev = state.facts![id];
+      return { ...state, facts: { ...state.facts, [id]: { ...prev, status: 'resolved', resolvedAt: recordedAt } } };
+    }
+    case 'PlayerRegistered':
+    case 'PlayerUpdated': {
+      const { playerId, name, aliases, stats } = e.data;
+      const registeredVersion = state.players?.[playerId]?.registeredVersion ?? state.version + 1;
+      const player: Player = { id: playerId, name, aliases: [...aliases], stats: stats.map((s) => ({ ...s })), registeredVersion };
+      return { ...state, players: { ...state.players, [playerId]: player } };
+    }
+    case 'AccountLoggedIn': {
+      const { accountId, agentId, previousAccountId } = e.data;
+      const accounts = { ...state.accounts, [accountId]: { id: accountId, agentId } };
+      if (previousAccountId) accounts[previousAccountId] = { id: previousAccountId, agentId: null };
+      return { ...state, accounts };
+    }
+    case 'AccountLoggedOut':
+      return { ...state, accounts: { ...state.accounts, [e.data.accountId]: { id: e.data.accountId, agentId: null } } };
+  }
+}
