@@ -4,7 +4,7 @@ import { ContextComposer, ContextService, GetContextQuery, LocationSection, NpcS
 import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, TypeOrmEventStore } from '@app/event-store';
 import { CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
-import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, Provider } from '@nestjs/common';
+import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { CqrsModule, EventBus, EventsHandler, IEventHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from './migrations';
@@ -41,6 +41,15 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   }
   async beforeApplicationShutdown(): Promise<void> {
     await this.worker.stop();
+  }
+}
+
+/** Closes the database after the worker stopped, so a restart (or another process) finds a clean file. */
+@Injectable()
+export class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 }
 
@@ -110,6 +119,7 @@ export class CoreModule {
       WakeWorkerHandler,
       GetContextHandler,
       WorkerLifecycle,
+      DatabaseLifecycle,
     ];
     return {
       module: CoreModule,
