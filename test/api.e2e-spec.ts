@@ -5,6 +5,9 @@ import { startTestApp, TestApp } from './support/test-app';
 
 const line = (content: string, extra: Record<string, unknown> = {}) => ({ role: 'player', speaker: 'Aria', content, ...extra });
 
+// jest ignores the e2e project's testTimeout (a global option): booting apps inside a test needs more than 5 s cold.
+jest.setTimeout(60_000);
+
 describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, concurrency)', () => {
   let mock: MockAnthropic;
   let t: TestApp;

@@ -23,6 +23,9 @@ async function setUp(s: Scenario): Promise<void> {
 
 const line = (content: string, extra: Record<string, unknown> = {}) => ({ role: 'player', speaker: 'Aria', content, ...extra });
 
+// jest ignores the e2e project's testTimeout (a global option): booting apps inside a test needs more than 5 s cold.
+jest.setTimeout(60_000);
+
 describe('memory pipeline over HTTP, AnthropicSummarizer against the local mock', () => {
   let mock: MockAnthropic;
   let t: TestApp;

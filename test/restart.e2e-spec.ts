@@ -6,6 +6,9 @@ import { startTestApp, tempDb, TestApp } from './support/test-app';
 
 const line = (content: string) => ({ role: 'player', speaker: 'Aria', content });
 
+// jest ignores the e2e project's testTimeout (a global option): booting apps inside a test needs more than 5 s cold.
+jest.setTimeout(60_000);
+
 describe('restarting the service on the same SQLite file', () => {
   let mock: MockAnthropic;
   let db: ReturnType<typeof tempDb>;
