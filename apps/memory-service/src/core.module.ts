@@ -5,7 +5,7 @@ import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventSt
 import { CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
 import { AccountProjection, AccountRecord, GameStateSnapshotRecord, SnapshotStore, SnapshotToolRecord } from '@app/state';
-import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, Provider } from '@nestjs/common';
+import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { CqrsModule, EventBus, EventsHandler, IEventHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from './migrations';
@@ -46,6 +46,15 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   }
   async beforeApplicationShutdown(): Promise<void> {
     await this.worker.stop();
+  }
+}
+
+/** Closes the database after the worker stopped, so a restart (or another process) finds a clean file. */
+@Injectable()
+export class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 }
 
@@ -146,6 +155,7 @@ export class CoreModule {
       WakeWorkerHandler,
       GetContextHandler,
       WorkerLifecycle,
+      DatabaseLifecycle,
     ];
     return {
       module: CoreModule,

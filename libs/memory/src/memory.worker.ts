@@ -114,7 +114,8 @@ export class MemoryWorker {
       const snap = await this.reader.find(campaignId);
       if (!snap || snap.processedVersion >= snap.state.version) return;
       let processed = snap.processedVersion;
-      const events = await this.store.readStream(gameStream(campaignId), { after: processed, limit: batch });
+      // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
+      const events = await this.store.readStream(gameStream(campaignId), { after: processed, until: snap.state.version, limit: batch });
       let plain: number | null = null;
       try {
         for (const event of events) {
