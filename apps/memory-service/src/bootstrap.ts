@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { AppConfig } from '@app/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
@@ -9,6 +10,7 @@ import { serveOpenApi } from './http/openapi';
 import { Metrics } from './observability/metrics';
 import { CoreOverrides } from './core.module';
 import { LIMITS } from './http/dto/campaign.dto';
+import { sendProblem, toProblem } from './http/problem.filter';
 
 const ROUTES = new WeakMap<object, { method: string; url: string }[]>();
 
@@ -21,8 +23,10 @@ export function routesOf(app: NestFastifyApplication): { method: string; url: st
 export async function createApp(config: AppConfig, overrides: CoreOverrides = {}, logger: false | undefined = undefined): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: LIMITS.bodyBytes,
-    // Path parameters are validated by their schemas (ids ≤ 128, URL-encoded glossary terms); Fastify's 100 would 414 first.
-    routerOptions: { maxParamLength: 1000 },
+    // Fastify's default (100) refused valid 128-character ids; longer ones reach pathId and get 400 INVALID_ID.
+    routerOptions: { maxParamLength: LIMITS.pathParamChars },
+    // Malformed URLs and over-long params are answered by Fastify before Nest: make them problem+json too.
+    frameworkErrors: (error: Error, _req: FastifyRequest, reply: FastifyReply) => sendProblem(reply, toProblem(error)),
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
       const id = typeof given === 'string' && /^[\x21-\x7e]{1,128}$/.test(given) ? given : randomUUID();

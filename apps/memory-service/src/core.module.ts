@@ -10,7 +10,7 @@ import { DEFAULT_RECALL_POOL, RecallSection, RecentMessagesReader, RecentSection
 import { BroadcastRecord, BroadcastService, createSearchIndex, SEARCH_INDEX, SearchIndex, SearchIndexer, SearchService } from '@app/search';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
 import { AccountProjection, AccountRecord, GameStateSnapshotRecord, SnapshotStore, SnapshotToolRecord } from '@app/state';
-import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, Provider } from '@nestjs/common';
+import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { CqrsModule, EventBus, EventsHandler, IEventHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from './migrations';
@@ -67,6 +67,15 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   }
   async beforeApplicationShutdown(): Promise<void> {
     await this.worker.stop();
+  }
+}
+
+/** Closes the database after the worker stopped, so a restart (or another process) finds a clean file. */
+@Injectable()
+export class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(DataSource) private readonly dataSource: DataSource) {}
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 }
 
@@ -200,6 +209,7 @@ export class CoreModule {
       WakeWorkerHandler,
       GetContextHandler,
       WorkerLifecycle,
+      DatabaseLifecycle,
     ];
     return {
       module: CoreModule,

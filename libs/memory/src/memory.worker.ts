@@ -8,7 +8,7 @@ import { LayersReader } from './layers.reader';
 import { MemoryEvent, memoryId, summarySubject } from './memory-events';
 import { CursorRecord } from './memory.entity';
 import { MemoryProjector } from './memory.projector';
-import { npcWindow, planTriggers, ScopeTask } from './message-selection';
+import { npcWindow, planLayerTriggers, planTriggers, ScopeTask } from './message-selection';
 import { WorkerProgress } from './progress';
 
 export interface WorkerOptions {
@@ -126,13 +126,14 @@ export class MemoryWorker {
       const snap = await this.reader.find(campaignId);
       if (!snap || snap.processedVersion >= snap.state.version) return;
       let processed = snap.processedVersion;
-      const events = await this.store.readStream(gameStream(campaignId), { after: processed, limit: batch });
+      // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
+      const events = await this.store.readStream(gameStream(campaignId), { after: processed, until: snap.state.version, limit: batch });
       let plain: number | null = null;
       let known: KnownTerms | null = null;
       try {
         for (const event of events) {
           if (this.stopped) return;
-          const planned = planTriggers(event, { summaryIntervalRounds: this.options.summaryIntervalRounds ?? 4 });
+          const planned = [...planTriggers(event), ...planLayerTriggers(event, { summaryIntervalRounds: this.options.summaryIntervalRounds ?? 4 })];
           if (planned.some((t) => t.scope === 'glossary')) known ??= knownTermsOf(snap.state, await this.layers.termKeys(campaignId));
           const tasks = this.withTerms(planned, event, known);
           if (tasks.length === 0) {

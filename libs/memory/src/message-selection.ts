@@ -44,11 +44,14 @@ export interface TriggerEvent {
   data: Record<string, any>;
 }
 
-/** The scopes a game event triggers, in the order they must be handled (DESIGN §2, then §8's glossary and "Previously"). */
-export function planTriggers(event: TriggerEvent, options: TriggerOptions = { summaryIntervalRounds: 4 }): ScopeTask[] {
-  const tasks = memoryTriggers(event);
+/**
+ * §8's layer scopes a game event triggers, handled after its memory scopes: a dm/narrator/npc message scans for
+ * glossary terms; "Previously" is rewritten at each RoundEnded of a multiple of the interval and at milestones.
+ */
+export function planLayerTriggers(event: TriggerEvent, options: TriggerOptions = { summaryIntervalRounds: 4 }): ScopeTask[] {
   const d = event.data;
   const layer = (scope: 'glossary' | 'summary', subjectId: string): ScopeTask => ({ scope, subjectId, locationId: null, questId: null, encounterId: null, tags: [] });
+  const tasks: ScopeTask[] = [];
   if (event.type === 'MessageRecorded' && COINING_ROLES.includes(d.role)) tasks.push(layer('glossary', String(d.index)));
   const interval = Math.max(1, Math.floor(options.summaryIntervalRounds));
   const milestone = event.type === 'LocationChanged' || event.type === 'QuestCompleted' || event.type === 'ActProgressed';
@@ -56,7 +59,8 @@ export function planTriggers(event: TriggerEvent, options: TriggerOptions = { su
   return tasks;
 }
 
-function memoryTriggers(event: TriggerEvent): ScopeTask[] {
+/** The memory scopes a game event triggers, in the order they must be handled (DESIGN §2). */
+export function planTriggers(event: TriggerEvent): ScopeTask[] {
   const d = event.data;
   const world = (kind: string, extra: Partial<ScopeTask>, tags: string[], description: string): ScopeTask => ({
     scope: 'world',

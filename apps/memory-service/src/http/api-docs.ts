@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiOperation, ApiResponse } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import { z } from 'zod';
 
 const PROBLEM = {
   type: 'object',
@@ -35,3 +36,16 @@ export function ApiRoute(summary: string, success: { status: number; example?: u
 
 /** Errors every write may return besides its own. */
 export const WRITE_ERRORS = [400, 404, 409, 412, 413, 422];
+
+/** Documents a body validated in the handler with `parse(schema, body)`: the zod DTO stays the one source. */
+export function ApiZodBody(schema: z.ZodType) {
+  return ApiBody({ schema: z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown> });
+}
+
+/** Documents each property of a zod query object as a query parameter. */
+export function ApiZodQuery(schema: z.ZodObject) {
+  const json = z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  return applyDecorators(
+    ...Object.entries(json.properties ?? {}).map(([name, s]) => ApiQuery({ name, required: json.required?.includes(name) ?? false, schema: s as never })),
+  );
+}

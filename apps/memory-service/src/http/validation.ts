@@ -22,9 +22,10 @@ export function pathId(value: unknown, name: string): string {
 export function ifMatch(header: string | string[] | undefined): number | undefined {
   if (header === undefined) return undefined;
   const raw = Array.isArray(header) ? header[0] : header;
-  const m = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(raw);
+  // Quotes must be balanced: `"7` is malformed, not 7.
+  const m = /^\s*(?:W\/)?(?:"(\d{1,9})"|(\d{1,9}))\s*$/.exec(raw);
   if (!m) throw new DomainError('invalid', 'INVALID_IF_MATCH', 'If-Match must be a campaign version number');
-  return Number(m[1]);
+  return Number(m[1] ?? m[2]);
 }
 
 const KEY = /^[\x21-\x7e]{1,200}$/;

@@ -4,6 +4,9 @@ import { TOKEN_COUNTER, TokenCounter } from '@app/context';
 import { buildDigest, FACT_STATUSES, FactStatusFilter, renderHud, statusAt } from '@app/state';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { ApiTags } from '@nestjs/swagger';
+import { ApiQuery } from '@nestjs/swagger';
+import { ApiRoute, ApiZodBody } from '../api-docs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { emptyBody } from '../dto/campaign.dto';
 import { checkTtl, factBody, factType, playerBody } from '../dto/state.dto';
@@ -11,6 +14,7 @@ import { parse, pathId } from '../validation';
 import { markReplay, writeMeta } from '../write-context';
 
 /** World facts, the digest, and player characters with their HUD (DESIGN §6). */
+@ApiTags('world state')
 @Controller('v1/campaigns/:cid')
 export class WorldStateController {
   constructor(
@@ -21,6 +25,8 @@ export class WorldStateController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  @ApiRoute('Assert a fact (upsert of type+key); ephemeral types need a TTL', { status: 200, example: { version: 9, fact: { type: 'conflict', key: 'guild-war', value: 'The Guild is at war with the Syndicate', priority: 0, status: 'active' } } }, [400, 404, 409, 412, 413, 422])
+  @ApiZodBody(factBody)
   @Put('facts/:type/:key')
   async putFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     pathId(cid, 'campaign id');
@@ -40,6 +46,7 @@ export class WorldStateController {
     return out.body;
   }
 
+  @ApiRoute('Resolve a fact (it leaves the digest)', { status: 200, example: { version: 10 } }, [400, 404, 409, 412, 413, 422])
   @Post('facts/:type/:key/resolve')
   @HttpCode(200)
   async resolveFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -55,6 +62,8 @@ export class WorldStateController {
     return out.body;
   }
 
+  @ApiRoute('Facts by status (active, resolved, expired, all)', { status: 200, example: { items: [{ type: 'conflict', key: 'guild-war', value: 'The Guild is at war with the Syndicate', status: 'active' }] } })
+  @ApiQuery({ name: 'status', required: false, enum: ['active', 'resolved', 'expired', 'all'] })
   @Get('facts')
   async facts(@Param('cid') cid: string, @Query() query: Record<string, unknown>) {
     pathId(cid, 'campaign id');
@@ -72,6 +81,7 @@ export class WorldStateController {
     return { items };
   }
 
+  @ApiRoute('The deterministic world-state digest and its SHA-256 version', { status: 200, example: { version: 'b5bb9d8014a0f9b1d61e21e796d78dccdf1352f23cd32812f4850b878ae4944c', text: 'Conflict: The Guild is at war with the Syndicate', tokens: 11, dropped: [] } })
   @Get('digest')
   async digest(@Param('cid') cid: string) {
     pathId(cid, 'campaign id');
@@ -80,6 +90,8 @@ export class WorldStateController {
     return { version: d.version, text: d.text, tokens: d.tokens, dropped: d.dropped.map((x) => ({ section: 'digest', ref: x.ref, tokens: x.tokens, reason: 'budget' })) };
   }
 
+  @ApiRoute('Register or update a player character (name, aliases, ordered stats for the HUD)', { status: 200, example: { version: 11, player: { id: 'aria', name: 'Aria', aliases: [], stats: [{ label: 'HP', value: '12/20' }] } } }, [400, 404, 409, 412, 413, 422])
+  @ApiZodBody(playerBody)
   @Put('players/:pid')
   async putPlayer(@Param('cid') cid: string, @Param('pid') pid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     pathId(cid, 'campaign id');
@@ -96,6 +108,7 @@ export class WorldStateController {
     return out.body;
   }
 
+  @ApiRoute('Player characters', { status: 200, example: { items: [{ id: 'aria', name: 'Aria', hud: 'HUD: HP 12/20' }] } })
   @Get('players')
   async players(@Param('cid') cid: string) {
     pathId(cid, 'campaign id');
@@ -103,6 +116,7 @@ export class WorldStateController {
     return { items: Object.values(state.players ?? {}).sort((a, b) => (a.id < b.id ? -1 : 1)).map((p) => this.playerView(p)) };
   }
 
+  @ApiRoute('One player character with its HUD line', { status: 200, example: { id: 'aria', name: 'Aria', hud: 'HUD: HP 12/20' } })
   @Get('players/:pid')
   async player(@Param('cid') cid: string, @Param('pid') pid: string) {
     pathId(cid, 'campaign id');

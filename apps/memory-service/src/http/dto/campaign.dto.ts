@@ -15,10 +15,16 @@ export const LIMITS = {
   audience: 100,
   npcIdsPerMessage: 100,
   listLimit: 1000,
+  pathParamChars: 1000,
 };
 
 const name = z.string().trim().min(1).max(LIMITS.nameChars);
-const isoTime = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO date-time');
+// Date.parse alone took "1" or "March 7" as dates; require the ISO 8601 shape (date, optional time and zone).
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+const isoTime = z
+  .string()
+  .max(40)
+  .refine((s) => ISO_TIME.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO date-time');
 
 export const createCampaignBody = z.strictObject({ id: idSchema.optional(), name, perRoleMemory: z.boolean().optional() });
 export const settingsBody = z.strictObject({ perRoleMemory: z.boolean() });

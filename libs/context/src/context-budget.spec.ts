@@ -1,0 +1,55 @@
+import { CampaignSnapshot, emptyState } from '@app/campaign';
+import { ContextComposer } from './context.composer';
+import { BuiltSection, ContextRequest, ContextSection, SectionEntry, SectionKey } from './context.types';
+
+const words = { count: (t: string) => (t.trim() ? t.trim().split(/\s+/).length : 0) };
+const snapshot: CampaignSnapshot = { state: { ...emptyState('c'), version: 1 }, processedVersion: 1, memoryVersion: 0 };
+const request = (extra: Partial<ContextRequest> = {}): ContextRequest => ({ campaignId: 'c', agent: 'dm', limit: 3, legacy: false, ...extra });
+
+/** A section of `n` entries of `size` words each, refs `<key>0…`, createdAt ordered oldest first. */
+function fixed(key: SectionKey, n: number, size: number, extra: Partial<BuiltSection> = {}): ContextSection {
+  const entries = (): SectionEntry[] => Array.from({ length: n }, (_, i) => ({ ref: `${key}${i}`, createdAt: `2026-01-01T00:0${i}:00Z`, text: Array(size).fill('w').join(' ') }));
+  return { key, title: key, build: async () => ({ key, title: key, entries: entries(), ...extra }) };
+}
+
+describe('ContextComposer budget (DESIGN §8)', () => {
+  // Heading "## x" counts 2 words; an entry of k words counts k.
+  it('drops Recent oldest first, then Recall lowest rank, then memories oldest first; never the bible; drops add up to what was saved', async () => {
+    const composer = new ContextComposer(words, [fixed('bible', 1, 20), fixed('world', 2, 10), fixed('recall', 2, 10), fixed('recent', 3, 10)]);
+    const all = await composer.compose(request(), snapshot, 10_000);
+    expect(all.used).toBe(22 + 22 + 22 + 32);
+    const tight = await composer.compose(request(), snapshot, 40);
+    expect(tight.dropped.map((d) => d.ref)).toEqual(['recent0', 'recent1', 'recent2', 'recall1', 'recall0', 'world0']);
+    expect(tight.dropped.map((d) => d.tokens)).toEqual([10, 10, 12, 10, 12, 10]);
+    expect(all.used - tight.dropped.reduce((n, d) => n + d.tokens, 0)).toBe(tight.used);
+    expect(tight.used).toBe(34);
+    expect(tight.overBudget).toBe(false);
+  });
+
+  it('says overBudget when the never-dropped sections alone do not fit', async () => {
+    const composer = new ContextComposer(words, [fixed('bible', 1, 60), fixed('recent', 2, 10)]);
+    const c = await composer.compose(request(), snapshot, 50);
+    expect(c.overBudget).toBe(true);
+    expect(c.used).toBe(62);
+    expect(c.dropped.map((d) => d.ref)).toEqual(['recent0', 'recent1']);
+  });
+
+  it('recall hits past its own limit give way first, but keep their share of the room they share with Recent', async () => {
+    const sections = [fixed('recall', 6, 10, { limit: 2 }), fixed('recent', 6, 10)];
+    const none = await new ContextComposer(words, sections, 0).compose(request({ query: 'q' }), snapshot, 84);
+    expect(none.dropped.map((d) => d.ref)).toEqual(['recall5', 'recall4', 'recall3', 'recall2']);
+    const half = await new ContextComposer(words, sections, 0.5).compose(request({ query: 'q' }), snapshot, 84);
+    const kept = (c: typeof half, key: string) => c.sections.find((s) => s.key === key)!.entries.map((e) => e.ref);
+    // The three extra hits kept (30 tokens) hold about half of what they and Recent (32) keep.
+    expect(kept(half, 'recall')).toEqual(['recall0', 'recall1', 'recall2', 'recall3', 'recall4']);
+    expect(kept(half, 'recent')).toEqual(['recent3', 'recent4', 'recent5']);
+    expect(half.used).toBe(84);
+  });
+
+  it('builds Recall last, seeing the other sections', async () => {
+    let seen: string[] = [];
+    const recall: ContextSection = { key: 'recall', title: 'Recalled', after: true, build: async ({ others }) => ((seen = (others ?? []).map((s) => s.key)), { key: 'recall', title: 'Recalled', entries: [] }) };
+    await new ContextComposer(words, [recall, fixed('recent', 1, 1), fixed('glossary', 1, 1)]).compose(request(), snapshot, 100);
+    expect(seen.sort()).toEqual(['glossary', 'recent']);
+  });
+});

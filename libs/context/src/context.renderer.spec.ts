@@ -1,0 +1,119 @@
+import { ComposedContext, ComposedSection } from './context.composer';
+import { renderJson, renderText } from './context.renderer';
+import { ContextRequest } from './context.types';
+
+const section = (key: ComposedSection['key'], title: string, lines: string[], more: Partial<ComposedSection> = {}): ComposedSection => ({
+  key,
+  title,
+  entries: lines.map((text, i) => ({ ref: `${key}-${i}`, text, createdAt: '2026-03-01T10:00:00.000Z', tokens: 5 })),
+  tokens: lines.length ? 3 + 5 * lines.length : 0,
+  ...more,
+});
+
+const composed = (request: Partial<ContextRequest>, sections: ComposedSection[], more: Partial<ComposedContext> = {}): ComposedContext => ({
+  version: 12,
+  processedVersion: 11,
+  request: { campaignId: 'c1', agent: 'narrative', limit: 3, legacy: true, ...request },
+  sections,
+  budget: null,
+  used: sections.reduce((n, s) => n + s.tokens, 0),
+  dropped: [],
+  overBudget: false,
+  extra: {},
+  ...more,
+});
+
+const narrative = () => [
+  section('location', 'Recent Location Memory', ['- 2026-03-01 10:00 — The party haggled.', '- 2026-03-01 11:00 — Mira left.']),
+  section('npc', 'NPC Memory', []),
+  section('world', 'World Memory', ['- 2026-03-01 12:00 — The relic was found.']),
+];
+
+describe('renderText', () => {
+  it('renders `## <title>` blocks, blank line between, empty sections left out, no explain line for a §2 request', () => {
+    expect(renderText(composed({}, narrative()))).toBe(
+      [
+        '## Recent Location Memory',
+        '- 2026-03-01 10:00 — The party haggled.',
+        '- 2026-03-01 11:00 — Mira left.',
+        '',
+        '## World Memory',
+        '- 2026-03-01 12:00 — The relic was found.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('is empty when every section is empty', () => {
+    expect(renderText(composed({}, [section('location', 'Recent Location Memory', []), section('world', 'World Memory', [])]))).toBe('');
+  });
+
+  it('renders an inline section as its line without a heading', () => {
+    const text = renderText(composed({ legacy: false }, [section('hud', 'HUD', ['HUD: HP 3'], { inline: true }), section('world', 'World Memory', ['- w'])], { budget: 4000 }), false);
+    expect(text).toBe('HUD: HP 3\n\n## World Memory\n- w\n');
+  });
+
+  it('ends a budgeted request with one explain comment line listing the drops', () => {
+    const c = composed({ legacy: false, budget: 100 }, narrative(), {
+      budget: 100,
+      used: 30,
+      dropped: [
+        { section: 'recent', ref: '4', tokens: 12, reason: 'budget' },
+        { section: 'recent', ref: '7', tokens: 9, reason: 'compacted' },
+      ],
+    });
+    const lines = renderText(c).trimEnd().split('\n');
+    expect(lines[lines.length - 1]).toBe('<!-- context: 30/100 tokens; dropped 2: recent#4 12t budget, recent#7 9t compacted -->');
+    expect(lines.filter((l) => l.startsWith('<!--'))).toHaveLength(1);
+  });
+
+  it('says when the context is over budget, and omits the line with explain=false', () => {
+    const c = composed({ legacy: false }, narrative(), { budget: 10, used: 30, overBudget: true });
+    expect(renderText(c)).toContain('<!-- context: 30/10 tokens; dropped 0; over budget -->');
+    expect(renderText(c, false)).not.toContain('<!--');
+  });
+});
+
+describe('renderJson', () => {
+  it('a §2 request gets exactly {version, processedVersion, sections:[{title, entries}]}, empty sections included', () => {
+    const json = renderJson(composed({}, narrative()));
+    expect(Object.keys(json).sort()).toEqual(['processedVersion', 'sections', 'version']);
+    expect(json).toMatchObject({ version: 12, processedVersion: 11 });
+    const sections = json.sections as Array<Record<string, unknown>>;
+    expect(sections.map((s) => Object.keys(s).sort())).toEqual([
+      ['entries', 'title'],
+      ['entries', 'title'],
+      ['entries', 'title'],
+    ]);
+    expect(sections.map((s) => s.title)).toEqual(['Recent Location Memory', 'NPC Memory', 'World Memory']);
+    expect(sections[0].entries).toEqual([
+      { ref: 'location-0', text: '- 2026-03-01 10:00 — The party haggled.', createdAt: '2026-03-01T10:00:00.000Z' },
+      { ref: 'location-1', text: '- 2026-03-01 11:00 — Mira left.', createdAt: '2026-03-01T10:00:00.000Z' },
+    ]);
+  });
+
+  it('a §8 request gets keys, token counts, budget, dropped and extra fields', () => {
+    const c = composed({ legacy: false, agent: 'dm', viewer: 'aria' }, narrative(), {
+      budget: 500,
+      used: 24,
+      dropped: [{ section: 'recent', ref: '3', tokens: 7, reason: 'budget' }],
+      extra: { digest: { version: 'v', injected: false } },
+    });
+    const json = renderJson(c);
+    expect(json).toMatchObject({
+      version: 12,
+      processedVersion: 11,
+      agent: 'dm',
+      viewer: 'aria',
+      tokens: { budget: 500, used: 24 },
+      dropped: [{ section: 'recent', ref: '3', tokens: 7, reason: 'budget' }],
+      overBudget: false,
+      digest: { version: 'v', injected: false },
+    });
+    expect((json.sections as Array<Record<string, unknown>>).map((s) => [s.key, s.tokens])).toEqual([
+      ['location', 13],
+      ['npc', 0],
+      ['world', 8],
+    ]);
+  });
+});

@@ -1,0 +1,152 @@
+import { EventStore, NewEvent, WrongExpectedVersionError } from './event-store.port';
+
+/** A store under test and how to dispose of it. */
+export interface EventStoreFixture {
+  store: EventStore;
+  close(): Promise<void>;
+}
+
+const T1 = '2026-03-01T10:00:00.000Z';
+const T2 = '2026-03-01T11:00:00.000Z';
+
+const ev = (type: string, n: number, metadata?: NewEvent['metadata']): NewEvent => ({ type, data: { n, nested: { list: [n, 'ü€'] } }, ...(metadata ? { metadata } : {}) });
+const batch = (type: string, from: number, count: number) => Array.from({ length: count }, (_, i) => ev(type, from + i));
+
+/**
+ * The EventStore contract (DESIGN §1): every adapter and the in-memory fake must pass it.
+ * `create` returns a fresh, empty store; PostgreSQL runs reuse this with their own factory.
+ */
+export function eventStoreContract(name: string, create: () => Promise<EventStoreFixture>): void {
+  describe(`EventStore contract: ${name}`, () => {
+    let fixture: EventStoreFixture;
+    let store: EventStore;
+
+    beforeEach(async () => {
+      fixture = await create();
+      store = fixture.store;
+    });
+    afterEach(async () => fixture.close());
+
+    it('appends to a new stream at expected version 0, numbering from 1', async () => {
+      const stored = await store.append('s-a', 0, [ev('A', 1, { correlationId: 'c-1', idempotencyKey: 'k' }), ev('B', 2)], T1);
+      expect(stored.map((e) => [e.streamId, e.version, e.type, e.recordedAt])).toEqual([
+        ['s-a', 1, 'A', T1],
+        ['s-a', 2, 'B', T1],
+      ]);
+      expect(stored[0].data).toEqual({ n: 1, nested: { list: [1, 'ü€'] } });
+      expect(stored[0].metadata).toEqual({ correlationId: 'c-1', idempotencyKey: 'k' });
+      expect(stored[1].metadata).toEqual({});
+      expect(stored[1].position).toBeGreaterThan(stored[0].position);
+    });
+
+    it('continues at the current version, keeping versions gapless 1..n', async () => {
+      await store.append('s-a', 0, batch('A', 1, 2), T1);
+      await store.append('s-a', 2, batch('A', 3, 1), T1);
+      await store.append('s-a', 3, batch('A', 4, 3), T2);
+      const all = await store.readStream('s-a');
+      expect(all.map((e) => e.version)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(all.map((e) => e.data.n)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(all.map((e) => e.recordedAt)).toEqual([T1, T1, T1, T2, T2, T2]);
+    });
+
+    it('throws WrongExpectedVersionError on a stale or future version, appending nothing', async () => {
+      await store.append('s-a', 0, batch('A', 1, 2), T1);
+      for (const expected of [0, 1, 3, 7]) {
+        await expect(store.append('s-a', expected, [ev('X', 99)], T1)).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      }
+      await expect(store.append('s-new', 1, [ev('X', 99)], T1)).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      expect((await store.readStream('s-a')).map((e) => e.type)).toEqual(['A', 'A']);
+      expect(await store.streamVersion('s-new')).toBe(0);
+      expect(await store.readAll()).toHaveLength(2);
+    });
+
+    it('gives global positions strictly increasing across interleaved streams', async () => {
+      await store.append('s-a', 0, batch('A', 1, 2), T1);
+      await store.append('s-b', 0, batch('B', 1, 1), T1);
+      await store.append('s-a', 2, batch('A', 3, 1), T1);
+      await store.append('s-b', 1, batch('B', 2, 2), T1);
+      const all = await store.readAll();
+      expect(all.map((e) => `${e.streamId}@${e.version}`)).toEqual(['s-a@1', 's-a@2', 's-b@1', 's-a@3', 's-b@2', 's-b@3']);
+      for (let i = 1; i < all.length; i++) expect(all[i].position).toBeGreaterThan(all[i - 1].position);
+    });
+
+    it('keeps two streams independent: versions, reads and version checks', async () => {
+      await store.append('s-a', 0, batch('A', 1, 3), T1);
+      await store.append('s-b', 0, batch('B', 1, 1), T1);
+      expect(await store.streamVersion('s-a')).toBe(3);
+      expect(await store.streamVersion('s-b')).toBe(1);
+      expect((await store.readStream('s-b')).map((e) => e.type)).toEqual(['B']);
+      await expect(store.append('s-b', 3, [ev('B', 9)], T1)).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      await store.append('s-b', 1, [ev('B', 2)], T1);
+      expect(await store.streamVersion('s-a')).toBe(3);
+    });
+
+    it('readStream honours after (exclusive), until (inclusive) and limit, oldest first', async () => {
+      await store.append('s-a', 0, batch('A', 1, 10), T1);
+      await store.append('s-b', 0, batch('B', 1, 3), T1);
+      const versions = async (o: Parameters<EventStore['readStream']>[1]) => (await store.readStream('s-a', o)).map((e) => e.version);
+      expect(await versions(undefined)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(await versions({ after: 7 })).toEqual([8, 9, 10]);
+      expect(await versions({ until: 3 })).toEqual([1, 2, 3]);
+      expect(await versions({ after: 2, until: 5 })).toEqual([3, 4, 5]);
+      expect(await versions({ after: 2, limit: 2 })).toEqual([3, 4]);
+      expect(await versions({ after: 2, until: 4, limit: 10 })).toEqual([3, 4]);
+      expect(await versions({ after: 10 })).toEqual([]);
+      expect(await store.readStream('nope')).toEqual([]);
+    });
+
+    it('readAll honours after, until and limit on global positions', async () => {
+      await store.append('s-a', 0, batch('A', 1, 3), T1);
+      await store.append('s-b', 0, batch('B', 1, 3), T1);
+      const all = await store.readAll();
+      const p = all.map((e) => e.position);
+      expect(all).toHaveLength(6);
+      expect((await store.readAll({ after: p[1] })).map((e) => e.position)).toEqual(p.slice(2));
+      expect((await store.readAll({ after: p[1], limit: 2 })).map((e) => e.position)).toEqual(p.slice(2, 4));
+      expect((await store.readAll({ after: p[0], until: p[3] })).map((e) => e.position)).toEqual(p.slice(1, 4));
+      expect(await store.readAll({ after: p[5] })).toEqual([]);
+    });
+
+    it('reads back exactly what was appended (types, data, metadata, recordedAt)', async () => {
+      const appended = await store.append('s-a', 0, [ev('A', 1, { correlationId: 'x', causationId: 'y' })], T2);
+      expect(await store.readStream('s-a')).toEqual(appended);
+      expect(await store.readAll()).toEqual(appended);
+    });
+
+    it('hands out copies: changing a returned event changes nothing stored', async () => {
+      const [first] = await store.append('s-a', 0, [ev('A', 1)], T1);
+      first.data.n = 666;
+      (first.data.nested as { list: unknown[] }).list.push('x');
+      const [read] = await store.readStream('s-a');
+      read.metadata.correlationId = 'changed';
+      expect(await store.readStream('s-a')).toEqual([expect.objectContaining({ data: { n: 1, nested: { list: [1, 'ü€'] } }, metadata: {} })]);
+    });
+
+    it('streamVersion is 0 for an unknown stream and n after n events', async () => {
+      expect(await store.streamVersion('s-a')).toBe(0);
+      await store.append('s-a', 0, batch('A', 1, 4), T1);
+      expect(await store.streamVersion('s-a')).toBe(4);
+    });
+
+    it('concurrent appends at the same expected version: exactly one wins, the stream stays gapless', async () => {
+      await store.append('s-a', 0, [ev('A', 0)], T1);
+      const racers = Array.from({ length: 8 }, (_, i) => store.append('s-a', 1, batch(`R${i}`, 1, 2), T1));
+      const results = await Promise.allSettled(racers);
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(7);
+      for (const r of lost) expect(r.reason).toBeInstanceOf(WrongExpectedVersionError);
+      const stream = await store.readStream('s-a');
+      expect(stream.map((e) => e.version)).toEqual([1, 2, 3]);
+      expect(new Set(stream.slice(1).map((e) => e.type)).size).toBe(1);
+    });
+
+    it('concurrent appends to different streams all succeed', async () => {
+      await Promise.all(Array.from({ length: 6 }, (_, i) => store.append(`s-${i}`, 0, batch('A', 1, 2), T1)));
+      const all = await store.readAll();
+      expect(all).toHaveLength(12);
+      expect(new Set(all.map((e) => e.position)).size).toBe(12);
+    });
+  });
+}
