@@ -46,6 +46,27 @@ describe('ContextComposer budget (DESIGN §8)', () => {
     expect(half.used).toBe(84);
   });
 
+  it('a recall hit Recent Messages holds is left out, and comes back at its rank when the budget takes it from Recent', async () => {
+    const recent: ContextSection = { key: 'recent', title: 'recent', build: async () => ({ key: 'recent', title: 'recent', entries: ['10', '11', '12'].map((ref) => ({ ref, text: 'w w w w' })) }) };
+    const recall: ContextSection = {
+      key: 'recall',
+      title: 'recall',
+      after: true,
+      build: async () => ({ key: 'recall', title: 'recall', limit: 5, entries: ['3', '10', '7'].map((ref, i) => ({ ref, rank: i + 1, text: 'w w w w' })) }),
+    };
+    const composer = new ContextComposer(words, [recent, recall]);
+    const roomy = await composer.compose(request({ query: 'q' }), snapshot, 1000);
+    const refs = (c: typeof roomy, key: string) => c.sections.find((s) => s.key === key)!.entries.map((e) => e.ref);
+    expect(refs(roomy, 'recall')).toEqual(['3', '7']);
+    expect(refs(roomy, 'recent')).toEqual(['10', '11', '12']);
+    // recent 2+3×4 = 14, recall 2+2×4 = 10: over 20, Recent loses #10, whose hit returns to Recall (+4), then #11.
+    const tight = await composer.compose(request({ query: 'q' }), snapshot, 20);
+    expect(refs(tight, 'recent')).toEqual(['12']);
+    expect(refs(tight, 'recall')).toEqual(['3', '10', '7']);
+    expect(tight.dropped.map((d) => `${d.section}#${d.ref}`)).toEqual(['recent#10', 'recent#11']);
+    expect(tight.used).toBe(20);
+  });
+
   it('builds Recall last, seeing the other sections', async () => {
     let seen: string[] = [];
     const recall: ContextSection = { key: 'recall', title: 'Recalled', after: true, build: async ({ others }) => ((seen = (others ?? []).map((s) => s.key)), { key: 'recall', title: 'Recalled', entries: [] }) };

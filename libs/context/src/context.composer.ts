@@ -1,5 +1,5 @@
 import { CampaignSnapshot } from '@app/campaign';
-import { AgentKind, Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionKey } from './context.types';
+import { AgentKind, Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
 import { TokenCounter } from './token-counter.port';
 
 /** Sections each agent gets when `include=` does not say (DESIGN §8). */
@@ -12,7 +12,7 @@ export const PRESETS: Record<AgentKind, SectionKey[]> = {
 };
 
 /** See ContextComposer's `recallShare`. */
-export const DEFAULT_RECALL_SHARE = 0.5;
+export const DEFAULT_RECALL_SHARE = 0.8;
 
 /** Over budget, entries go in this order; sections not listed are never dropped. */
 const DROP_ORDER: SectionKey[][] = [['recent'], ['recall'], ['location', 'npc', 'world']];
@@ -61,10 +61,24 @@ export class ContextComposer {
     const present = keys.map((k) => built.get(k) ?? null).filter((s): s is BuiltSection => s !== null);
     const sections = present.filter((s) => !s.omitted).map((s) => this.measure(s));
     const dropped: DroppedEntry[] = sections.flatMap((s) => s.dropped ?? []);
+    const parked = this.parkRecalledRecent(sections);
     let used = sum(sections);
-    if (budget !== null) used = this.fit(sections, budget, dropped);
+    if (budget !== null) used = this.fit(sections, budget, dropped, parked);
     const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
     return { version: snapshot.state.version, processedVersion: snapshot.processedVersion, request, sections, budget, used, dropped, overBudget: budget !== null && used > budget, extra };
+  }
+
+  /** Recall hits that Recent Messages already holds are left out of Recall, kept aside in case the budget drops them there. */
+  private parkRecalledRecent(sections: ComposedSection[]): Map<string, SectionEntry> {
+    const recall = sections.find((s) => s.key === 'recall');
+    const recent = sections.find((s) => s.key === 'recent');
+    const parked = new Map<string, SectionEntry>();
+    if (!recall || !recent) return parked;
+    const held = new Set(recent.entries.map((e) => e.ref));
+    for (const e of recall.entries) if (held.has(e.ref)) parked.set(e.ref, e);
+    recall.entries = recall.entries.filter((e) => !parked.has(e.ref));
+    recall.tokens = this.sectionTokens(recall);
+    return parked;
   }
 
   private measure(s: BuiltSection): ComposedSection {
@@ -82,8 +96,10 @@ export class ContextComposer {
    * Drops entries in the stated order until the sections fit; returns the tokens used. Recall entries past its own
    * limit (a query's extra hits) go first, but may keep up to `recallShare` of what they and Recent Messages hold.
    */
-  private fit(sections: ComposedSection[], budget: number, dropped: DroppedEntry[]): number {
+  private fit(sections: ComposedSection[], budget: number, dropped: DroppedEntry[], parked: Map<string, SectionEntry>): number {
     let used = sum(sections);
+    const recall = sections.find((s) => s.key === 'recall');
+    const recent = sections.find((s) => s.key === 'recent');
     const drop = (section: ComposedSection, index: number) => {
       const [entry] = section.entries.splice(index, 1);
       const before = section.tokens;
@@ -91,9 +107,17 @@ export class ContextComposer {
       // What the drop saved: the last entry of a section takes its heading along, so drops and `used` add up.
       used -= before - section.tokens;
       dropped.push({ section: section.key, ref: entry.ref, tokens: before - section.tokens, reason: 'budget' });
+      const back = section === recent ? parked.get(entry.ref) : undefined;
+      if (back && recall) {
+        // No longer in the context: the hit takes its rank in Recall again (and is dropped there by Recall's rules).
+        parked.delete(entry.ref);
+        const at = recall.entries.findIndex((e) => (e.rank ?? 0) > (back.rank ?? 0));
+        recall.entries.splice(at === -1 ? recall.entries.length : at, 0, back);
+        const was = recall.tokens;
+        recall.tokens = this.sectionTokens(recall);
+        used += recall.tokens - was;
+      }
     };
-    const recall = sections.find((s) => s.key === 'recall');
-    const recent = sections.find((s) => s.key === 'recent');
     if (recall?.limit !== undefined) {
       const extraTokens = () => recall.entries.slice(recall.limit).reduce((n, e) => n + (e.tokens ?? 0), 0);
       while (used > budget && recall.entries.length > recall.limit!) {

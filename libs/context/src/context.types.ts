@@ -28,6 +28,8 @@ export interface SectionEntry {
   text: string;
   subjectId?: string;
   createdAt?: string;
+  /** Recall: the entry's rank among the hits, 1 = best. */
+  rank?: number;
   /** Filled by the composer. */
   tokens?: number;
 }

@@ -1,8 +1,8 @@
 import { CampaignReader, StoredMessage } from '@app/campaign';
 import { GlossaryEntry, LayersReader, MemoryReader } from '@app/memory';
-import { queryWords, recallQuery, SearchHit, SearchIndex } from '@app/search';
+import { QueryNode, queryWords, recallQuery, SearchHit, SearchIndex } from '@app/search';
 import { BuiltSection, ContextSection, SectionEntry, SectionInput } from '../context.types';
-import { oneLine, toMinute } from '../format';
+import { oneLine, toDay } from '../format';
 
 export interface RecallOptions {
   /** RECALL_LIMIT: the section's own entries (DESIGN §8). */
@@ -11,8 +11,8 @@ export interface RecallOptions {
   pool: number;
 }
 
-/** Extra ranked hits offered past RECALL_LIMIT (tuned on LoCoMo, docs/layered-context.md). */
-export const DEFAULT_RECALL_POOL = 45;
+/** Extra ranked hits offered past RECALL_LIMIT, room permitting (tuned on LoCoMo, docs/layered-context.md). */
+export const DEFAULT_RECALL_POOL = 100;
 
 /** A recalled message is cut here: one long speech must not crowd out the other hits. */
 const MAX_RECALLED_CHARS = 1000;
@@ -29,7 +29,8 @@ const MEMORY_SECTIONS = new Set(['location', 'npc', 'world']);
 /**
  * Recalled (DESIGN §8): with `query=`, the older messages, memories and glossary entries the search index ranks
  * highest for it that the context does not already hold, filtered by what the viewer witnessed, best first, each with
- * its round/date. Built after the other sections. Without a search index the section is absent.
+ * its round/date. Built after the other sections; hits Recent Messages holds are left out by the composer (and come
+ * back if the budget takes them from Recent). Without a search index the section is absent.
  */
 export class RecallSection implements ContextSection {
   readonly key = 'recall' as const;
@@ -46,13 +47,16 @@ export class RecallSection implements ContextSection {
 
   async build({ request, snapshot, audience, others = [] }: SectionInput): Promise<BuiltSection | null> {
     if (!this.index) return null;
-    const query = request.query === undefined ? null : recallQuery(request.query);
-    if (!query || this.options.limit + this.options.pool === 0) return { key: this.key, title: this.title, entries: [] };
-    const held = new Set(others.filter((s) => s.key === 'recent' || MEMORY_SECTIONS.has(s.key)).flatMap((s) => s.entries.map((e) => e.ref)));
+    const words = request.query === undefined ? null : recallQuery(request.query);
+    const query = words && withStemPrefixes(words);
+    if (!words || !query || this.options.limit + this.options.pool === 0) return { key: this.key, title: this.title, entries: [] };
+    // Hot messages stay candidates: if Recent Messages loses one to the budget, the composer brings its hit back here.
+    const held = new Set(others.filter((s) => MEMORY_SECTIONS.has(s.key)).flatMap((s) => s.entries.map((e) => e.ref)));
+    const hot = others.find((s) => s.key === 'recent')?.entries.length ?? 0;
     const heldTerms = new Set(others.filter((s) => s.key === 'glossary').flatMap((s) => s.entries.map((e) => e.ref.toLowerCase())));
     const want = this.options.limit + this.options.pool;
     // Hits the viewer may not see or the context already holds are skipped, so ask for more than we keep.
-    const ask = Math.min(500, 3 * want + held.size);
+    const ask = Math.min(500, 3 * want + held.size + hot);
     const cid = request.campaignId;
     const [messageHits, memoryHits] = await Promise.all([
       this.index.search(cid, query, { in: 'messages', limit: ask }),
@@ -62,10 +66,12 @@ export class RecallSection implements ContextSection {
     const candidates = [
       ...(await this.messages(cid, messageHits.filter((h) => !held.has(String(h.ref))), witness, audience?.dm ?? false)),
       ...(await this.memoryCandidates(cid, memoryHits.filter((h) => !held.has(String(h.ref))), witness)),
-      ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !audience?.dm }), heldTerms, wordsOf(queryWords(query).join(' '))),
+      ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !audience?.dm }), heldTerms, wordsOf(queryWords(words).join(' '))),
     ];
     candidates.sort((a, b) => b.score - a.score || a.kind - b.kind || (a.entry.ref < b.entry.ref ? -1 : a.entry.ref > b.entry.ref ? 1 : 0));
-    return { key: this.key, title: this.title, entries: candidates.slice(0, want).map((c) => c.entry), limit: this.options.limit };
+    const picked = await this.withReplies(cid, candidates.slice(0, want + hot), witness, audience?.dm ?? false);
+    const entries = picked.map((c, i) => ({ ...c.entry, rank: i + 1 }));
+    return { key: this.key, title: this.title, entries, limit: this.options.limit };
   }
 
   private async messages(campaignId: string, hits: SearchHit[], witness: string | null, dm: boolean): Promise<Candidate[]> {
@@ -81,6 +87,22 @@ export class RecallSection implements ContextSection {
     });
   }
 
+  /**
+   * Each recalled message brings the one after it — in a conversation, usually its answer — unless it is a hit itself
+   * or the viewer never saw it (tuned on LoCoMo: +4 points of answer recall at every budget, docs/layered-context.md).
+   */
+  private async withReplies(campaignId: string, picked: Candidate[], witness: string | null, dm: boolean): Promise<Candidate[]> {
+    const refs = new Set(picked.map((c) => c.entry.ref));
+    const wanted = picked.filter((c) => c.kind === 0).map((c) => Number(c.entry.ref) + 1).filter((i) => !refs.has(String(i)));
+    const replies = await this.campaigns.messagesByIndex(campaignId, wanted);
+    const seen = witness ? await this.campaigns.witnessed(campaignId, witness, replies.map((m) => m.index)) : null;
+    const byIndex = new Map(replies.filter((m) => (seen ? seen.has(m.index) : dm || m.visibility !== 'dm')).map((m) => [m.index, m]));
+    return picked.flatMap((c) => {
+      const reply = c.kind === 0 ? byIndex.get(Number(c.entry.ref) + 1) : undefined;
+      return reply ? [c, { entry: { ref: String(reply.index), createdAt: reply.at, text: messageLine(reply) }, score: c.score, kind: 0 }] : [c];
+    });
+  }
+
   private async memoryCandidates(campaignId: string, hits: SearchHit[], witness: string | null): Promise<Candidate[]> {
     if (hits.length === 0) return [];
     const summaries = new Map((await this.memories.byIds(campaignId, hits.map((h) => String(h.ref)), witness ?? undefined)).map((m) => [m.id, m]));
@@ -88,7 +110,7 @@ export class RecallSection implements ContextSection {
     return hits.flatMap((h) => {
       const m = summaries.get(String(h.ref));
       if (!m) return [];
-      const when = [h.round !== null ? `round ${h.round}` : null, toMinute(m.createdAt)].filter(Boolean).join(', ');
+      const when = [h.round !== null ? `round ${h.round}` : null, toDay(m.createdAt)].filter(Boolean).join(' · ');
       return [{ entry: { ref: m.id, subjectId: m.subjectId, createdAt: m.createdAt, text: `- [${when}] Memory (${m.scope} ${m.subjectId}): ${oneLine(m.summary)}` }, score: h.score / top, kind: 1 }];
     });
   }
@@ -105,19 +127,34 @@ export class RecallSection implements ContextSection {
       .filter((x) => x.score > 0);
     const top = Math.max(1, ...scored.map((x) => x.score));
     return scored.map(({ e, score }) => ({
-      entry: { ref: `glossary:${e.term}`, createdAt: e.createdAt ?? undefined, text: `- [${e.createdAt ? toMinute(e.createdAt) : 'DM'}] Glossary — ${oneLine(e.term)}: ${oneLine(e.definition)}` },
+      entry: { ref: `glossary:${e.term}`, createdAt: e.createdAt ?? undefined, text: `- [${e.createdAt ? toDay(e.createdAt) : 'DM'}] Glossary — ${oneLine(e.term)}: ${oneLine(e.definition)}` },
       score: score / top,
       kind: 2,
     }));
   }
 }
 
-/** `- [round 2, 2026-05-01 10:15] Aria: …` — a recalled message with its round and date. */
+/** `- [round 2 · 1 May 2026] Aria: …` — a recalled message with its round and day. */
 function messageLine(m: StoredMessage): string {
   const text = oneLine(m.content);
   const cut = text.length > MAX_RECALLED_CHARS ? `${text.slice(0, MAX_RECALLED_CHARS - 1)}…` : text;
-  return `- [round ${m.round}, ${toMinute(m.at)}] ${m.speaker ?? m.role}: ${cut}`;
+  return `- [round ${m.round} · ${toDay(m.at)}] ${m.speaker ?? m.role}: ${cut}`;
 }
 
 const wordsOf = (text: string): string[] =>
   (text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+
+/**
+ * A poor man's stemmer for recall (the index does not stem): a word of 5+ letters loses a common English suffix and
+ * becomes a prefix, so "painted" also finds "painting" and "painter" (tuned on LoCoMo, docs/layered-context.md).
+ */
+export function withStemPrefixes(q: QueryNode): QueryNode {
+  const stem = (w: string): QueryNode => {
+    if ([...w].length < 5) return { kind: 'word', word: w, prefix: false };
+    const cut = w.replace(/(?:ing|ed|es|er|ly|s)$/u, '');
+    return { kind: 'word', word: [...cut].length >= 4 ? cut : w, prefix: true };
+  };
+  if (q.kind === 'word') return stem(q.word);
+  if (q.kind === 'or') return { kind: 'or', children: q.children.map((c) => (c.kind === 'word' ? stem(c.word) : c)) };
+  return q;
+}

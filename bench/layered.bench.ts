@@ -1,0 +1,300 @@
+import 'reflect-metadata';
+import { loadConfig } from '@app/common';
+import { TiktokenCounter } from '@app/context';
+import { DefineTermInput, LocalSummarizer, LocationSummaryInput, NpcSummaryInput, RollingSummaryInput, Summarizer, WorldSummaryInput } from '@app/summarizer';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createApp } from '../apps/memory-service/src/bootstrap';
+
+/**
+ * Layered context on LoCoMo (issue 10): each conversation is replayed as a campaign (sessions = rounds), and for every
+ * QA of categories 1–4 the `dm` context with `query=<question>` is served at 1,000 / 2,000 / 4,000 tokens. Reported:
+ * answer-word recall (share of the answer's content words found in the served text) and mean tokens, per category,
+ * beside three baselines from the same run: the full transcript, the last 20 messages, and plain BM25 over the raw
+ * turns packed into the same budget. The data is read in place (CC BY-NC evaluation data, never copied).
+ */
+
+export const BUDGETS = [1000, 2000, 4000] as const;
+const CATEGORIES = [1, 2, 3, 4] as const;
+
+interface Turn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+interface Qa {
+  question: string;
+  answer?: string | number | null;
+  category: number;
+}
+interface Sample {
+  sample_id: string;
+  conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
+  qa: Qa[];
+}
+interface Session {
+  n: number;
+  dateText: string;
+  at: string;
+  turns: Turn[];
+}
+
+/** The repository root (the folder holding package.json), from bench/ or dist/bench/. */
+function repoRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${__dirname}`);
+    dir = up;
+  }
+  return dir;
+}
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/** "1:56 pm on 8 May, 2023" → ISO (UTC). */
+function sessionDate(text: string): string {
+  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(text);
+  if (!m) throw new Error(`unreadable LoCoMo session date "${text}"`);
+  const hour = (Number(m[1]) % 12) + (m[3].toLowerCase() === 'pm' ? 12 : 0);
+  return new Date(Date.UTC(Number(m[6]), MONTHS.indexOf(m[5].toLowerCase()), Number(m[4]), hour, Number(m[2]))).toISOString();
+}
+
+function sessionsOf(sample: Sample): Session[] {
+  const c = sample.conversation;
+  return Object.keys(c)
+    .map((k) => /^session_(\d+)$/.exec(k))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b)
+    .map((n) => ({ n, dateText: String(c[`session_${n}_date_time`]), at: sessionDate(String(c[`session_${n}_date_time`])), turns: (c[`session_${n}`] as Turn[]) ?? [] }))
+    .filter((s) => s.turns.length > 0);
+}
+
+const turnText = (t: Turn) => (t.blip_caption ? `${t.text} [shares ${t.blip_caption}]` : t.text);
+
+// --- answer-word recall (the probe of ../shared/eval/README.md) ---
+const STOP = new Set(
+  ('a an the and or but of to in on at for with by from as is are was were be been being it its this that these those ' +
+    'i you he she we they me him her us them my your his our their not no yes do does did so than then there here ' +
+    'what which who whom when where why how all any some into about over after before up down out off again very just ' +
+    'also can will would should could has have had').split(' '),
+);
+const contentWords = (text: string) => (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => !STOP.has(w));
+function answerRecall(answer: string, served: Set<string>): number | null {
+  const words = contentWords(answer);
+  return words.length === 0 ? null : words.filter((w) => served.has(w)).length / words.length;
+}
+
+// --- plain BM25 over the raw turns (the retrieval baseline) ---
+interface Line {
+  text: string;
+  tokens: number;
+  words: string[];
+}
+function bm25Pack(lines: Line[], question: string, budget: number, counter: TiktokenCounter): string {
+  const k1 = 1.2;
+  const b = 0.75;
+  const df = new Map<string, number>();
+  for (const l of lines) for (const w of new Set(l.words)) df.set(w, (df.get(w) ?? 0) + 1);
+  const avg = lines.reduce((n, l) => n + l.words.length, 0) / Math.max(1, lines.length);
+  const q = [...new Set(contentWords(question))];
+  const scored = lines
+    .map((l, i) => {
+      const tf = new Map<string, number>();
+      for (const w of l.words) tf.set(w, (tf.get(w) ?? 0) + 1);
+      let score = 0;
+      for (const w of q) {
+        const f = tf.get(w) ?? 0;
+        if (!f) continue;
+        const idf = Math.log(1 + (lines.length - df.get(w)! + 0.5) / (df.get(w)! + 0.5));
+        score += idf * ((f * (k1 + 1)) / (f + k1 * (1 - b + (b * l.words.length) / avg)));
+      }
+      return { i, score };
+    })
+    .filter((x) => x.score > 0)
+    .sort((x, y) => y.score - x.score || x.i - y.i);
+  const out: string[] = [];
+  let used = counter.count('## Retrieved\n');
+  for (const { i } of scored) {
+    if (used + lines[i].tokens > budget) continue;
+    used += lines[i].tokens;
+    out.push(lines[i].text);
+  }
+  return ['## Retrieved', ...out].join('\n');
+}
+
+/** Counts the model calls the worker makes, by kind (the offline summarizer answers). */
+class CountingSummarizer implements Summarizer {
+  readonly name = 'counting-local';
+  readonly calls = { location: 0, npc: 0, world: 0, rolling: 0, define: 0 };
+  private readonly local = new LocalSummarizer();
+  summarizeLocation(i: LocationSummaryInput, s?: AbortSignal) {
+    this.calls.location++;
+    return this.local.summarizeLocation(i, s);
+  }
+  summarizeNpc(i: NpcSummaryInput, s?: AbortSignal) {
+    this.calls.npc++;
+    return this.local.summarizeNpc(i, s);
+  }
+  summarizeWorld(i: WorldSummaryInput, s?: AbortSignal) {
+    this.calls.world++;
+    return this.local.summarizeWorld(i, s);
+  }
+  summarizeRolling(i: RollingSummaryInput, s?: AbortSignal) {
+    this.calls.rolling++;
+    return this.local.summarizeRolling(i, s);
+  }
+  defineTerm(i: DefineTermInput, s?: AbortSignal) {
+    this.calls.define++;
+    return this.local.defineTerm(i, s);
+  }
+}
+
+interface Tally {
+  recall: number;
+  n: number;
+  tokens: number;
+}
+type Row = Record<string, string | number>;
+
+export interface LayeredBenchOptions {
+  quick: boolean;
+  /** Roles the two speakers post as (default: both `player`, LoCoMo has no narrator). */
+  roles?: [string, string];
+}
+
+/** Replays LoCoMo and measures the dm context against the baselines; resolves to printable figures. */
+export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Record<string, unknown>> {
+  const path = process.env.LOCOMO_PATH ?? resolve(repoRoot(), '../shared/eval/locomo10.json');
+  if (!existsSync(path)) return { skipped: `LoCoMo data not found at ${path}` };
+  const samples = (JSON.parse(readFileSync(path, 'utf8')) as Sample[]).slice(0, opts.quick ? 1 : undefined);
+  const roles = opts.roles ?? ['player', 'player'];
+  const counter = new TiktokenCounter();
+  const tallies = new Map<string, Tally>();
+  const add = (strategy: string, category: number, recall: number, tokens: number) => {
+    for (const key of [`${strategy}|${category}`, `${strategy}|all`]) {
+      const t = tallies.get(key) ?? { recall: 0, n: 0, tokens: 0 };
+      t.recall += recall;
+      t.n += 1;
+      t.tokens += tokens;
+      tallies.set(key, t);
+    }
+  };
+  let messages = 0;
+  const calls = { rolling: 0, define: 0, memories: 0 };
+  const started = Date.now();
+
+  for (const sample of samples) {
+    const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-layered-'));
+    const summarizer = new CountingSummarizer();
+    const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'silent', SUMMARIZER: 'local' });
+    const app = await createApp(config, { summarizer }, false);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/v1/campaigns`;
+    const call = async (method: string, p: string, body?: unknown) => {
+      const res = await fetch(`${base}${p}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${method} ${p} → ${res.status} ${text.slice(0, 300)}`);
+      return text;
+    };
+    try {
+      const cid = `locomo-${sample.sample_id}`;
+      await call('POST', '', { id: cid, name: sample.sample_id });
+      const sessions = sessionsOf(sample);
+      const lines: Line[] = [];
+      const transcript: string[] = [];
+      for (const [i, session] of sessions.entries()) {
+        const batch = session.turns.map((t) => ({ role: t.speaker === sample.conversation.speaker_a ? roles[0] : roles[1], speaker: t.speaker, content: turnText(t), at: session.at }));
+        for (let k = 0; k < batch.length; k += 500) await call('POST', `/${cid}/messages`, { messages: batch.slice(k, k + 500) });
+        transcript.push(`## Session ${session.n} — ${session.dateText}`);
+        for (const t of session.turns) {
+          const text = `[${session.dateText}] ${t.speaker}: ${turnText(t)}`;
+          lines.push({ text, tokens: counter.count(`${text}\n`), words: contentWords(turnText(t)) });
+          transcript.push(`${t.speaker}: ${turnText(t)}`);
+        }
+        messages += batch.length;
+        if (i < sessions.length - 1) await call('POST', `/${cid}/commands/end-round`, {});
+      }
+      const version = JSON.parse(await call('GET', `/${cid}`)).version;
+      await call('GET', `/${cid}/context?minVersion=${version}&waitMs=30000`);
+      const full = transcript.join('\n');
+      const fullWords = new Set(contentWords(full));
+      const fullTokens = counter.count(full);
+      const last20 = lines.slice(-20).map((l) => l.text).join('\n');
+      const last20Words = new Set(contentWords(last20));
+      const last20Tokens = counter.count(last20);
+
+      for (const qa of sample.qa) {
+        if (!CATEGORIES.includes(qa.category as 1) || qa.answer === undefined || qa.answer === null) continue;
+        const answer = String(qa.answer);
+        const baseline = answerRecall(answer, fullWords);
+        if (baseline === null) continue;
+        add('full transcript', qa.category, baseline, fullTokens);
+        add('last 20 messages', qa.category, answerRecall(answer, last20Words)!, last20Tokens);
+        for (const budget of BUDGETS) {
+          const bm25 = bm25Pack(lines, qa.question, budget, counter);
+          add(`BM25 @${budget}`, qa.category, answerRecall(answer, new Set(contentWords(bm25)))!, counter.count(bm25));
+          const served = await call('GET', `/${cid}/context?agent=dm&format=text&explain=false&budget=${budget}&query=${encodeURIComponent(qa.question.slice(0, 2000))}`);
+          add(`layered dm @${budget}`, qa.category, answerRecall(answer, new Set(contentWords(served)))!, counter.count(served));
+        }
+      }
+      calls.rolling += summarizer.calls.rolling;
+      calls.define += summarizer.calls.define;
+      calls.memories += summarizer.calls.location + summarizer.calls.npc + summarizer.calls.world;
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  const strategies = ['full transcript', 'last 20 messages', ...BUDGETS.flatMap((b) => [`BM25 @${b}`, `layered dm @${b}`])];
+  const pct = (t?: Tally) => (t && t.n ? Math.round((1000 * t.recall) / t.n) / 10 : 0);
+  const table: Row[] = strategies.map((s) => {
+    const row: Row = { strategy: s };
+    for (const c of CATEGORIES) row[`cat ${c} %`] = pct(tallies.get(`${s}|${c}`));
+    const all = tallies.get(`${s}|all`)!;
+    row['all %'] = pct(all);
+    row['mean tokens'] = Math.round(all.tokens / all.n);
+    return row;
+  });
+  const fullAll = pct(tallies.get('full transcript|all'));
+  const at2000 = pct(tallies.get('layered dm @2000|all'));
+  return {
+    conversations: samples.length,
+    messages,
+    qa: tallies.get('full transcript|all')?.n ?? 0,
+    table,
+    layeredVsFullAt2000: Math.round((1000 * at2000) / fullAll) / 10,
+    beatsBm25: BUDGETS.map((b) => `${b}: ${pct(tallies.get(`layered dm @${b}|all`)) > pct(tallies.get(`BM25 @${b}|all`)) ? 'yes' : 'no'}`).join(', '),
+    summarizerCallsPer100Messages: {
+      rolling: Math.round((10000 * calls.rolling) / messages) / 100,
+      glossary: Math.round((10000 * calls.define) / messages) / 100,
+      memories: Math.round((10000 * calls.memories) / messages) / 100,
+    },
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+  };
+}
+
+/** Markdown table of flat rows. */
+export function markdownTable(rows: Row[]): string {
+  const cols = Object.keys(rows[0]);
+  return [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => r[c]).join(' | ')} |`)].join('\n');
+}
+
+if (require.main === module) {
+  const quick = process.argv.includes('--quick');
+  const npc = process.argv.includes('--speakers-as-npc');
+  runLayeredBench({ quick, roles: npc ? ['npc', 'npc'] : undefined })
+    .then((f) => {
+      const { table, ...rest } = f as { table?: Row[] };
+      if (table) console.log(markdownTable(table));
+      console.log(JSON.stringify(rest, null, 2));
+    })
+    .catch((err) => {
+      console.error(err);
+      process.exitCode = 1;
+    });
+}
