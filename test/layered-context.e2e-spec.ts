@@ -72,11 +72,11 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     const recalled = section(dm, 'recall');
     expect(recalled.title).toBe('Recalled');
     expect(recalled.entries[0]).toEqual(expect.objectContaining({ ref: '3' }));
-    expect(recalled.entries[0].text).toMatch(/^- \[round 2, \d{4}-\d{2}-\d{2} \d{2}:\d{2}\] dm: A hooded envoy joins the fire and whispers that the Geometers want the Void-Chisel/);
+    expect(recalled.entries[0].text).toMatch(/^- \[round 2 · \d{1,2} [A-Z][a-z]+ \d{4}\] dm: A hooded envoy joins the fire and whispers that the Geometers want the Void-Chisel/);
     expect(recalled.entries.every((e: any) => !recent.includes(Number(e.ref)))).toBe(true);
 
     const text = (await s().context('?agent=dm&query=what%20do%20the%20Geometers%20want&format=text')).text;
-    expect(text).toContain('## Recalled\n- [round 2, ');
+    expect(text).toContain('## Recalled\n- [round 2 · ');
   });
 
   it('serves each preset in canonical order, and include= returns exactly the sections it lists', async () => {
