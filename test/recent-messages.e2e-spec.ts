@@ -130,6 +130,10 @@ describe('Recent Messages with a small window and hot rounds', () => {
     const recent = recentOf((await s.context('?include=recent')).body);
     expect(recent.entries.map((e) => e.ref)).toEqual(['0', '2', '3', '4', '5', '6', '7', '8']);
     expect(recent.entries[1].text).toBe('[2] player: Round two.');
+    await s.command('end-round');
+    await s.command('end-round');
+    // Rounds 4 and 5 have no messages yet: the window is empty, the system prompt is still pinned.
+    expect(recentOf((await s.context('?include=recent')).body).entries.map((e) => e.ref)).toEqual(['0']);
   });
 
   it('a campaign with no messages has an empty section', async () => {

@@ -30,7 +30,9 @@ export class RecentMessagesReader {
               .limit(o.limit)
               .getMany();
       const messages = rows.map(fromMessageRecord).reverse();
-      const pinned = messages.length && messages[0].index > 0 ? await firstSystemBefore(m, campaignId, messages[0].index, o.seenBy) : null;
+      // An empty window (no message yet in the hot rounds) still pins the system message.
+      const windowStart = messages.length ? messages[0].index : Number.MAX_SAFE_INTEGER;
+      const pinned = windowStart > 0 ? await firstSystemBefore(m, campaignId, windowStart, o.seenBy) : null;
       const callIds = [...new Set(messages.map((x) => x.toolCallId).filter((x): x is string => !!x))];
       const calls = callIds.length ? await m.getRepository(ToolCallRecord).findBy({ campaignId, callId: In(callIds) }) : [];
       return { messages, pinned, toolNames: new Map(calls.map((c) => [c.callId, c.name])) };
