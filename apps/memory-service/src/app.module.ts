@@ -15,6 +15,8 @@ import { MessagesController } from './http/controllers/messages.controller';
 import { ProblemFilter } from './http/problem.filter';
 import { GameStateController } from './http/controllers/game-state.controller';
 import { WorldStateController } from './http/controllers/world-state.controller';
+import { SearchController } from './http/controllers/search.controller';
+import { BroadcastsController } from './http/controllers/broadcasts.controller';
 
 @Module({})
 export class AppModule {
@@ -38,7 +40,7 @@ export class AppModule {
           ],
         }),
       ],
-      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, GameStateController, WorldStateController],
+      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, GameStateController, WorldStateController, SearchController, BroadcastsController],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useClass: SchemaValidationPipe },

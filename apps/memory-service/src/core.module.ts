@@ -1,8 +1,10 @@
 import { CampaignEventsAppended, CampaignProjector, CampaignReader, CampaignRecord, CAMPAIGN_RUNNER, CampaignRunner, CommandHandlers, IdempotencyRecord, MessageRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextComposer, ContextService, DigestSection, GetContextQuery, HudSection, LocationSection, NpcSection, StateSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
+import { RecentMessagesReader, RecentSection } from '@app/context';
 import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, TypeOrmEventStore } from '@app/event-store';
 import { CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
+import { BroadcastRecord, BroadcastService, createSearchIndex, SEARCH_INDEX, SearchIndex, SearchIndexer, SearchService } from '@app/search';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
 import { AccountProjection, AccountRecord, GameStateSnapshotRecord, SnapshotStore, SnapshotToolRecord } from '@app/state';
 import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
@@ -12,7 +14,7 @@ import { MIGRATIONS } from './migrations';
 import { MeteredSummarizer } from './observability/metered.summarizer';
 import { Metrics } from './observability/metrics';
 
-export const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord, GameStateSnapshotRecord, SnapshotToolRecord, AccountRecord];
+export const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord, GameStateSnapshotRecord, SnapshotToolRecord, AccountRecord, BroadcastRecord];
 
 export interface CoreOverrides {
   clock?: Clock;
@@ -133,8 +135,13 @@ export class CoreModule {
       },
       { provide: TOKEN_COUNTER, useFactory: () => new TiktokenCounter() },
       {
+        provide: RecentSection,
+        useFactory: (db: Database, counter: TokenCounter) => new RecentSection(new RecentMessagesReader(db), counter, { recentMessages: config.contextRecentMessages, hotRounds: config.hotRounds }),
+        inject: [DATABASE, TOKEN_COUNTER],
+      },
+      {
         provide: ContextComposer,
-        useFactory: (counter: TokenCounter, memories: MemoryReader, snapshots: SnapshotStore, clock: Clock) =>
+        useFactory: (counter: TokenCounter, memories: MemoryReader, snapshots: SnapshotStore, clock: Clock, recent: RecentSection) =>
           new ContextComposer(counter, [
             new LocationSection(memories),
             new NpcSection(memories),
@@ -142,14 +149,33 @@ export class CoreModule {
             new StateSection(snapshots, counter, clock, { tickSeconds: config.tickSeconds, maxTokens: config.stateMaxTokens }),
             new DigestSection(counter, clock, config.digestMaxTokens),
             new HudSection(counter, config.hudMaxTokens),
+            recent,
           ]),
-        inject: [TOKEN_COUNTER, MemoryReader, SnapshotStore, CLOCK],
+        inject: [TOKEN_COUNTER, MemoryReader, SnapshotStore, CLOCK, RecentSection],
       },
       {
         provide: ContextService,
         useFactory: (reader: CampaignReader, progress: WorkerProgress, composer: ContextComposer) =>
           new ContextService(reader, progress, composer, config.contextTokenBudget, (line) => contextLogger.log(`context built ${JSON.stringify(line)}`)),
         inject: [CampaignReader, WorkerProgress, ContextComposer],
+      },
+      { provide: SEARCH_INDEX, useFactory: (db: Database) => createSearchIndex(db), inject: [DATABASE] },
+      {
+        // Index rows commit in the projections' own transactions (DESIGN §7).
+        provide: SearchIndexer,
+        useFactory: (index: SearchIndex, campaigns: CampaignProjector, memories: MemoryProjector) => {
+          const indexer = new SearchIndexer(index);
+          campaigns.addIndexer(indexer);
+          memories.addIndexer(indexer);
+          return indexer;
+        },
+        inject: [SEARCH_INDEX, CampaignProjector, MemoryProjector],
+      },
+      { provide: SearchService, useFactory: (reader: CampaignReader, index: SearchIndex) => new SearchService(reader, index), inject: [CampaignReader, SEARCH_INDEX] },
+      {
+        provide: BroadcastService,
+        useFactory: (db: Database, store: EventStore, index: SearchIndex, clock: Clock) => new BroadcastService(db, store, index, clock),
+        inject: [DATABASE, EVENT_STORE, SEARCH_INDEX, CLOCK],
       },
       ...CommandHandlers,
       WakeWorkerHandler,
@@ -161,7 +187,7 @@ export class CoreModule {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
       providers,
-      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore],
+      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore, SEARCH_INDEX, SearchService, BroadcastService],
       global: true,
     };
   }

@@ -10,3 +10,6 @@ export * from './sections/state.section';
 export * from './sections/digest.section';
 export * from './sections/hud.section';
 export * from './get-context.query';
+export * from './recent-window';
+export * from './sections/recent-messages.reader';
+export * from './sections/recent.section';

@@ -1,0 +1,40 @@
+import { BroadcastService } from '@app/search';
+import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { LIMITS } from '../dto/campaign.dto';
+import { idSchema, parse, queryInt } from '../validation';
+import { markReplay, writeMeta } from '../write-context';
+import { SEARCH_LIMIT } from './search.controller';
+
+const broadcastBody = z.strictObject({
+  content: z.string().min(1).max(LIMITS.contentChars).refine((s) => s.trim().length > 0, 'must not be blank'),
+  from: idSchema,
+});
+
+const listQuery = z.strictObject({
+  q: z.string().optional(),
+  limit: queryInt(1, SEARCH_LIMIT.max).optional(),
+});
+
+/** Agent-to-agent announcements that belong to no campaign (DESIGN §7). */
+@Controller('v1/broadcasts')
+export class BroadcastsController {
+  constructor(@Inject(BroadcastService) private readonly broadcasts: BroadcastService) {}
+
+  @Post()
+  @HttpCode(201)
+  async post(@Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const dto = parse(broadcastBody, body);
+    const meta = writeMeta(req, 'broadcasts', body);
+    const out = await this.broadcasts.post(dto, { idempotency: meta.idempotency, metadata: meta.metadata });
+    markReplay(reply, out.replayed);
+    return out.body;
+  }
+
+  @Get()
+  async list(@Query() query: unknown) {
+    const q = parse(listQuery, query);
+    return { items: await this.broadcasts.list({ q: q.q, limit: q.limit ?? SEARCH_LIMIT.default }) };
+  }
+}

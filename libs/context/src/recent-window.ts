@@ -1,0 +1,42 @@
+import type { Message } from '@app/campaign';
+import { oneLine } from './format';
+
+/** Tools whose results are snapshots of game state (DESIGN §7): only the newest result of each is worth a place. */
+export const DEFAULT_SNAPSHOT_TOOLS: readonly string[] = ['get_status', 'get_ship', 'get_cargo', 'get_system', 'get_poi', 'get_nearby', 'get_map'];
+
+export interface Compacted<M extends Message> {
+  kept: M[];
+  /** Older results of a snapshot tool, oldest first. */
+  compacted: M[];
+}
+
+/**
+ * Snapshot compaction (DESIGN §7), pure: of the tool results whose call resolves (through
+ * `toolNames`: call id → tool name) to a snapshot tool, only the newest per tool stays. Results of
+ * any other tool, or whose call cannot be resolved, are never removed; order is kept.
+ */
+export function compactSnapshots<M extends Message>(window: M[], toolNames: ReadonlyMap<string, string>, snapshotTools: ReadonlySet<string>): Compacted<M> {
+  const seen = new Set<string>();
+  const drop = new Set<M>();
+  for (let i = window.length - 1; i >= 0; i--) {
+    const tool = toolOf(window[i], toolNames);
+    if (tool === undefined || !snapshotTools.has(tool)) continue;
+    if (seen.has(tool)) drop.add(window[i]);
+    else seen.add(tool);
+  }
+  return { kept: window.filter((m) => !drop.has(m)), compacted: window.filter((m) => drop.has(m)) };
+}
+
+const toolOf = (m: Message, toolNames: ReadonlyMap<string, string>) => (m.role === 'tool' && m.toolCallId ? toolNames.get(m.toolCallId) : undefined);
+
+/**
+ * One Recent Messages line: `[<index>] <speaker, else role>: <content on one line>`; a tool result
+ * is labelled `tool <tool name>`, an assistant's calls follow as `[calls <name>#<call id>, …]`.
+ */
+export function recentLine(m: Message, toolNames: ReadonlyMap<string, string>): string {
+  const tool = toolOf(m, toolNames);
+  const label = m.role === 'tool' ? (tool ? `tool ${tool}` : 'tool') : (m.speaker ?? m.role);
+  const calls = m.toolCalls.length ? `[calls ${m.toolCalls.map((c) => `${c.name}#${c.id}`).join(', ')}]` : '';
+  const body = [oneLine(m.content), calls].filter(Boolean).join(' ');
+  return `[${m.index}] ${label}: ${body}`;
+}

@@ -1,0 +1,19 @@
+import { StoredEvent } from '@app/event-store';
+import { BroadcastDoc } from '../search-index.port';
+
+export interface BroadcastPostedData {
+  id: string;
+  from: string;
+  content: string;
+  at: string;
+}
+
+/** One stream per broadcast, so posting never races another writer. */
+export const broadcastStream = (id: string) => `broadcast-${id}`;
+export const BROADCAST_STREAM_PREFIX = 'broadcast-';
+export const BROADCAST_POSTED = 'BroadcastPosted';
+
+export const broadcastDoc = (e: StoredEvent): BroadcastDoc => {
+  const d = e.data as BroadcastPostedData;
+  return { id: d.id, seq: e.position, from: d.from, content: d.content, at: d.at };
+};

@@ -1,0 +1,22 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** Broadcasts projection (DESIGN §7): agent-to-agent announcements that belong to no campaign. */
+@Entity('broadcasts')
+@Index('ux_broadcasts_seq', ['seq'], { unique: true })
+export class BroadcastRecord {
+  @PrimaryColumn({ type: 'varchar', length: 128 })
+  id: string;
+
+  /** Global event position of its BroadcastPosted: "newest first" is `seq DESC`. */
+  @Column({ type: 'integer' })
+  seq: number;
+
+  @Column({ name: 'sender', type: 'varchar', length: 128 })
+  from: string;
+
+  @Column({ type: 'text' })
+  content: string;
+
+  @Column({ type: 'varchar', length: 40 })
+  at: string;
+}

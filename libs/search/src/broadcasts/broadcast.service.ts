@@ -1,0 +1,88 @@
+import { IdempotencyRecord } from '@app/campaign';
+import { Clock, DomainError, newId } from '@app/common';
+import { Database, EventMetadata, EventStore, isUniqueViolation } from '@app/event-store';
+import { EntityManager, In } from 'typeorm';
+import { parseQuery } from '../query/query-language';
+import { SearchIndex } from '../search-index.port';
+import { BROADCAST_POSTED, broadcastDoc, BroadcastPostedData, broadcastStream } from './broadcast-events';
+import { BroadcastRecord } from './broadcast.entity';
+
+export interface BroadcastView {
+  id: string;
+  content: string;
+  from: string;
+  at: string;
+}
+
+export interface BroadcastItem extends BroadcastView {
+  kind: 'broadcast';
+  ref: string;
+  snippet?: string;
+  score?: number;
+}
+
+export interface BroadcastWriteMeta {
+  idempotency?: { scope: string; key: string; requestHash: string };
+  metadata?: EventMetadata;
+}
+
+const view = (r: BroadcastRecord): BroadcastView => ({ id: r.id, content: r.content, from: r.from, at: r.at });
+
+/** Posts broadcasts (event + projection + index in one transaction) and lists or searches them. */
+export class BroadcastService {
+  constructor(
+    private readonly db: Database,
+    private readonly store: EventStore,
+    private readonly index: SearchIndex,
+    private readonly clock: Clock,
+  ) {}
+
+  async post(input: { content: string; from: string }, meta: BroadcastWriteMeta = {}): Promise<{ body: BroadcastView; replayed: boolean }> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.db.transaction((m) => this.postIn(m, input, meta));
+      } catch (err) {
+        // Two requests with one Idempotency-Key raced (PostgreSQL): the retry finds the winner's answer.
+        if (!(meta.idempotency && isUniqueViolation(err) && attempt < 3)) throw err;
+      }
+    }
+  }
+
+  /** Newest first without a query; best first with one (DESIGN §7 query language). */
+  async list(o: { q?: string; limit: number }): Promise<BroadcastItem[]> {
+    if (o.q === undefined) {
+      const rows = await this.db.read((m) => m.getRepository(BroadcastRecord).find({ order: { seq: 'DESC' }, take: o.limit }));
+      return rows.map((r) => ({ kind: 'broadcast', ref: r.id, ...view(r) }));
+    }
+    const hits = await this.index.search(null, parseQuery(o.q), { in: 'messages', limit: o.limit });
+    if (hits.length === 0) return [];
+    const ids = hits.map((h) => String(h.ref));
+    const rows = await this.db.read((m) => m.getRepository(BroadcastRecord).findBy({ id: In(ids) }));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return hits.flatMap((h) => {
+      const r = byId.get(String(h.ref));
+      return r ? [{ kind: 'broadcast' as const, ref: r.id, ...view(r), snippet: h.snippet, score: h.score }] : [];
+    });
+  }
+
+  private async postIn(m: EntityManager, input: { content: string; from: string }, meta: BroadcastWriteMeta): Promise<{ body: BroadcastView; replayed: boolean }> {
+    const idem = meta.idempotency;
+    if (idem) {
+      const prior = await m.getRepository(IdempotencyRecord).findOneBy({ scope: idem.scope, key: idem.key });
+      if (prior) {
+        if (prior.requestHash !== idem.requestHash) throw new DomainError('unprocessable', 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request');
+        return { body: JSON.parse(prior.body) as BroadcastView, replayed: true };
+      }
+    }
+    const at = this.clock.now().toISOString();
+    const data: BroadcastPostedData = { id: newId(), from: input.from, content: input.content, at };
+    const metadata = { ...meta.metadata, ...(idem ? { idempotencyKey: idem.key } : {}) };
+    const [event] = await this.store.append(broadcastStream(data.id), 0, [{ type: BROADCAST_POSTED, data, metadata }], at, m);
+    const doc = broadcastDoc(event);
+    await m.getRepository(BroadcastRecord).insert({ id: doc.id, seq: doc.seq, from: doc.from, content: doc.content, at: doc.at });
+    await this.index.indexBroadcasts(m, [doc]);
+    const body: BroadcastView = { id: data.id, content: data.content, from: data.from, at };
+    if (idem) await m.getRepository(IdempotencyRecord).insert({ scope: idem.scope, key: idem.key, requestHash: idem.requestHash, status: 201, body: JSON.stringify(body), createdAt: at });
+    return { body, replayed: false };
+  }
+}

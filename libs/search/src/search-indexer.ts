@@ -1,0 +1,44 @@
+import { Message, MessageIndexer, MessageRecord } from '@app/campaign';
+import { MemoryIndexer, MemoryRecord } from '@app/memory';
+import { EntityManager, In } from 'typeorm';
+import { MemoryDoc, MessageDoc, SearchIndex } from './search-index.port';
+
+export const toMessageDoc = (m: Message): MessageDoc => ({
+  index: m.index,
+  role: m.role,
+  locationId: m.locationId,
+  at: m.at,
+  round: m.round,
+  content: m.content,
+  reasoning: m.reasoning,
+});
+
+/** Hooks the search index into the campaign and memory projections: same transaction, same commit. */
+export class SearchIndexer implements MessageIndexer, MemoryIndexer {
+  constructor(private readonly index: SearchIndex) {}
+
+  indexMessages(m: EntityManager, campaignId: string, messages: Message[]): Promise<void> {
+    return this.index.indexMessages(m, campaignId, messages.map(toMessageDoc));
+  }
+
+  async indexMemories(m: EntityManager, campaignId: string, memories: MemoryRecord[]): Promise<void> {
+    const rounds = await roundsOf(m, campaignId, memories.map((r) => Number(r.throughMessageIndex)));
+    const docs: MemoryDoc[] = memories.map((r) => ({
+      id: r.id,
+      seq: Number(r.memoryVersion),
+      locationId: r.locationId,
+      at: r.createdAt,
+      round: rounds.get(Number(r.throughMessageIndex)) ?? null,
+      summary: r.summary,
+    }));
+    return this.index.indexMemories(m, campaignId, docs);
+  }
+}
+
+/** Round of each message index (primary-key lookups): a memory is dated by the last message it covers. */
+async function roundsOf(m: EntityManager, campaignId: string, indexes: number[]): Promise<Map<number, number>> {
+  const wanted = [...new Set(indexes.filter((i) => i >= 0))];
+  if (wanted.length === 0) return new Map();
+  const rows = await m.getRepository(MessageRecord).find({ select: { index: true, round: true }, where: { campaignId, index: In(wanted) } });
+  return new Map(rows.map((r) => [Number(r.index), Number(r.round)]));
+}
