@@ -2,6 +2,7 @@ import { AppConfig } from '@app/common';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { CoreModule, CoreOverrides } from './core.module';
+import { DatabaseLifecycle } from './database.lifecycle';
 import { CampaignsController } from './http/controllers/campaigns.controller';
 import { CommandsController } from './http/controllers/commands.controller';
 import { HealthController } from './http/controllers/health.controller';
@@ -16,7 +17,7 @@ export class AppModule {
       module: AppModule,
       imports: [CoreModule.forRoot(config, overrides)],
       controllers: [CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController],
-      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
+      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }, DatabaseLifecycle],
     };
   }
 }

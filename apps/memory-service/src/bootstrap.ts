@@ -5,11 +5,14 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { CoreOverrides } from './core.module';
+import { installApiKeyAuth } from './http/api-key.auth';
+import { hardenedFastifyOptions } from './http/fastify-hardening';
 import { LIMITS } from './http/dto/campaign.dto';
 
 /** Builds the Nest app on Fastify with the body limit, problem+json errors and request ids. */
 export async function createApp(config: AppConfig, overrides: CoreOverrides = {}, logger: false | undefined = undefined): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
+    ...hardenedFastifyOptions,
     bodyLimit: LIMITS.bodyBytes,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
@@ -21,6 +24,7 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
   fastify.addHook('onSend', async (req, reply) => {
     void reply.header('x-request-id', String(req.id));
   });
-  app.enableShutdownHooks();
+  installApiKeyAuth(fastify, config);
+  // No enableShutdownHooks(): main.ts installs the graceful SIGTERM handler (graceful-shutdown.ts).
   return app;
 }

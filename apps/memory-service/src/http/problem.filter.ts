@@ -23,6 +23,7 @@ const TITLES: Record<number, string> = {
   409: 'Conflict',
   412: 'Precondition Failed',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
   500: 'Internal Server Error',
@@ -37,6 +38,7 @@ const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
   FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
   FST_ERR_BAD_URL: 'INVALID_URL',
+  FST_ERR_MAX_PARAM_LENGTH: 'URI_TOO_LONG',
 };
 
 export interface Problem {
