@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { INestApplication } from '@nestjs/common';
+import type { FastifyInstance } from 'fastify';
 import type { Server } from 'node:http';
 
 export interface ShutdownOptions {
@@ -21,11 +22,18 @@ export function installGracefulShutdown(app: INestApplication, options: Shutdown
   const graceMs = options.graceMs ?? 7_000;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let started = false;
+  // Keep-alive clients would hold their sockets open after their last answer and stall the close.
+  const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
+  fastify.addHook('onSend', async (_req, reply) => {
+    if (started) void reply.header('connection', 'close');
+  });
   const onSignal = (signal: NodeJS.Signals) => {
     if (started) return;
     started = true;
     logger.log(`${signal} received: draining requests, stopping the memory worker, closing the database`);
     const server = app.getHttpServer() as Server;
+    const reaper = setInterval(() => server.closeIdleConnections(), 50);
+    reaper.unref();
     const grace = setTimeout(() => {
       logger.warn(`requests still open after ${graceMs} ms: closing their connections`);
       server.closeAllConnections();
@@ -38,6 +46,7 @@ export function installGracefulShutdown(app: INestApplication, options: Shutdown
     hard.unref();
     app.close().then(
       () => {
+        clearInterval(reaper);
         clearTimeout(grace);
         clearTimeout(hard);
         logger.log('shutdown complete');
