@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { AppModule } from './app.module';
 import { CoreOverrides } from './core.module';
 import { installApiKeyAuth } from './http/api-key.auth';
-import { hardenedFastifyOptions } from './http/fastify-hardening';
+import { acceptJsonOnly, hardenedFastifyOptions } from './http/fastify-hardening';
 import { LIMITS } from './http/dto/campaign.dto';
 
 /** Builds the Nest app on Fastify with the body limit, problem+json errors and request ids. */
@@ -19,8 +19,9 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
       return typeof given === 'string' && /^[\x21-\x7e]{1,128}$/.test(given) ? given : randomUUID();
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, overrides), adapter, { logger: logger === false ? false : undefined });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, overrides), adapter, { logger: logger === false ? false : undefined, bodyParser: false });
   const fastify = app.getHttpAdapter().getInstance();
+  acceptJsonOnly(fastify);
   fastify.addHook('onSend', async (req, reply) => {
     void reply.header('x-request-id', String(req.id));
   });

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import { Problem, sendProblem, toProblem } from './problem.filter';
 
@@ -33,3 +33,12 @@ export const hardenedFastifyOptions = {
   frameworkErrors,
   clientErrorHandler,
 };
+
+/**
+ * JSON bodies only: with Nest's parsers off (`bodyParser: false`) Fastify keeps its JSON parser
+ * (1 MiB, `__proto__`/`constructor` refused); text/plain goes too, so any other body is 415. Form
+ * bodies would let any web page drive an unauthenticated local service with a plain HTML form.
+ */
+export function acceptJsonOnly(fastify: FastifyInstance): void {
+  fastify.removeContentTypeParser('text/plain');
+}
