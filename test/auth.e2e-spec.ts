@@ -5,6 +5,8 @@ const TENANT = 'tenant-token-0123456789abcdef';
 const KEYS = `${ADMIN}, ${TENANT}=acme-*, ${TENANT}=shared.camp`;
 const as = (token: string) => ({ authorization: `Bearer ${token}` });
 
+jest.setTimeout(30_000);
+
 describe('access control with LOREKEEPER_API_KEYS', () => {
   let t: TestApp;
   beforeAll(async () => {

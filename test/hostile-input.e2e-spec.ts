@@ -3,6 +3,8 @@ import { expectProblem, expectRejected } from './support/rejection';
 import { scenario } from './support/scenario';
 import { startTestApp, TestApp } from './support/test-app';
 
+jest.setTimeout(30_000);
+
 /** Regression tests for every 5xx / non-problem answer the fuzzer (test/fuzz.e2e-spec.ts) found. */
 describe('hostile input: fuzzer findings stay fixed', () => {
   let t: TestApp;

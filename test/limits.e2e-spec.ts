@@ -4,6 +4,8 @@ import { scenario } from './support/scenario';
 import { HttpResult, startTestApp, TestApp } from './support/test-app';
 
 /** Every documented limit (docs/guarantees.md "Limits"): accepted at the limit, refused one past it, nothing appended. */
+jest.setTimeout(30_000);
+
 describe('limits', () => {
   let t: TestApp;
   const cid = 'limits';
