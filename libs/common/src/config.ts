@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseApiKeys } from './api-keys';
 
 const int = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
@@ -41,6 +42,13 @@ export const configSchema = z
     if (v.SUMMARIZER === 'anthropic' && !v.ANTHROPIC_API_KEY) {
       ctx.addIssue({ code: 'custom', path: ['SUMMARIZER'], message: 'anthropic needs ANTHROPIC_API_KEY' });
     }
+    if (v.LOREKEEPER_API_KEYS !== undefined) {
+      try {
+        parseApiKeys(v.LOREKEEPER_API_KEYS);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['LOREKEEPER_API_KEYS'], message: (err as Error).message });
+      }
+    }
   });
 
 export type Env = z.infer<typeof configSchema>;
@@ -70,6 +78,7 @@ export interface AppConfig {
   rollingSummaryWords: number;
   recallLimit: number;
   contextTokenBudget: number;
+  /** LOREKEEPER_API_KEYS as given: `token[=campaign-glob],…` (see parseApiKeys); unset = no authentication. */
   apiKeys?: string;
 }
 

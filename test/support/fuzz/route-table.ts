@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+
+/**
+ * Every HTTP route of the service, with generators of VALID requests; the fuzzer breaks them.
+ * A new route = one entry here (keep it in step with apps/memory-service/src/http/controllers).
+ */
+export interface RouteSpec {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** Express-style template; `:cid` is the campaign (its version must not move on a rejection). */
+  path: string;
+  /** Valid values per path parameter (default: `anyKnownId`). */
+  params?: Record<string, fc.Arbitrary<string>>;
+  /** A valid body (omit for routes without one). */
+  body?: fc.Arbitrary<unknown>;
+  /** A valid query (values as strings). */
+  query?: fc.Arbitrary<Record<string, string>>;
+}
+
+/** The campaign the fuzzer seeds before it starts (see `seedFuzzWorld`). */
+export const WORLD = {
+  campaign: 'fz',
+  locations: ['l1', 'l2', 'l3'],
+  npcs: ['n1', 'n2'],
+  quest: 'q1',
+  objectives: Array.from({ length: 50 }, (_, i) => `o${i}`),
+};
+
+const knownLocation = fc.constantFrom(...WORLD.locations);
+const knownNpc = fc.constantFrom(...WORLD.npcs);
+const anId = fc.oneof(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,20}$/), fc.constantFrom(...WORLD.locations, ...WORLD.npcs, WORLD.quest, 'x'));
+const aName = fc.oneof(fc.constantFrom('Mira', 'The Rusty Anchor', 'Jonas the harbourmaster'), fc.string({ minLength: 1, maxLength: 30 }).filter((s) => s.trim().length > 0));
+const danger = fc.constantFrom('SAFE', 'LOW', 'MODERATE', 'HIGH', 'EXTREME', 'CLEARED');
+const intText = (min: number, max: number) => fc.integer({ min, max }).map(String);
+
+const message = fc.record(
+  {
+    role: fc.constantFrom('player', 'dm', 'npc', 'narrator', 'system'),
+    speaker: aName,
+    content: fc.string({ minLength: 1, maxLength: 80 }).map((s) => `msg ${s}`),
+    locationId: knownLocation,
+    npcIds: fc.array(knownNpc, { maxLength: 2 }),
+    at: fc.constantFrom('2026-01-01T10:00:00Z', '2026-05-05T12:30:00.000Z'),
+  },
+  { requiredKeys: ['role', 'content'] },
+);
+
+/** The route table. */
+export const ROUTES: RouteSpec[] = [
+  { method: 'GET', path: '/health' },
+  { method: 'POST', path: '/v1/campaigns', body: fc.record({ id: anId, name: aName, perRoleMemory: fc.boolean() }, { requiredKeys: ['name'] }) },
+  { method: 'GET', path: '/v1/campaigns/:cid' },
+  { method: 'PUT', path: '/v1/campaigns/:cid/settings', body: fc.record({ perRoleMemory: fc.boolean() }) },
+  { method: 'PUT', path: '/v1/campaigns/:cid/locations/:lid', params: { lid: fc.oneof(knownLocation, anId) }, body: fc.record({ name: aName, dangerLevel: danger }, { requiredKeys: ['name'] }) },
+  {
+    method: 'PUT',
+    path: '/v1/campaigns/:cid/npcs/:nid',
+    params: { nid: fc.oneof(knownNpc, anId) },
+    body: fc.record({ name: aName, aliases: fc.array(aName, { maxLength: 3 }), locationId: fc.option(knownLocation) }, { requiredKeys: ['name'] }),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/campaigns/:cid/quests/:qid',
+    params: { qid: fc.oneof(fc.constant('q-fuzz'), anId) },
+    body: fc.record({ name: aName, objectives: fc.uniqueArray(fc.record({ id: anId, name: aName }), { maxLength: 3, selector: (o) => o.id }) }),
+  },
+  { method: 'POST', path: '/v1/campaigns/:cid/messages', body: fc.record({ messages: fc.array(message, { minLength: 1, maxLength: 4 }) }) },
+  { method: 'GET', path: '/v1/campaigns/:cid/messages', query: fc.record({ after: intText(-1, 50), limit: intText(1, 1000), locationId: knownLocation }, { requiredKeys: [] }) },
+  { method: 'POST', path: '/v1/campaigns/:cid/commands/change-location', body: fc.record({ toLocationId: knownLocation }) },
+  { method: 'POST', path: '/v1/campaigns/:cid/commands/complete-objective', body: fc.record({ questId: fc.constant(WORLD.quest), objectiveId: fc.constantFrom(...WORLD.objectives) }) },
+  { method: 'POST', path: '/v1/campaigns/:cid/commands/complete-quest', body: fc.record({ questId: fc.constantFrom(WORLD.quest, 'q-fuzz') }) },
+  { method: 'POST', path: '/v1/campaigns/:cid/commands/progress-act', body: fc.record({ actId: anId }) },
+  {
+    method: 'POST',
+    path: '/v1/campaigns/:cid/commands/update-location-state',
+    body: fc.record({ locationId: knownLocation, dangerLevel: danger, completeEncounter: anId }, { requiredKeys: ['locationId'] }),
+  },
+  { method: 'POST', path: '/v1/campaigns/:cid/commands/end-round', body: fc.constantFrom({}, undefined) },
+  {
+    method: 'GET',
+    path: '/v1/campaigns/:cid/memories',
+    query: fc.record({ scope: fc.constantFrom('location', 'npc', 'world'), subjectId: fc.oneof(knownLocation, knownNpc, fc.constant('world')), limit: intText(1, 1000), before: anId }, { requiredKeys: [] }),
+  },
+  { method: 'GET', path: '/v1/campaigns/:cid/events', query: fc.record({ stream: fc.constantFrom('game', 'memory'), after: intText(0, 100), limit: intText(1, 1000) }, { requiredKeys: [] }) },
+  {
+    method: 'GET',
+    path: '/v1/campaigns/:cid/context',
+    query: fc.record(
+      {
+        agent: fc.constantFrom('narrative', 'dm', 'player', 'npc', 'agent'),
+        limit: intText(1, 100),
+        format: fc.constantFrom('json', 'text'),
+        minVersion: intText(0, 5),
+        waitMs: intText(0, 20),
+        viewer: knownNpc,
+        include: fc.constantFrom('location', 'npc,world', 'recent', 'bible,glossary,hud,digest,state,previously,recall'),
+        budget: intText(50, 5000),
+        query: fc.string({ minLength: 1, maxLength: 30 }),
+        explain: fc.constantFrom('true', 'false'),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+];
+
+/** Creates the campaign the routes refer to: locations, NPCs, a quest with many objectives, a few messages. */
+export async function seedFuzzWorld(call: (method: string, path: string, body?: unknown) => Promise<number>): Promise<void> {
+  const c = `/v1/campaigns/${WORLD.campaign}`;
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const status = await call(method, path, body);
+    if (status >= 300) throw new Error(`seeding ${method} ${path} → ${status}`);
+  };
+  await ok('POST', '/v1/campaigns', { id: WORLD.campaign, name: 'Fuzz' });
+  for (const l of WORLD.locations) await ok('PUT', `${c}/locations/${l}`, { name: `Location ${l}` });
+  for (const [i, n] of WORLD.npcs.entries()) await ok('PUT', `${c}/npcs/${n}`, { name: `Npc${n}`, locationId: WORLD.locations[i] });
+  await ok('PUT', `${c}/quests/${WORLD.quest}`, { name: 'Quest', objectives: WORLD.objectives.map((id) => ({ id, name: `Objective ${id}` })) });
+  await ok('POST', `${c}/commands/change-location`, { toLocationId: WORLD.locations[0] });
+  await ok('POST', `${c}/messages`, { messages: [{ role: 'dm', content: 'Npcn1 greets the party.' }, { role: 'player', speaker: 'Aria', content: 'Hello Npcn1.' }] });
+}
