@@ -39,6 +39,7 @@ describe('limits', () => {
       aliasChars: 100,
       objectives: 100,
       toolCalls: 64,
+      pathParamChars: 1000,
       audience: 100,
       npcIdsPerMessage: 100,
       listLimit: 1000,

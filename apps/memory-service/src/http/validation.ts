@@ -16,7 +16,7 @@ export const idSchema = z.string().refine(isId, ID_RULE);
 const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Paths of strings (values or keys) holding NUL or unpaired surrogates; iterative, so deep input cannot overflow the stack. */
-function badTextPaths(value: unknown, limit = 20): string[] {
+export function badTextPaths(value: unknown, limit = 20): string[] {
   const found: string[] = [];
   const stack: Array<[unknown, string]> = [[value, '']];
   while (stack.length && found.length < limit) {
