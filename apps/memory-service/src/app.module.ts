@@ -7,6 +7,7 @@ import { CommandsController } from './http/controllers/commands.controller';
 import { HealthController } from './http/controllers/health.controller';
 import { MemoriesController } from './http/controllers/memories.controller';
 import { MessagesController } from './http/controllers/messages.controller';
+import { MetricsController } from './http/controllers/metrics.controller';
 import { ProblemFilter } from './http/problem.filter';
 
 @Module({})
@@ -15,7 +16,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CoreModule.forRoot(config, overrides)],
-      controllers: [CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController],
+      controllers: [CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, MetricsController],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
     };
   }

@@ -1,13 +1,15 @@
 import { CampaignEventsAppended, CampaignProjector, CampaignReader, CampaignRecord, CAMPAIGN_RUNNER, CampaignRunner, CommandHandlers, IdempotencyRecord, MessageRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextComposer, ContextService, GetContextQuery, LocationSection, NpcSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
-import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, TypeOrmEventStore } from '@app/event-store';
-import { CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
+import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, runMigrations, TypeOrmEventStore } from '@app/event-store';
+import { CAMPAIGN_OWNERSHIP, CampaignOwnership, CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
+import { ReplicaMetrics } from '@app/replica';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
 import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { CqrsModule, EventBus, EventsHandler, IEventHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from './migrations';
+import { REPLICA_COORDINATOR, replicaProviders } from './replica.providers';
 
 export const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord];
 
@@ -62,7 +64,7 @@ export class CoreModule {
         useFactory: async () => {
           const ds = createDataSource({ database: config.database, entities: ENTITIES, migrations: MIGRATIONS });
           await ds.initialize();
-          await ds.runMigrations({ transaction: 'each' });
+          await runMigrations(ds);
           return ds;
         },
       },
@@ -87,13 +89,23 @@ export class CoreModule {
       },
       {
         provide: MemoryWorker,
-        useFactory: (db: Database, store: EventStore, reader: CampaignReader, projector: MemoryProjector, summarizer: Summarizer, progress: WorkerProgress) =>
-          new MemoryWorker(db, store, reader, projector, summarizer, progress, workerLogger(new Logger('memory-worker')), {
-            attempts: config.summaryAttempts,
-            timeoutMs: config.summaryTimeoutMs,
-            concurrency: config.memoryConcurrency,
-          }),
-        inject: [DATABASE, EVENT_STORE, CampaignReader, MemoryProjector, SUMMARIZER, WorkerProgress],
+        useFactory: (db: Database, store: EventStore, reader: CampaignReader, projector: MemoryProjector, summarizer: Summarizer, progress: WorkerProgress, ownership: CampaignOwnership) =>
+          new MemoryWorker(
+            db,
+            store,
+            reader,
+            projector,
+            summarizer,
+            progress,
+            workerLogger(new Logger('memory-worker')),
+            {
+              attempts: config.summaryAttempts,
+              timeoutMs: config.summaryTimeoutMs,
+              concurrency: config.memoryConcurrency,
+            },
+            ownership,
+          ),
+        inject: [DATABASE, EVENT_STORE, CampaignReader, MemoryProjector, SUMMARIZER, WorkerProgress, CAMPAIGN_OWNERSHIP],
       },
       { provide: TOKEN_COUNTER, useFactory: () => new TiktokenCounter() },
       {
@@ -110,12 +122,13 @@ export class CoreModule {
       WakeWorkerHandler,
       GetContextHandler,
       WorkerLifecycle,
+      ...replicaProviders(config),
     ];
     return {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
       providers,
-      exports: [APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule],
+      exports: [APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, ReplicaMetrics, REPLICA_COORDINATOR],
       global: true,
     };
   }
