@@ -18,8 +18,14 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, overrides), adapter, { logger: logger === false ? false : undefined });
   const fastify = app.getHttpAdapter().getInstance();
+  // Shutting down: answers to in-flight requests close their connection, so keep-alive clients move on.
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+  });
   fastify.addHook('onSend', async (req, reply) => {
     void reply.header('x-request-id', String(req.id));
+    if (closing) void reply.header('connection', 'close');
   });
   app.enableShutdownHooks();
   return app;

@@ -43,6 +43,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   }
   async beforeApplicationShutdown(): Promise<void> {
     await this.worker.stop();
+    new Logger('memory-worker').log('shutdown: worker stopped, unfinished summaries abandoned');
   }
 }
 

@@ -12,9 +12,24 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  exitWithin(SHUTDOWN_DEADLINE_MS);
   const app = await createApp(config);
   await app.listen({ port: config.port, host: config.host });
   process.stdout.write(`Lorekeeper listening on http://${config.host}:${config.port} (database ${config.database.type}, summarizer ${config.summarizer})\n`);
+}
+
+/** DESIGN §9: SIGTERM exits within 10 s, even if a request or the worker does not let go in time. */
+const SHUTDOWN_DEADLINE_MS = 9_000;
+
+function exitWithin(ms: number): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      setTimeout(() => {
+        process.stderr.write(`shutdown did not finish within ${ms} ms; exiting\n`);
+        process.exit(1);
+      }, ms).unref();
+    });
+  }
 }
 
 void main();

@@ -27,6 +27,7 @@ export class NotifyReplicasHandler implements IEventHandler<CampaignEventsAppend
  */
 @Injectable()
 export class ReplicaLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger('replica');
   constructor(
     @Inject(DataSource) private readonly dataSource: DataSource,
     @Inject(CAMPAIGN_OWNERSHIP) private readonly ownership: CampaignOwnership,
@@ -39,8 +40,12 @@ export class ReplicaLifecycle implements OnApplicationBootstrap, BeforeApplicati
     await this.coordinator?.stop();
   }
   async onApplicationShutdown(): Promise<void> {
-    if (this.ownership instanceof PostgresLeaseOwnership) await this.ownership.stop();
+    if (this.ownership instanceof PostgresLeaseOwnership) {
+      await this.ownership.stop();
+      this.logger.log('shutdown: leases released');
+    }
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    this.logger.log('shutdown: database pool closed');
   }
 }
 
@@ -63,9 +68,11 @@ export function replicaProviders(config: AppConfig): Provider[] {
     },
     {
       provide: REPLICA_COORDINATOR,
-      useFactory: (ds: DataSource, worker: MemoryWorker, metrics: ReplicaMetrics) =>
-        db.type === 'postgres' ? new ReplicaCoordinator(ds, { url: db.url, replicaId, pollMs: config.leasePollMs }, (id) => worker.wake(id), metrics, logger) : null,
-      inject: [DataSource, MemoryWorker, ReplicaMetrics],
+      useFactory: (ds: DataSource, worker: MemoryWorker, ownership: CampaignOwnership) =>
+        ownership instanceof PostgresLeaseOwnership && db.type === 'postgres'
+          ? new ReplicaCoordinator(ds, { url: db.url, replicaId, pollMs: config.leasePollMs }, (id) => worker.wake(id), logger, (id) => ownership.takeOver(id))
+          : null,
+      inject: [DataSource, MemoryWorker, CAMPAIGN_OWNERSHIP],
     },
     NotifyReplicasHandler,
     ReplicaLifecycle,

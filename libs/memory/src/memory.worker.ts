@@ -121,10 +121,15 @@ export class MemoryWorker {
 
   private async drain(campaignId: string, lease: CampaignLease): Promise<void> {
     const batch = this.options.batchSize ?? 200;
-    for (;;) {
+    for (let turn = 0; ; turn++) {
       if (this.stopped || lease.signal.aborted) return;
       const snap = await this.reader.find(campaignId);
       if (!snap || snap.processedVersion >= snap.state.version) return;
+      // One batch per turn, then back of the queue: a busy campaign never starves the others.
+      if (turn > 0) {
+        this.again.add(campaignId);
+        return;
+      }
       let processed = snap.processedVersion;
       const events = await this.store.readStream(gameStream(campaignId), { after: processed, limit: batch });
       let plain: number | null = null;
@@ -152,8 +157,8 @@ export class MemoryWorker {
   private async advance(lease: CampaignLease, from: number, to: number): Promise<number> {
     const campaignId = lease.campaignId;
     await this.db.transaction(async (m) => {
-      await this.ownership.fence(m, lease);
       await this.moveCheckpoint(m, campaignId, from, to);
+      await this.ownership.fence(m, lease);
     });
     this.progress.processed(campaignId, to);
     return to;
@@ -233,13 +238,14 @@ export class MemoryWorker {
     }
     if (this.stopped || lease.signal.aborted) throw new Abandoned();
     await this.db.transaction(async (m) => {
-      await this.ownership.fence(m, lease);
       if (outcomes.length) {
         const row = await m.getRepository(CampaignRecord).findOneByOrFail({ id: campaignId });
         const appended = await this.store.append(memoryStream(campaignId), Number(row.memoryVersion), outcomes, event.recordedAt, m);
         await this.projector.apply(m, campaignId, appended);
       }
       await this.moveCheckpoint(m, campaignId, processed, event.version);
+      // Last, so the lease row stays locked only for the commit itself.
+      await this.ownership.fence(m, lease);
     });
     this.progress.processed(campaignId, event.version);
     return event.version;

@@ -11,6 +11,8 @@ export interface LeaseOptions {
 interface HeldLease extends CampaignLease {
   epoch: number;
   controller: AbortController;
+  /** Taken over by the poll, not yet handed to the worker. */
+  reserved: boolean;
 }
 
 const EXPIRY = `clock_timestamp() + ($3::int * interval '1 millisecond')`;
@@ -45,12 +47,20 @@ WITH fenced AS (
   RETURNING campaign_id
 ) SELECT campaign_id FROM fenced`;
 
+/**
+ * Renews every held lease in one statement. A row locked right now (by this replica's own commit,
+ * which renews it too) is skipped rather than waited for, so one busy commit never delays the rest;
+ * the lease counts as lost only when its row shows another owner or epoch, or it has expired.
+ */
 const RENEW = `
-WITH renewed AS (
-  UPDATE leases SET expires_at = ${EXPIRY}
+WITH mine AS (
+  SELECT campaign_id FROM leases
   WHERE campaign_id = ANY($1::varchar[]) AND owner = $2 AND expires_at > clock_timestamp()
-  RETURNING campaign_id, epoch
-) SELECT campaign_id, epoch FROM renewed`;
+  FOR UPDATE SKIP LOCKED
+), renewed AS (
+  UPDATE leases l SET expires_at = ${EXPIRY} FROM mine WHERE l.campaign_id = mine.campaign_id RETURNING l.campaign_id
+)
+SELECT campaign_id, epoch FROM leases WHERE campaign_id = ANY($1::varchar[]) AND owner = $2 AND expires_at > clock_timestamp()`;
 
 const RELEASE = `
 WITH released AS (
@@ -90,6 +100,24 @@ export class PostgresLeaseOwnership implements CampaignOwnership {
   }
 
   async acquire(campaignId: string): Promise<CampaignLease | null> {
+    const reserved = this.held.get(campaignId);
+    if (reserved?.reserved) {
+      reserved.reserved = false;
+      return reserved;
+    }
+    return this.claim(campaignId, false);
+  }
+
+  /**
+   * Takes a lease another replica let expire right away, before the worker has a free slot for the
+   * campaign: the takeover happens within one poll of the expiry, the work as soon as a slot frees.
+   */
+  async takeOver(campaignId: string): Promise<boolean> {
+    if (this.held.has(campaignId)) return true;
+    return (await this.claim(campaignId, true)) !== null;
+  }
+
+  private async claim(campaignId: string, reserved: boolean): Promise<HeldLease | null> {
     const rows: Array<{ epoch: number; acquired_at: Date; previous_owner: string | null; previous_expires_at: Date | null }> = await this.dataSource.query(ACQUIRE, [
       campaignId,
       this.options.replicaId,
@@ -98,7 +126,7 @@ export class PostgresLeaseOwnership implements CampaignOwnership {
     const row = rows[0];
     if (!row) return null;
     const controller = new AbortController();
-    const lease: HeldLease = { campaignId, epoch: Number(row.epoch), controller, signal: controller.signal };
+    const lease: HeldLease = { campaignId, epoch: Number(row.epoch), controller, signal: controller.signal, reserved };
     this.held.get(campaignId)?.controller.abort();
     this.held.set(campaignId, lease);
     const from = row.previous_owner;

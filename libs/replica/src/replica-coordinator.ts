@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { ReplicaMetrics, WorkerLag } from './replica-metrics';
+import { WorkerLag } from './replica-metrics';
 
 export interface CoordinatorOptions {
   /** Connection string of the dedicated LISTEN connection (the pool's own URL). */
@@ -14,9 +14,9 @@ export interface CoordinatorLogger {
   warn(message: string): void;
 }
 
-/** Campaigns behind whose lease nobody alive holds (free, expired, or ours). $1 replica. */
+/** Campaigns behind whose lease nobody alive holds (free, ours, or expired: a takeover). $1 replica. */
 const CLAIMABLE_BEHIND = `
-SELECT c.id FROM campaigns c LEFT JOIN leases l ON l.campaign_id = c.id
+SELECT c.id, (l.owner IS NOT NULL AND l.owner <> $1) AS expired FROM campaigns c LEFT JOIN leases l ON l.campaign_id = c.id
 WHERE c.processed_version < c.version AND (l.owner IS NULL OR l.owner = $1 OR l.expires_at <= clock_timestamp())`;
 
 /** Portable SQL: /health/ready and /metrics use it on SQLite too. */
@@ -47,8 +47,9 @@ export class ReplicaCoordinator {
     private readonly dataSource: DataSource,
     private readonly options: CoordinatorOptions,
     private readonly wake: (campaignId: string) => void,
-    private readonly metrics: ReplicaMetrics,
     private readonly logger: CoordinatorLogger,
+    /** Takes an expired lease of another replica at once (see PostgresLeaseOwnership.takeOver). */
+    private readonly takeOver: (campaignId: string) => Promise<boolean> = async () => true,
   ) {}
 
   async start(): Promise<void> {
@@ -76,8 +77,11 @@ export class ReplicaCoordinator {
 
   /** Runs one poll now (tests, and the timer). */
   async poll(): Promise<void> {
-    const rows: Array<{ id: string }> = await this.dataSource.query(CLAIMABLE_BEHIND, [this.options.replicaId]);
-    for (const row of rows) this.wake(row.id);
+    const rows: Array<{ id: string; expired: boolean }> = await this.dataSource.query(CLAIMABLE_BEHIND, [this.options.replicaId]);
+    for (const row of rows) {
+      if (row.expired && !(await this.takeOver(row.id))) continue;
+      this.wake(row.id);
+    }
   }
 
   private schedulePoll(delay: number): void {
