@@ -1,9 +1,17 @@
 import { ChildProcess, execSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
-const ROOT = join(__dirname, '..', '..');
+/** The repository root, from the sources (test/support) or the build (dist/test/support). */
+export function projectRoot(from = __dirname): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+const ROOT = projectRoot();
 const MAIN = join(ROOT, 'dist', 'apps', 'memory-service', 'src', 'main.js');
 
 function newestSource(dir: string): number {
@@ -46,9 +54,9 @@ export interface ReplicaProcess {
 }
 
 /** Starts `node dist/…/main.js` on a free loopback port and waits until /health answers. */
-export async function startReplica(id: string, env: Record<string, string>): Promise<ReplicaProcess> {
+export async function startReplica(id: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ReplicaProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...nodeArgs, MAIN], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), REPLICA_ID: id, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

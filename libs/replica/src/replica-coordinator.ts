@@ -59,10 +59,10 @@ export class ReplicaCoordinator {
     this.schedulePoll(0);
   }
 
-  /** Tells every replica (this one included) that a campaign has new events. */
+  /** Tells the other replicas that a campaign has new events. */
   async notify(campaignId: string): Promise<void> {
     if (!this.channel || this.stopped) return;
-    await this.dataSource.query('SELECT pg_notify($1, $2)', [this.channel, campaignId]);
+    await this.dataSource.query('SELECT pg_notify($1, $2)', [this.channel, `${campaignId} ${this.options.replicaId}`]);
   }
 
   async stop(): Promise<void> {
@@ -100,7 +100,10 @@ export class ReplicaCoordinator {
   private async listen(): Promise<void> {
     const client = new Client({ connectionString: this.options.url, application_name: `lorekeeper-listen-${this.options.replicaId}`.slice(0, 63) });
     client.on('notification', (msg) => {
-      if (msg.channel === this.channel && msg.payload) this.wake(msg.payload);
+      if (msg.channel !== this.channel || !msg.payload) return;
+      // Payload "<campaign> <replica>": this replica already woke its own worker when it appended.
+      const [campaignId, from] = msg.payload.split(' ');
+      if (from !== this.options.replicaId) this.wake(campaignId);
     });
     client.on('error', (err) => this.retryListen(err));
     client.on('end', () => {
