@@ -256,11 +256,19 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
     const delays = takeovers.map((t) => ({ ...t, afterKillMs: new Date(t.acquiredAt).getTime() - kill.killedAt.getTime() }));
     process.stdout.write(
       `\nfailover: r1 SIGKILLed holding ${kill.heldAtKill.length} leases (${kill.behindAtKill.length} with work waiting); ${delays.length} taken over (TTL ${TTL} ms, poll ${POLL} ms)\n` +
-        delays.map((d) => `  ${d.campaignId}${kill.behindAtKill.includes(d.campaignId) ? ' (work waiting)' : ''}: ${d.afterKillMs} ms after the kill, ${d.afterExpiryMs} ms after expiry\n`).join('') +
+        delays
+          .map((d) =>
+            d.afterKillMs < 0
+              ? `  ${d.campaignId}: taken ${-d.afterKillMs} ms before the kill (r1 did not renew within the TTL), ${d.afterExpiryMs} ms after expiry\n`
+              : `  ${d.campaignId}${kill.behindAtKill.includes(d.campaignId) ? ' (work waiting)' : ''}: ${d.afterKillMs} ms after the kill, ${d.afterExpiryMs} ms after expiry\n`,
+          )
+          .join('') +
         `  r2 SIGTERM → exit in ${kill.termMs} ms; ${acks.length} acknowledged writes, ${keys.length} memories\n`,
     );
-    expect(delays.length).toBeGreaterThan(0);
-    for (const d of delays) expect(kill.heldAtKill).toContain(d.campaignId);
+    // A replica starved of CPU for longer than the TTL may lose a lease while alive; that is a takeover too.
+    const afterKill = delays.filter((d) => d.afterKillMs >= 0);
+    expect(afterKill.length).toBeGreaterThan(0);
+    for (const d of afterKill) expect(kill.heldAtKill).toContain(d.campaignId);
     // Work that was waiting on the dead replica's lease moved within TTL + one poll (+ slack).
     const waited = kill.behindAtKill.map((id) => delays.find((d) => d.campaignId === id)?.afterKillMs ?? Infinity);
     for (const ms of waited) expect(ms).toBeLessThanOrEqual(TTL + POLL + GRACE);
