@@ -176,7 +176,7 @@ export class MemoryWorker {
 
   private async handleTrigger(lease: CampaignLease, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], processed: number): Promise<number> {
     const campaignId = lease.campaignId;
-    const signal = AbortSignal.any([this.abort.signal, lease.signal]);
+    const stopOrLost = AbortSignal.any([this.abort.signal, lease.signal]);
     const cursors = await this.loadCursors(campaignId);
     const outcomes: NewEvent[] = [];
     for (const task of tasks) {
@@ -194,7 +194,7 @@ export class MemoryWorker {
       const outcome = await summarizeWithRetry((signal) => this.summarize(campaignId, state, task, window, signal), {
         attempts: this.options.attempts,
         timeoutMs: this.options.timeoutMs,
-        signal,
+        signal: stopOrLost,
       });
       if (!outcome.ok && outcome.reason === 'aborted') throw new Abandoned();
       const since = window[0];
