@@ -26,7 +26,6 @@ if [ -z "$PG_BIN" ] || [ ! -x "$PG_BIN/initdb" ]; then
   echo "with-postgres: installing PostgreSQL from the Debian packages…" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
-  # policy-rc.d stops the package from starting its own cluster service inside containers.
   apt-get install -y -qq --no-install-recommends postgresql >&2
   PG_BIN="$(find_bin)"
 fi

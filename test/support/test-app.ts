@@ -70,7 +70,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     databaseUrl = created.url;
   }
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', SUMMARIZER: 'local', ...options.env });
-  const app = await createApp(config, { summarizer: options.summarizer, clock: options.clock }, false);
+  const app = await createApp(config, { summarizer: options.summarizer, clock: options.clock }, false).catch((err) => {
+    if (schema) schema.open--;
+    throw err;
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;
