@@ -69,6 +69,19 @@ describePg('the service on PostgreSQL, two replicas in one schema', () => {
     expect((await b.http('GET', '/v1/campaigns/ifmatch')).body.version).toBe(2);
   });
 
+  it('links tool results to earlier tool calls across replicas, and refuses a result naming no call', async () => {
+    await scenario(a, 'tools').create();
+    const call = { role: 'assistant', content: 'Checking the ship.', toolCalls: [{ id: 'call-1', name: 'get_ship' }] };
+    expect((await a.http('POST', '/v1/campaigns/tools/messages', { messages: [call] })).status).toBe(201);
+    // The same call id again is stored once (insert … ON CONFLICT DO NOTHING on PostgreSQL).
+    expect((await b.http('POST', '/v1/campaigns/tools/messages', { messages: [{ ...call, content: 'Again.' }] })).status).toBe(201);
+    const result = await b.http('POST', '/v1/campaigns/tools/messages', { messages: [{ role: 'tool', content: '{"hull": 90}', toolCallId: 'call-1' }] });
+    expect(result.status).toBe(201);
+    const unknown = await a.http('POST', '/v1/campaigns/tools/messages', { messages: [{ role: 'tool', content: '{}', toolCallId: 'call-9' }] });
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'TOOL_CALL_NOT_FOUND']);
+    expect((await a.http('GET', '/v1/campaigns/tools')).body.version).toBe(4);
+  });
+
   it('records each memory once, whichever replica does the work, and both see processedVersion reach version', async () => {
     for (let c = 0; c < 6; c++) {
       const s = scenario(c % 2 ? a : b, `mem-${c}`);
