@@ -2,7 +2,8 @@
  * Several replicas on one PostgreSQL (DESIGN §9): ingest requests/s and memory-worker throughput with
  * 1 and 3 replicas, plus the single-replica figures on SQLite in the same run.
  *   npm run build && node dist/bench/pg.bench.js [--quick]
- * Skipped, with the reason, when no PostgreSQL can be started.
+ * Skipped, with the reason, when no PostgreSQL can be started. `--only=ingest|worker` runs one part;
+ * PG_BENCH_PROFILE=<dir> writes a CPU profile of every replica there.
  */
 import { CampaignCommand, CampaignProjector, CampaignRunner } from '@app/campaign';
 import { SystemClock } from '@app/common';
@@ -143,8 +144,6 @@ async function worker(setup: Setup, mock: MockAnthropic, o: { campaigns: number;
     LEASE_POLL_MS: '500',
   });
   try {
-    const cpuBefore = process.env.PG_BENCH_DEBUG ? replicas.map((r) => require('node:fs').readFileSync(`/proc/${r.child.pid}/stat`, 'utf8').split(' ').slice(13, 15).join('+')) : [];
-    if (cpuBefore.length) process.stdout.write(`cpu before: ${cpuBefore.join(', ')}\n`);
     const started = Date.now();
     open();
     for (;;) {
@@ -154,8 +153,8 @@ async function worker(setup: Setup, mock: MockAnthropic, o: { campaigns: number;
       await sleep(25);
     }
     const seconds = (Date.now() - started) / 1000;
-    if (process.env.PG_BENCH_DEBUG) for (const r of replicas) process.stdout.write(`${r.id}: cpu ${require('node:fs').readFileSync(`/proc/${r.child.pid}/stat`, 'utf8').split(' ').slice(13, 15).join('+')} ticks ${JSON.stringify((await fetch(`${r.url}/health/ready`).then((x) => x.json()) as any).replica.acquisitions)}\n`);
-    return { setup: setup.label, replicas: setup.replicas, summaries: expected, seconds: Number(seconds.toFixed(2)), summariesPerSec: Number((expected / seconds).toFixed(1)) };
+    const shares = await Promise.all(replicas.map(async (r) => ((await fetch(`${r.url}/health/ready`).then((x) => x.json())) as { replica: { acquisitions: number } }).replica.acquisitions));
+    return { setup: setup.label, replicas: setup.replicas, summaries: expected, seconds: Number(seconds.toFixed(2)), summariesPerSec: Number((expected / seconds).toFixed(1)), leasesTakenPerReplica: shares.join('/') };
   } finally {
     await stopReplicas(replicas);
     await database.drop();
@@ -198,7 +197,7 @@ export async function runPgBench(opts: PgBenchOptions): Promise<Record<string, u
       notes: [
         `ingest: POST /messages (1 message), ${ingestOptions.connections} connections split over the replicas, ${ingestOptions.seconds} s, local summarizer`,
         `worker: ${workerOptions.campaigns} campaigns × ${workerOptions.triggers} location memories each, model mock ${MODEL_MS} ms, MEMORY_CONCURRENCY 4 per replica`,
-        `3 replicas vs 1 on PostgreSQL: ingest ×${ratio(ingestRows, 'reqPerSec')}, worker ×${ratio(workerRows, 'summariesPerSec')} (target ≥ 2.5)`,
+        `3 replicas vs 1 on PostgreSQL: ingest ×${ratio(ingestRows, 'reqPerSec') ?? '–'}; memory worker ×${ratio(workerRows, 'summariesPerSec') ?? '–'} (target ≥ 2.5)`,
         'every process (PostgreSQL, replicas, load generator) shares this machine’s cores',
       ],
     };
@@ -216,8 +215,9 @@ function print(figures: Record<string, any>): void {
     for (const r of figures.ingest) lines.push(`  ${r.setup.padEnd(18)} ${String(r.replicas).padStart(8)} ${String(r.reqPerSec).padStart(7)} ${String(r.p50Ms).padStart(8)} ${String(r.p99Ms).padStart(8)} ${String(r.failed).padStart(8)}`);
   }
   if (figures.worker?.length) {
-    lines.push('memory worker        replicas   summaries   seconds   summaries/s');
-    for (const r of figures.worker) lines.push(`  ${r.setup.padEnd(18)} ${String(r.replicas).padStart(8)} ${String(r.summaries).padStart(11)} ${String(r.seconds).padStart(9)} ${String(r.summariesPerSec).padStart(13)}`);
+    lines.push('memory worker        replicas   summaries   seconds   summaries/s   leases taken');
+    for (const r of figures.worker)
+      lines.push(`  ${r.setup.padEnd(18)} ${String(r.replicas).padStart(8)} ${String(r.summaries).padStart(11)} ${String(r.seconds).padStart(9)} ${String(r.summariesPerSec).padStart(13)}   ${r.leasesTakenPerReplica}`);
   }
   for (const n of figures.notes ?? []) lines.push(`- ${n}`);
   process.stdout.write(`${lines.join('\n')}\n`);
