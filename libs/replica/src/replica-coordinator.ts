@@ -78,10 +78,9 @@ export class ReplicaCoordinator {
   /** Runs one poll now (tests, and the timer). */
   async poll(): Promise<void> {
     const rows: Array<{ id: string; expired: boolean }> = await this.dataSource.query(CLAIMABLE_BEHIND, [this.options.replicaId]);
-    for (const row of rows) {
-      if (row.expired && !(await this.takeOver(row.id))) continue;
-      this.wake(row.id);
-    }
+    for (const row of rows) if (!row.expired) this.wake(row.id);
+    // Takeovers at once, side by side: a dead replica's campaigns should not wait on each other.
+    await Promise.all(rows.filter((r) => r.expired).map(async (r) => (await this.takeOver(r.id)) && this.wake(r.id)));
   }
 
   private schedulePoll(delay: number): void {
