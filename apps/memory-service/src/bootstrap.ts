@@ -55,8 +55,14 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
     const route = req.routeOptions?.url ?? 'unmatched';
     metrics.httpDuration.observe({ method: req.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
+  // Shutting down: answers to in-flight requests close their connection, so keep-alive clients move on.
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+  });
   fastify.addHook('onSend', async (req, reply) => {
     void reply.header('x-request-id', String(req.id));
+    if (closing) void reply.header('connection', 'close');
   });
   installApiKeyAuth(fastify, config);
   serveOpenApi(app);

@@ -2,8 +2,9 @@ import { CampaignEventsAppended, CampaignProjector, CampaignReader, CampaignReco
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextComposer, ContextService, DigestSection, GetContextQuery, HudSection, LocationSection, NpcSection, StateSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
 import { RecentMessagesReader, RecentSection } from '@app/context';
-import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, TypeOrmEventStore } from '@app/event-store';
-import { CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
+import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, runMigrations, TypeOrmEventStore } from '@app/event-store';
+import { CAMPAIGN_OWNERSHIP, CampaignOwnership, CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
+import { ReplicaMetrics } from '@app/replica';
 import { BroadcastRecord, BroadcastService, createSearchIndex, SEARCH_INDEX, SearchIndex, SearchIndexer, SearchService } from '@app/search';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
 import { AccountProjection, AccountRecord, GameStateSnapshotRecord, SnapshotStore, SnapshotToolRecord } from '@app/state';
@@ -13,6 +14,7 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS } from './migrations';
 import { MeteredSummarizer } from './observability/metered.summarizer';
 import { Metrics } from './observability/metrics';
+import { REPLICA_COORDINATOR, replicaProviders } from './replica.providers';
 
 export const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord, GameStateSnapshotRecord, SnapshotToolRecord, AccountRecord, BroadcastRecord];
 
@@ -48,6 +50,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   }
   async beforeApplicationShutdown(): Promise<void> {
     await this.worker.stop();
+    new Logger('memory-worker').log('shutdown: worker stopped, unfinished summaries abandoned');
   }
 }
 
@@ -81,7 +84,7 @@ export class CoreModule {
         useFactory: async () => {
           const ds = createDataSource({ database: config.database, entities: ENTITIES, migrations: MIGRATIONS });
           await ds.initialize();
-          await ds.runMigrations({ transaction: 'each' });
+          await runMigrations(ds);
           return ds;
         },
       },
@@ -111,7 +114,7 @@ export class CoreModule {
       { provide: MemoryProjector, useFactory: () => new MemoryProjector() },
       { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
       { provide: WorkerProgress, useValue: new WorkerProgress() },
-      { provide: Metrics, useFactory: (db: Database) => new Metrics(db), inject: [DATABASE] },
+      { provide: Metrics, useFactory: (db: Database, replica: ReplicaMetrics) => new Metrics(db, replica), inject: [DATABASE, ReplicaMetrics] },
       {
         provide: SUMMARIZER,
         useFactory: (metrics: Metrics) =>
@@ -124,14 +127,24 @@ export class CoreModule {
       },
       {
         provide: MemoryWorker,
-        useFactory: (db: Database, store: EventStore, reader: CampaignReader, projector: MemoryProjector, summarizer: Summarizer, progress: WorkerProgress, metrics: Metrics) =>
-          new MemoryWorker(db, store, reader, projector, summarizer, progress, workerLogger(new Logger('memory-worker')), {
-            attempts: config.summaryAttempts,
-            timeoutMs: config.summaryTimeoutMs,
-            concurrency: config.memoryConcurrency,
-            onOutcome: (outcome, scope) => (outcome === 'recorded' ? metrics.memoriesRecorded : metrics.memoriesSkipped).inc({ scope }),
-          }),
-        inject: [DATABASE, EVENT_STORE, CampaignReader, MemoryProjector, SUMMARIZER, WorkerProgress, Metrics],
+        useFactory: (db: Database, store: EventStore, reader: CampaignReader, projector: MemoryProjector, summarizer: Summarizer, progress: WorkerProgress, metrics: Metrics, ownership: CampaignOwnership) =>
+          new MemoryWorker(
+            db,
+            store,
+            reader,
+            projector,
+            summarizer,
+            progress,
+            workerLogger(new Logger('memory-worker')),
+            {
+              attempts: config.summaryAttempts,
+              timeoutMs: config.summaryTimeoutMs,
+              concurrency: config.memoryConcurrency,
+              onOutcome: (outcome, scope) => (outcome === 'recorded' ? metrics.memoriesRecorded : metrics.memoriesSkipped).inc({ scope }),
+            },
+            ownership,
+          ),
+        inject: [DATABASE, EVENT_STORE, CampaignReader, MemoryProjector, SUMMARIZER, WorkerProgress, Metrics, CAMPAIGN_OWNERSHIP],
       },
       { provide: TOKEN_COUNTER, useFactory: () => new TiktokenCounter() },
       {
@@ -182,12 +195,13 @@ export class CoreModule {
       GetContextHandler,
       WorkerLifecycle,
       DatabaseLifecycle,
+      ...replicaProviders(config),
     ];
     return {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
       providers,
-      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore, SEARCH_INDEX, SearchService, BroadcastService],
+      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore, SEARCH_INDEX, SearchService, BroadcastService, ReplicaMetrics, REPLICA_COORDINATOR],
       global: true,
     };
   }

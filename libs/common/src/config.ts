@@ -26,6 +26,7 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LEASE_TTL_MS: int(10000, 100),
     LEASE_POLL_MS: int(1000, 10),
+    REPLICA_ID: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'letters, digits, . _ : - (≤ 64)').optional(),
     TICK_SECONDS: int(10, 1),
     STATE_MAX_TOKENS: int(500, 10),
     DIGEST_MAX_TOKENS: int(180, 10),
@@ -68,6 +69,8 @@ export interface AppConfig {
   logLevel: Env['LOG_LEVEL'];
   leaseTtlMs: number;
   leasePollMs: number;
+  /** Names this replica in leases; default host-pid-random. */
+  replicaId?: string;
   tickSeconds: number;
   stateMaxTokens: number;
   digestMaxTokens: number;
@@ -111,6 +114,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     leaseTtlMs: e.LEASE_TTL_MS,
     leasePollMs: e.LEASE_POLL_MS,
+    replicaId: e.REPLICA_ID,
     tickSeconds: e.TICK_SECONDS,
     stateMaxTokens: e.STATE_MAX_TOKENS,
     digestMaxTokens: e.DIGEST_MAX_TOKENS,

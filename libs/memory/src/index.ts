@@ -5,3 +5,4 @@ export * from './memory.reader';
 export * from './memory.worker';
 export * from './message-selection';
 export * from './progress';
+export * from './ownership/campaign-ownership.port';

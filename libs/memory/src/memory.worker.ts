@@ -7,6 +7,7 @@ import { CursorRecord } from './memory.entity';
 import { MemoryProjector } from './memory.projector';
 import { npcWindow, planTriggers, ScopeTask } from './message-selection';
 import { WorkerProgress } from './progress';
+import { CampaignLease, CampaignOwnership, LeaseLostError, SingleProcessOwnership } from './ownership/campaign-ownership.port';
 
 export interface WorkerOptions {
   attempts: number;
@@ -52,12 +53,9 @@ export class MemoryWorker {
     private readonly progress: WorkerProgress,
     private readonly logger: WorkerLogger,
     private readonly options: WorkerOptions,
+    /** One replica per campaign on PostgreSQL (§9); SQLite's single process owns everything. */
+    private readonly ownership: CampaignOwnership = new SingleProcessOwnership(),
   ) {}
-
-  /** False once `stop()` was called. */
-  get isRunning(): boolean {
-    return !this.stopped;
-  }
 
   /** Catch up every campaign whose checkpoint is behind (boot, or a poll). */
   async catchUp(): Promise<void> {
@@ -81,6 +79,11 @@ export class MemoryWorker {
     while (this.active.size > 0 || this.queue.length > 0) await Promise.race([...this.active, new Promise((r) => setTimeout(r, 5))]);
   }
 
+  /** False once stop() began (readiness). */
+  isRunning(): boolean {
+    return !this.stopped;
+  }
+
   /** Abandons in-flight summaries without advancing anything and waits for the loops to end. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -95,7 +98,7 @@ export class MemoryWorker {
       const id = this.queue.shift()!;
       this.queued.delete(id);
       this.running.add(id);
-      const run = this.drain(id)
+      const run = this.own(id)
         .catch((err) => this.logger.error(`memory worker failed for campaign ${id}: ${(err as Error).message}`, { campaignId: id }))
         .finally(() => {
           this.running.delete(id);
@@ -107,39 +110,59 @@ export class MemoryWorker {
     }
   }
 
-  private async drain(campaignId: string): Promise<void> {
+  /** Claims the campaign, drains it, lets go; a campaign another replica holds is its business. */
+  private async own(campaignId: string): Promise<void> {
+    const lease = await this.ownership.acquire(campaignId);
+    if (!lease) return;
+    try {
+      await this.drain(campaignId, lease);
+    } finally {
+      await this.ownership.release(lease);
+    }
+  }
+
+  private async drain(campaignId: string, lease: CampaignLease): Promise<void> {
     const batch = this.options.batchSize ?? 200;
-    for (;;) {
-      if (this.stopped) return;
+    for (let turn = 0; ; turn++) {
+      if (this.stopped || lease.signal.aborted) return;
       const snap = await this.reader.find(campaignId);
       if (!snap || snap.processedVersion >= snap.state.version) return;
+      // One batch per turn, then back of the queue: a busy campaign never starves the others.
+      if (turn > 0) {
+        this.again.add(campaignId);
+        return;
+      }
       let processed = snap.processedVersion;
       // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
       const events = await this.store.readStream(gameStream(campaignId), { after: processed, until: snap.state.version, limit: batch });
       let plain: number | null = null;
       try {
         for (const event of events) {
-          if (this.stopped) return;
+          if (this.stopped || lease.signal.aborted) return;
           const tasks = planTriggers(event);
           if (tasks.length === 0) {
             plain = event.version;
             continue;
           }
-          if (plain !== null) processed = await this.advance(campaignId, processed, plain);
+          if (plain !== null) processed = await this.advance(lease, processed, plain);
           plain = null;
-          processed = await this.handleTrigger(campaignId, snap.state, event, tasks, processed);
+          processed = await this.handleTrigger(lease, snap.state, event, tasks, processed);
         }
-        if (plain !== null) await this.advance(campaignId, processed, plain);
+        if (plain !== null) await this.advance(lease, processed, plain);
       } catch (err) {
-        if (err instanceof Abandoned || err instanceof CheckpointMoved) return;
+        if (err instanceof Abandoned || err instanceof CheckpointMoved || err instanceof LeaseLostError) return;
         throw err;
       }
     }
   }
 
   /** Moves the checkpoint over events that trigger nothing. */
-  private async advance(campaignId: string, from: number, to: number): Promise<number> {
-    await this.db.transaction((m) => this.moveCheckpoint(m, campaignId, from, to));
+  private async advance(lease: CampaignLease, from: number, to: number): Promise<number> {
+    const campaignId = lease.campaignId;
+    await this.db.transaction(async (m) => {
+      await this.moveCheckpoint(m, campaignId, from, to);
+      await this.ownership.fence(m, lease);
+    });
     this.progress.processed(campaignId, to);
     return to;
   }
@@ -154,7 +177,9 @@ export class MemoryWorker {
     if (res.affected === 0) throw new CheckpointMoved();
   }
 
-  private async handleTrigger(campaignId: string, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], processed: number): Promise<number> {
+  private async handleTrigger(lease: CampaignLease, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], processed: number): Promise<number> {
+    const campaignId = lease.campaignId;
+    const stopOrLost = AbortSignal.any([this.abort.signal, lease.signal]);
     const cursors = await this.loadCursors(campaignId);
     const outcomes: NewEvent[] = [];
     for (const task of tasks) {
@@ -172,7 +197,7 @@ export class MemoryWorker {
       const outcome = await summarizeWithRetry((signal) => this.summarize(campaignId, state, task, window, signal), {
         attempts: this.options.attempts,
         timeoutMs: this.options.timeoutMs,
-        signal: this.abort.signal,
+        signal: stopOrLost,
       });
       if (!outcome.ok && outcome.reason === 'aborted') throw new Abandoned();
       const since = window[0];
@@ -214,7 +239,7 @@ export class MemoryWorker {
         this.logger.warn(`summary failed after ${outcome.attempts} attempts; skipped, cursor kept: ${outcome.reason}`, context);
       }
     }
-    if (this.stopped) throw new Abandoned();
+    if (this.stopped || lease.signal.aborted) throw new Abandoned();
     await this.db.transaction(async (m) => {
       if (outcomes.length) {
         const row = await m.getRepository(CampaignRecord).findOneByOrFail({ id: campaignId });
@@ -222,6 +247,8 @@ export class MemoryWorker {
         await this.projector.apply(m, campaignId, appended);
       }
       await this.moveCheckpoint(m, campaignId, processed, event.version);
+      // Last, so the lease row stays locked only for the commit itself.
+      await this.ownership.fence(m, lease);
     });
     this.progress.processed(campaignId, event.version);
     for (const o of outcomes) this.options.onOutcome?.(o.type === 'MemoryRecorded' ? 'recorded' : 'skipped', (o.data as { scope: string }).scope);
