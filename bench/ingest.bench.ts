@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BenchOptions, Figures } from './support/bench-suite';
-import { summarizeProfileDir } from './support/cpu-profile';
+import { monotonicUs, summarizeProfileDir } from './support/cpu-profile';
 import { HttpClient } from './support/http-client';
 import { LoadResult, runLoad } from './support/load';
 import { baselineEntry, tempDir } from './support/paths';
@@ -100,13 +100,16 @@ async function profileSingleMessages(dir: string, durationSec: number): Promise<
   const profDir = join(dir, 'profile');
   mkdirSync(profDir, { recursive: true });
   const service = await spawnServer({ dir, env: localServiceEnv(join(dir, 'profiled.db')), cpuProfDir: profDir });
+  let window;
   try {
     await prepareCampaign(service.url);
+    const fromUs = monotonicUs();
     await runLoad({ url: messagesUrl(service), method: 'POST', body: WORKLOADS[0].body, connections: 10, durationSec });
+    window = { fromUs, toUs: monotonicUs() };
   } finally {
     await service.stop();
   }
-  const p = summarizeProfileDir(profDir);
+  const p = summarizeProfileDir(profDir, 15, window); // boot excluded: only the load's samples
   if (!p) return { error: 'no .cpuprofile written' };
   return {
     'sampled ms (not idle)': p.totalMs,

@@ -38,15 +38,24 @@ export function areaOf(url: string): string | null {
   return url.replace(/^file:\/\//, '');
 }
 
-/** Reads the single .cpuprofile in a folder (the newest one) and summarizes where time went. */
-export function summarizeProfileDir(dir: string, top = 12): ProfileSummary | null {
+/** A span of the monotonic clock in µs (V8 profiles and process.hrtime share CLOCK_MONOTONIC on Linux). */
+export interface ProfileWindow {
+  fromUs: number;
+  toUs: number;
+}
+
+/** Now on the clock V8 stamps profile samples with, in µs. */
+export const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+/** Reads the newest .cpuprofile in a folder and summarizes where time went (within `window` when given: boot excluded). */
+export function summarizeProfileDir(dir: string, top = 12, window?: ProfileWindow): ProfileSummary | null {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
   if (files.length === 0) return null;
   const file = join(dir, files[files.length - 1]);
-  return summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, file, top);
+  return summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, file, top, window);
 }
 
-export function summarizeProfile(profile: CpuProfile, file: string, top = 12): ProfileSummary {
+export function summarizeProfile(profile: CpuProfile, file: string, top = 12, window?: ProfileWindow): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -66,7 +75,12 @@ export function summarizeProfile(profile: CpuProfile, file: string, top = 12): P
     return area;
   };
   const selfMs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000));
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (window && (at < window.fromUs || at > window.toUs)) return;
+    selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
   const total = [...selfMs.entries()].filter(([id]) => byId.get(id)!.callFrame.functionName !== '(idle)').reduce((a, [, ms]) => a + ms, 0);
   const self = new Map<string, number>();
   const inclusive = new Map<string, number>();
