@@ -50,6 +50,7 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
           events: s.events,
           messages: s.messages,
           memories: s.memories,
+          'state doc KB': round(s.stateBytes / 1024, 1),
           'sections served': served.get(s.campaignId)!.sections,
           'entries served': served.get(s.campaignId)!.entries,
           'p50 ms': round(percentile(ms, 50)),
@@ -67,6 +68,7 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
         notes: [
           `${perCampaign} sequential GET /v1/campaigns/:id/context (narrative, limit 3, JSON) per campaign, round-robin, one client, keep-alive`,
           'all campaigns share one SQLite file; seeded through the service migrations and projection mappers (bench/support/history-seeder.ts)',
+          'state doc = campaigns.state, the aggregate every read parses (twice per context read): it grows with registered quests and completed encounters, not with messages',
         ],
       };
     } finally {

@@ -36,7 +36,7 @@ const messagesUrl = (server: ServerProcess) => `${server.url}/v1/campaigns/${CAM
 export async function runIngestBench(options: BenchOptions): Promise<Figures> {
   // Short alternating rounds: on a shared, noisy machine a load burst then hits both sides alike.
   const durationSec = options.quick ? 1 : 2;
-  const rounds = options.quick ? 3 : 6;
+  const rounds = options.quick ? 2 : 6;
   const tmp = tempDir('ingest');
   const servers: ServerProcess[] = [];
   try {

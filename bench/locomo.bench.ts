@@ -69,7 +69,7 @@ export async function runLocomoBench(options: BenchOptions): Promise<Figures> {
   const path = locomoPath(repoRoot());
   const data = loadLocomo(path);
   if (!data) return { skipped: `LoCoMo data not found at ${path} (set LOCOMO_PATH); nothing measured` };
-  const samples = data.slice(0, options.quick ? 2 : data.length);
+  const samples = data.slice(0, options.quick ? 1 : data.length);
   const realModel = Boolean(process.env.ANTHROPIC_API_KEY) && process.env.SUMMARIZER !== 'local';
   const tmp = tempDir('locomo');
   const counter = new TiktokenCounter();

@@ -1,7 +1,9 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultMockHandler, MockAnthropic, startMockAnthropic } from '../test/support/mock-anthropic';
+import { mkdirSync } from 'node:fs';
 import { BenchOptions, Figures } from './support/bench-suite';
+import { monotonicUs, summarizeProfileDir } from './support/cpu-profile';
 import { HttpClient } from './support/http-client';
 import { HistorySeeder } from './support/history-seeder';
 import { tempDir } from './support/paths';
@@ -17,8 +19,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The mock answers every call after MODEL_MS and records arrival times and the peak of calls in flight. */
 function instrument(mock: MockAnthropic) {
-  const stats = { arrivals: [] as number[], inFlight: 0, peak: 0 };
+  const stats = { arrivals: [] as number[], firstUs: 0, inFlight: 0, peak: 0 };
   mock.setHandler(async (body) => {
+    if (stats.arrivals.length === 0) stats.firstUs = monotonicUs();
     stats.arrivals.push(performance.now());
     stats.inFlight += 1;
     stats.peak = Math.max(stats.peak, stats.inFlight);
@@ -35,7 +38,7 @@ export async function runWorkerThroughputBench(options: BenchOptions): Promise<F
   const mock = await startMockAnthropic();
   try {
     const template = join(tmp.path, 'template.db');
-    const scenes = options.quick ? 3 : 5;
+    const scenes = options.quick ? 2 : 5;
     const seeder = await HistorySeeder.open(template);
     let triggers = 0;
     try {
@@ -46,13 +49,16 @@ export async function runWorkerThroughputBench(options: BenchOptions): Promise<F
       await seeder.close();
     }
     const rows: Record<string, unknown>[] = [];
+    let profile: Figures | undefined;
     for (const concurrency of options.quick ? [16] : [4, 16]) {
+      const profDir = options.profile && concurrency === 16 ? join(tmp.path, 'profile') : undefined;
+      if (profDir) mkdirSync(profDir, { recursive: true });
       const dbPath = join(tmp.path, `c${concurrency}.db`);
       copyFileSync(template, dbPath);
       mock.reset();
       const stats = instrument(mock);
       // The worker catches up from the checkpoints at boot: pure worker time, no ingest in the way.
-      const service = await spawnServer({ dir: tmp.path, env: mockedAnthropicEnv(dbPath, mock.baseUrl, { MEMORY_CONCURRENCY: String(concurrency) }) });
+      const service = await spawnServer({ dir: tmp.path, cpuProfDir: profDir, env: mockedAnthropicEnv(dbPath, mock.baseUrl, { MEMORY_CONCURRENCY: String(concurrency) }) });
       const db = openSqlite(dbPath, { readonly: true });
       let doneAt: number;
       try {
@@ -84,11 +90,16 @@ export async function runWorkerThroughputBench(options: BenchOptions): Promise<F
         db.close();
         await service.stop();
       }
+      if (profDir) {
+        const p = summarizeProfileDir(profDir, 12, { fromUs: stats.firstUs, toUs: stats.firstUs + (doneAt - stats.arrivals[0]) * 1000 });
+        if (p) profile = { 'sampled ms (not idle)': p.totalMs, 'self time by area': p.selfByArea, 'top functions (self)': p.topFunctions };
+      }
     }
     const lag = await lagUnderLoad(tmp.path, mock, options);
     return {
       throughput: rows,
       ...lag,
+      ...(profile ? { 'profile at MEMORY_CONCURRENCY=16': profile } : {}),
       notes: [
         `${CAMPAIGNS} campaigns seeded unprocessed (${scenes} scenes each: location, NPC and world triggers); the service catches up at boot; time = first model call → every checkpoint at its version`,
         `real AnthropicSummarizer (SDK over HTTP) against test/support/mock-anthropic answering after ${MODEL_MS} ms; per campaign the scopes of a trigger are summarized one after another, so the last wave of campaigns leaves slots idle`,
@@ -106,7 +117,7 @@ async function lagUnderLoad(dir: string, mock: MockAnthropic, options: BenchOpti
   const campaigns = 8;
   const perCampaignRate = 5; // messages/s: a busy table, several players and NPCs talking
   const sceneLength = 10;
-  const loadSec = options.quick ? 5 : 12;
+  const loadSec = options.quick ? 3 : 12;
   const concurrency = 4;
   mock.reset();
   const stats = instrument(mock);

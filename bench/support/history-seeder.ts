@@ -35,6 +35,8 @@ export interface SeedResult {
   memories: number;
   /** Triggers (location changes with a previous location, world events) the worker has to handle. */
   triggers: number;
+  /** Size of the campaign's state document (campaigns.state), which every read parses. */
+  stateBytes: number;
   seconds: number;
 }
 
@@ -291,6 +293,6 @@ export class HistorySeeder {
       campaignRow({ id: cid, name: state.name, version, processedVersion: processed ? version : 0, memoryVersion, state: JSON.stringify(state), createdAt: state.createdAt });
     })();
     const messages = state.messageCount;
-    return { campaignId: cid, events: version, messages, memories, triggers, seconds: (performance.now() - t0) / 1000 };
+    return { campaignId: cid, events: version, messages, memories, triggers, stateBytes: JSON.stringify(state).length, seconds: (performance.now() - t0) / 1000 };
   }
 }

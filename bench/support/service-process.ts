@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { monotonicUs } from './cpu-profile';
 import { serviceEntry } from './paths';
 
 /** A server running as a child process (the built service or the raw baseline). */
@@ -10,6 +11,8 @@ export interface ServerProcess {
   pid: number;
   /** Spawn → first 200 from the health path, in ms. */
   startMs: number;
+  /** Spawn and healthy on the monotonic clock in µs, to cut a --cpu-prof profile to the boot. */
+  bootWindow: { fromUs: number; toUs: number };
   logPath: string;
   /** Resident set size now (VmRSS), in MB. */
   rssMb(): number;
@@ -70,6 +73,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
   const log = openSync(logPath, 'a');
   const args = [...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []), options.entry ?? serviceEntry()];
   const started = performance.now();
+  const spawnedUs = monotonicUs();
   const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', log, log] });
   closeSync(log);
   let dead: string | null = null;
@@ -101,6 +105,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
     url,
     pid: child.pid!,
     startMs,
+    bootWindow: { fromUs: spawnedUs, toUs: monotonicUs() },
     logPath,
     rssMb: () => rssMbOf(child.pid!),
     exitStatus: () => dead,
