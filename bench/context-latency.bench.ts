@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { BenchOptions, Figures } from './support/bench-suite';
-import { timedGet } from './support/http-client';
+import { HttpClient, timedGet } from './support/http-client';
 import { HistorySeeder, SeedResult } from './support/history-seeder';
 import { tempDir } from './support/paths';
 import { localServiceEnv, spawnServer } from './support/service-process';
@@ -58,17 +58,33 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
           'mean ms': round(mean(ms)),
         };
       });
+      // Writes, one campaign at a time (its worker settled before the next), so campaigns do not slow each other.
+      const writes = options.quick ? 60 : 200;
+      const http = new HttpClient(service.url);
+      const writeRows = [];
+      for (const s of seeded) {
+        const ms: number[] = [];
+        for (let i = 0; i < writes + 20; i++) {
+          const t0 = performance.now();
+          await http.post(`/v1/campaigns/${s.campaignId}/messages`, { messages: [{ role: 'player', speaker: 'Aria', content: `Aria asks Brom about the old mine, for the ${i}th time.` }] });
+          if (i >= 20) ms.push(performance.now() - t0);
+        }
+        await http.settled(s.campaignId);
+        writeRows.push({ campaign: s.campaignId, events: s.events, 'state doc KB': round(s.stateBytes / 1024, 1), 'POST p50 ms': round(percentile(ms, 50)), 'POST p99 ms': round(percentile(ms, 99)) });
+      }
       const first = rows[0];
       const last = rows[rows.length - 1];
       return {
         [`p99(${label(last.events)}) / p99(${label(first.events)}) (target ≤ ${TARGET})`]: ratio(last['p99 ms'], first['p99 ms']),
         [`p50(${label(last.events)}) / p50(${label(first.events)})`]: ratio(last['p50 ms'], first['p50 ms']),
+        [`write: POST /messages p50(${label(last.events)}) / p50(${label(first.events)})`]: ratio(writeRows[writeRows.length - 1]['POST p50 ms'], writeRows[0]['POST p50 ms']),
         campaigns: rows,
+        'writes (1 message per POST, sequential)': writeRows,
         seeding: seeded.map((s) => ({ campaign: s.campaignId, events: s.events, seconds: round(s.seconds, 1), 'events/s': round(s.events / s.seconds) })),
         notes: [
           `${perCampaign} sequential GET /v1/campaigns/:id/context (narrative, limit 3, JSON) per campaign, round-robin, one client, keep-alive`,
           'all campaigns share one SQLite file; seeded through the service migrations and projection mappers (bench/support/history-seeder.ts)',
-          'state doc = campaigns.state, the aggregate every read parses (twice per context read): it grows with registered quests and completed encounters, not with messages',
+          'state doc = campaigns.state, the aggregate every read parses (twice per context read) and every write parses and rewrites whole: it grows with registered quests and completed encounters, not with messages',
         ],
       };
     } finally {
