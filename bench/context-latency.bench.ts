@@ -11,7 +11,7 @@ const TARGET = 1.2;
 /** §2 Context read vs history size: GET /context p50/p99 on campaigns of 1k, 100k and 1M events in one database. */
 export async function runContextLatencyBench(options: BenchOptions): Promise<Figures> {
   const sizes = options.quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000];
-  const perCampaign = options.quick ? 250 : 1500;
+  const perCampaign = options.quick ? 250 : 800;
   const tmp = tempDir('context');
   const dbPath = join(tmp.path, 'lorekeeper.db');
   try {
@@ -59,7 +59,7 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
         };
       });
       // Writes, one campaign at a time (its worker settled before the next), so campaigns do not slow each other.
-      const writes = options.quick ? 60 : 200;
+      const writes = options.quick ? 60 : 120;
       const http = new HttpClient(service.url);
       const writeRows = [];
       for (const s of seeded) {

@@ -32,6 +32,15 @@ async function prepareCampaign(url: string): Promise<void> {
 
 const messagesUrl = (server: ServerProcess) => `${server.url}/v1/campaigns/${CAMPAIGN}/messages`;
 
+type Measured = LoadResult & { cpuMsPerRequest: number };
+
+/** A load run plus the server's own CPU time per successful request. */
+async function measured(server: ServerProcess, spec: Parameters<typeof runLoad>[0]): Promise<Measured> {
+  const before = server.cpuMs();
+  const result = await runLoad(spec);
+  return { ...result, cpuMsPerRequest: (server.cpuMs() - before) / Math.max(1, result.ok) };
+}
+
 /** §1 Ingest: POST /messages through the built service vs a raw Fastify + better-sqlite3 insert, same run. */
 export async function runIngestBench(options: BenchOptions): Promise<Figures> {
   // Short alternating rounds: on a shared, noisy machine a load burst then hits both sides alike.
@@ -47,15 +56,16 @@ export async function runIngestBench(options: BenchOptions): Promise<Figures> {
     await prepareCampaign(service.url);
 
     const rows: Record<string, unknown>[] = [];
-    const summary: Record<string, { service: LoadResult[]; raw: LoadResult[] }> = {};
+    const summary: Record<string, { service: Measured[]; raw: Measured[] }> = {};
     for (const w of WORKLOADS) {
       const spec = (s: ServerProcess, sec: number) => ({ url: messagesUrl(s), method: 'POST' as const, body: w.body, connections: w.connections, durationSec: sec });
-      await runLoad(spec(service, 1)); // warm-up: JIT, SQLite page cache
-      await runLoad(spec(raw, 1));
-      const runs = { service: [] as LoadResult[], raw: [] as LoadResult[] };
+      const warmSec = options.quick ? 1 : 3; // JIT and SQLite page cache: the first second costs 2× the CPU
+      await runLoad(spec(service, warmSec));
+      await runLoad(spec(raw, warmSec));
+      const runs = { service: [] as Measured[], raw: [] as Measured[] };
       for (let r = 0; r < rounds; r++) {
-        runs.service.push(await runLoad(spec(service, durationSec)));
-        runs.raw.push(await runLoad(spec(raw, durationSec)));
+        runs.service.push(await measured(service, spec(service, durationSec)));
+        runs.raw.push(await measured(raw, spec(raw, durationSec)));
       }
       summary[w.name] = runs;
       for (const [label, list] of [['lorekeeper', runs.service], ['raw fastify+sqlite', runs.raw]] as const) {
@@ -67,23 +77,28 @@ export async function runIngestBench(options: BenchOptions): Promise<Figures> {
           'msg/s': round(rps * w.perRequest),
           'p50 ms': round(median(list.map((x) => x.p50Ms))),
           'p99 ms': round(median(list.map((x) => x.p99Ms))),
+          'server CPU ms/msg': round(median(list.map((x) => x.cpuMsPerRequest)) / w.perRequest, 3),
           failed: list.reduce((n, x) => n + x.failed, 0),
         });
       }
     }
     const rps = (w: string, side: 'service' | 'raw') => median(summary[w][side].map((x) => x.rps));
     const p99 = (w: string, side: 'service' | 'raw') => median(summary[w][side].map((x) => x.p99Ms));
+    const cpu = (w: string, side: 'service' | 'raw') => median(summary[w][side].map((x) => x.cpuMsPerRequest));
     const singleRatio = ratio(rps('1 message', 'service'), rps('1 message', 'raw'));
     const figures: Figures = {
       [`1-message req/s ratio lorekeeper/raw (target ≥ ${TARGET})`]: singleRatio,
       '1-message p99 lorekeeper/raw': ratio(p99('1 message', 'service'), p99('1 message', 'raw')),
+      '1-message CPU efficiency raw/lorekeeper (CPU per message)': ratio(cpu('1 message', 'raw'), cpu('1 message', 'service')),
       '50-message batch msg/s ratio lorekeeper/raw': ratio(rps('50-message batch', 'service'), rps('50-message batch', 'raw')),
+      '50-message batch CPU efficiency raw/lorekeeper': ratio(cpu('50-message batch', 'raw'), cpu('50-message batch', 'service')),
       'lorekeeper batch msg/s': round(rps('50-message batch', 'service') * 50),
       runs: rows,
       notes: [
         `autocannon in the bench process; both servers are child processes on SQLite files (WAL, synchronous=NORMAL); ${rounds} alternating round(s) of ${durationSec} s, medians`,
         'raw = bench/baseline/raw-ingest-server.ts: Fastify + one prepared INSERT per message into the same messages table, nothing else',
         'lorekeeper = validation, idempotency check, state load, decide, event append, projections, and the memory worker advancing its checkpoint in the same process',
+        'server CPU = user+system time of the server process (/proc/<pid>/stat) during the run ÷ messages: less sensitive to other load on the machine than req/s',
       ],
     };
     for (const s of servers.splice(0)) await s.stop();

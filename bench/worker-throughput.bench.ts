@@ -38,7 +38,7 @@ export async function runWorkerThroughputBench(options: BenchOptions): Promise<F
   const mock = await startMockAnthropic();
   try {
     const template = join(tmp.path, 'template.db');
-    const scenes = options.quick ? 2 : 5;
+    const scenes = options.quick ? 2 : 4;
     const seeder = await HistorySeeder.open(template);
     let triggers = 0;
     try {

@@ -16,6 +16,8 @@ export interface ServerProcess {
   logPath: string;
   /** Resident set size now (VmRSS), in MB. */
   rssMb(): number;
+  /** CPU time used so far (user + system), in ms. */
+  cpuMs(): number;
   /** Null while running, else how it ended (`code 0`, `signal SIGKILL`). */
   exitStatus(): string | null;
   /** SIGTERM, wait for the exit (a --cpu-prof profile is written then), SIGKILL after 15 s. */
@@ -45,6 +47,17 @@ export async function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/** User + system CPU of a process from /proc/<pid>/stat (Linux, 100 ticks/s), in ms; NaN elsewhere. */
+export function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime: fields 14 and 15 of the full line
+  } catch {
+    return NaN;
+  }
 }
 
 /** Reads VmRSS of a process from /proc (Linux), in MB; NaN elsewhere. */
@@ -108,6 +121,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
     bootWindow: { fromUs: spawnedUs, toUs: monotonicUs() },
     logPath,
     rssMb: () => rssMbOf(child.pid!),
+    cpuMs: () => cpuMsOf(child.pid!),
     exitStatus: () => dead,
     stop: async () => {
       if (dead) return;
