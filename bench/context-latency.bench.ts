@@ -11,7 +11,8 @@ const TARGET = 1.2;
 /** §2 Context read vs history size: GET /context p50/p99 on campaigns of 1k, 100k and 1M events in one database. */
 export async function runContextLatencyBench(options: BenchOptions): Promise<Figures> {
   const sizes = options.quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000];
-  const perCampaign = options.quick ? 250 : 800;
+  const perCampaign = options.quick ? 200 : 800;
+  const warmup = options.quick ? 30 : 50;
   const tmp = tempDir('context');
   const dbPath = join(tmp.path, 'lorekeeper.db');
   try {
@@ -33,14 +34,14 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
         served.set(s.campaignId, { sections: body.sections.filter((x) => x.entries.length).length, entries: body.sections.reduce((n, x) => n + x.entries.length, 0) });
       }
       const samples = new Map<string, number[]>(seeded.map((s) => [s.campaignId, []]));
-      // Round-robin over the campaigns so machine noise lands on every size alike; the first 50 rounds warm up.
-      for (let i = 0; i < perCampaign + 50; i++) {
+      // Round-robin over the campaigns so machine noise lands on every size alike; the first rounds warm up.
+      for (let i = 0; i < perCampaign + warmup; i++) {
         for (const s of seeded) {
           const r = await timedGet(url(s)).catch((err: Error) => {
             throw new Error(`GET context ${s.campaignId} failed (${err.message}; server ${service.exitStatus() ?? 'still running'}; log ${service.logPath})`);
           });
           if (r.status !== 200) throw new Error(`GET context ${s.campaignId} → ${r.status}`);
-          if (i >= 50) samples.get(s.campaignId)!.push(r.ms);
+          if (i >= warmup) samples.get(s.campaignId)!.push(r.ms);
         }
       }
       const rows = seeded.map((s) => {
@@ -59,7 +60,7 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
         };
       });
       // Writes, one campaign at a time (its worker settled before the next), so campaigns do not slow each other.
-      const writes = options.quick ? 60 : 120;
+      const writes = options.quick ? 40 : 120;
       const http = new HttpClient(service.url);
       const writeRows = [];
       for (const s of seeded) {

@@ -11,7 +11,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** §6 Footprint: spawn → healthy (fresh database, migrations included) and idle RSS, beside the raw baseline server. */
 export async function runFootprintBench(options: BenchOptions): Promise<Figures> {
   const starts = options.quick ? 1 : 3;
-  const SETTLE_MS = options.quick ? 2000 : 3000;
+  const SETTLE_MS = options.quick ? 1000 : 3000;
   const tmp = tempDir('footprint');
   try {
     const measure = async (label: string, spawnOne: (i: number) => ReturnType<typeof spawnServer>) => {

@@ -98,7 +98,7 @@ async function playSaga(http: HttpClient, scenes: number, counter: TiktokenCount
 
 /** §4 Token economy: input tokens the summarizer received per scope ÷ tokens of the messages in that scope. */
 export async function runTokenEconomyBench(options: BenchOptions): Promise<Figures> {
-  const scenes = options.quick ? 20 : 150;
+  const scenes = options.quick ? 12 : 150;
   const tmp = tempDir('tokens');
   const mock = await startMockAnthropic();
   const counter = new TiktokenCounter();
