@@ -16,7 +16,7 @@ const common = {
 };
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 60000 },
     // PostgreSQL-only specs (replicas, leases); they skip themselves without TEST_DATABASE_URL (npm run test:pg).
     { ...common, displayName: 'pg', testMatch: ['<rootDir>/test/pg/**/*.pg-spec.ts'] },
