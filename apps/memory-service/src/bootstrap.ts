@@ -41,6 +41,8 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
     bufferLogs: logger !== false,
     logger: logger === false ? false : undefined,
     bodyParser: false,
+    // Boot errors (bad database, failed migration) reject here with their cause instead of exiting the process.
+    abortOnError: false,
   });
   if (logger !== false) app.useLogger(app.get(PinoLogger));
   const fastify = app.getHttpAdapter().getInstance();
