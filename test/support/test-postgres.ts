@@ -43,6 +43,9 @@ export interface TestSchema {
 /** Creates (if missing) a schema on the server; `drop` removes it with everything in it. */
 export async function createTestSchema(base: string, name = uniqueSchemaName()): Promise<TestSchema> {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`bad schema name ${name}`);
-  await adminQuery(base, `CREATE SCHEMA IF NOT EXISTS "${name}"`);
+  // IF NOT EXISTS is not race-safe: two replicas booting together may both try; the loser's duplicate is fine.
+  await adminQuery(base, `CREATE SCHEMA IF NOT EXISTS "${name}"`).catch((err: { code?: string }) => {
+    if (err.code !== '23505' && err.code !== '42P06') throw err;
+  });
   return { name, url: schemaUrl(base, name), drop: () => adminQuery(base, `DROP SCHEMA IF EXISTS "${name}" CASCADE`).then(() => undefined) };
 }
