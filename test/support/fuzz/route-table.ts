@@ -44,13 +44,11 @@ const knownTool = fc.constantFrom(...WORLD.tools);
 const knownPlayer = fc.constantFrom(...WORLD.players);
 const tick = fc.integer({ min: 0, max: 1_000_000 });
 const isoTime = fc.constantFrom('2026-01-01T10:00:00Z', '2026-05-05T12:30:00.000Z', '2099-12-31T23:59:59Z');
+const futureTime = fc.constantFrom('2099-12-31T23:59:59Z', '2199-01-01T00:00:00.000Z');
 const factType = fc.oneof(fc.constantFrom(...WORLD.facts.map(([t]) => t), 'trade_route'), fc.stringMatching(/^[a-z][a-z0-9_-]{0,12}$/));
 const factKey = fc.oneof(fc.constantFrom(...WORLD.facts.map(([, k]) => k)), anId);
 const dotPath = fc.array(fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/), { minLength: 1, maxLength: 3 }).map((p) => p.join('.'));
-const content = fc.oneof(
-  fc.record({ player: fc.record({ credits: fc.integer(), ship: fc.record({ hull: fc.integer({ min: 0, max: 100 }), name: aName }) }, { requiredKeys: [] }) }),
-  fc.jsonValue({ maxDepth: 3 }),
-);
+const objectContent = fc.record({ player: fc.record({ credits: fc.integer(), ship: fc.record({ hull: fc.integer({ min: 0, max: 100 }), name: aName }) }, { requiredKeys: [] }) });
 const hex64 = fc.stringMatching(/^[0-9a-f]{64}$/);
 
 const message = fc.record(
@@ -81,7 +79,8 @@ export const ROUTES: RouteSpec[] = [
   {
     method: 'PUT',
     path: '/v1/campaigns/:cid/quests/:qid',
-    params: { qid: fc.oneof(fc.constant('q-fuzz'), anId) },
+    // Never the seeded quest: replacing it would drop the objectives complete-objective aims at.
+    params: { qid: fc.oneof(fc.constant('q-fuzz'), anId).filter((id) => id !== WORLD.quest) },
     body: fc.record({ name: aName, objectives: fc.uniqueArray(fc.record({ id: anId, name: aName }), { maxLength: 3, selector: (o) => o.id }) }),
   },
   { method: 'POST', path: '/v1/campaigns/:cid/messages', body: fc.record({ messages: fc.array(message, { minLength: 1, maxLength: 4 }) }) },
@@ -135,7 +134,11 @@ export const ROUTES: RouteSpec[] = [
     method: 'PUT',
     path: '/v1/campaigns/:cid/accounts/:acc/snapshots/:tool',
     params: { acc: fc.oneof(knownAccount, anId), tool: fc.oneof(knownTool, anId) },
-    body: fc.record({ content, tick, capturedAt: isoTime, merge: fc.boolean() }, { requiredKeys: ['content'] }),
+    // merge: true deep-merges, so it needs object content; a whole replacement may be any JSON value.
+    body: fc.oneof(
+      fc.record({ content: objectContent, tick, capturedAt: isoTime, merge: fc.boolean() }, { requiredKeys: ['content'] }),
+      fc.record({ content: fc.jsonValue({ maxDepth: 3 }), tick, capturedAt: isoTime }, { requiredKeys: ['content'] }),
+    ),
   },
   { method: 'GET', path: '/v1/campaigns/:cid/accounts/:acc/snapshots', params: { acc: fc.oneof(knownAccount, anId) }, query: fc.record({ tick: intText(0, 1_000_000) }, { requiredKeys: [] }) },
   { method: 'GET', path: '/v1/campaigns/:cid/accounts/:acc/snapshots/:tool', params: { acc: fc.oneof(knownAccount, anId), tool: fc.oneof(knownTool, anId) } },
@@ -161,7 +164,7 @@ export const ROUTES: RouteSpec[] = [
     params: { type: factType, key: factKey },
     body: fc.oneof(
       fc.record({ value: aName, ttlSeconds: fc.integer({ min: 1, max: 86_400 }), priority: fc.integer({ min: -1000, max: 1000 }) }, { requiredKeys: ['value'] }),
-      fc.record({ value: aName, expiresAt: isoTime, priority: fc.integer({ min: -1000, max: 1000 }) }, { requiredKeys: ['value'] }),
+      fc.record({ value: aName, expiresAt: futureTime, priority: fc.integer({ min: -1000, max: 1000 }) }, { requiredKeys: ['value'] }),
     ),
   },
   { method: 'POST', path: '/v1/campaigns/:cid/facts/:type/:key/resolve', params: { type: factType, key: factKey }, body: fc.constantFrom({}, undefined) },
