@@ -30,7 +30,8 @@ async function main(): Promise<number> {
   const started = Date.now();
   try {
     const report = await runFuzz({ baseUrl: svc.url, cases, seed, token: TOKEN, onProgress: (n) => process.stdout.write(`  ${n} cases…\n`) });
-    const errors = svc.output().split('\n').filter((l) => /\bERROR\b/.test(l));
+    // The service logs pino JSON (error = level 50, fatal = 60); `ERROR` covers pretty-printed logs.
+    const errors = svc.output().split('\n').filter((l) => /"level":(50|60)\b|\bERROR\b/.test(l));
     process.stdout.write(
       [
         '',

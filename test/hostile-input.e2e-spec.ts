@@ -57,6 +57,39 @@ describe('hostile input: fuzzer findings stay fixed', () => {
     });
   });
 
+  describe('game-state snapshot content (found once the fuzzer covered the §5 routes)', () => {
+    const deep = (d: number) => `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`;
+    const put = (tool: string, body: string) => t.http('PUT', `/v1/campaigns/${cid}/accounts/acc/snapshots/${tool}`, body, { 'content-type': 'application/json' });
+
+    it.each([false, true])('refuses content nested deeper than 64 levels with 400 (merge %s; merging 20,000 levels was a 500 stack overflow)', async (merge) => {
+      for (const d of [65, 20_000]) {
+        const res = await put(`get_deep_${merge}`, `{"content":${deep(d)},"merge":${merge}}`);
+        expectProblem(res, 400, 'VALIDATION_FAILED');
+        expect(res.body.errors[0].path).toBe('content');
+      }
+      expectProblem(await t.http('GET', `/v1/campaigns/${cid}/accounts/acc/snapshots/get_deep_${merge}`), 404, 'SNAPSHOT_NOT_FOUND');
+      expect((await put(`get_deep_${merge}`, `{"content":${deep(64)},"merge":${merge}}`)).status).toBe(200);
+    });
+
+    it('shows only the content\'s own fields: a configured field named like an Object.prototype member is absent, not "null"', async () => {
+      expect((await t.http('PUT', `/v1/campaigns/${cid}/snapshot-tools/get_ship`, { fields: ['ship.hull', 'ship.constructor', 'toString'] })).status).toBe(200);
+      expect((await put('get_ship', JSON.stringify({ content: { ship: { hull: 7 } }, tick: 1 }))).status).toBe(200);
+      const ctx = await t.http('GET', `/v1/campaigns/${cid}/context?include=state&account=acc&format=text`);
+      expect(ctx.status).toBe(200);
+      expect(ctx.text).toContain('ship.hull: 7');
+      expect(ctx.text).not.toMatch(/constructor|toString/);
+    });
+
+    it('merges a patch with a key named like an Object.prototype member as a new field', async () => {
+      expect((await put('get_cargo', JSON.stringify({ content: { hold: { ore: 1 } }, tick: 1 }))).status).toBe(200);
+      expect((await put('get_cargo', JSON.stringify({ content: { hold: { valueOf: 2, toString: { x: 1 }, constructor: {} } }, tick: 2, merge: true }))).status).toBe(200);
+      const got = await t.http('GET', `/v1/campaigns/${cid}/accounts/acc/snapshots/get_cargo`);
+      expect(got.body.content).toEqual({ hold: { ore: 1, valueOf: 2, toString: { x: 1 }, constructor: {} } });
+      // A new empty object changed no leaf: the inherited Object constructor is not a previous value.
+      expect(got.body.fieldTicks).toEqual({ 'hold.valueOf': 2, 'hold.toString.x': 2 });
+    });
+  });
+
   describe('errors raised before any handler runs (were plain JSON, not problem+json)', () => {
     it('answers a malformed %-escape in the path with 400 INVALID_URL', async () => {
       expectProblem(await t.http('GET', `/v1/campaigns/%E0%A4%A/messages`), 400, 'INVALID_URL');

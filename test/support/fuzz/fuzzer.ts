@@ -85,6 +85,9 @@ interface CaseSeed {
   method: string;
 }
 
+/** Query keys some route reads, so a hostile value lands where a parser looks. */
+const QUERY_KEYS = ['limit', 'after', 'minVersion', 'waitMs', 'budget', 'format', 'stream', 'scope', 'include', 'agent', 'tick', 'digestVersion', 'q', 'in', 'role', 'status', 'account', 'agentId', 'viewer', 'query', 'locationId', 'subjectId', 'before', 'explain'];
+
 const paramNames = (path: string) => [...path.matchAll(/:([a-z]+)/g)].map((m) => m[1]);
 
 function caseArbitrary(routes: RouteSpec[]): fc.Arbitrary<CaseSeed> {
@@ -188,7 +191,7 @@ export function buildRequest(c: CaseSeed, token?: string): FuzzRequest {
       if (which === 0 && keys.length) query.push([keys[c.pick % keys.length], v]); // duplicate key
       else if (which === 1 && keys.length) query.splice(0, query.length, ...query.map(([k, old]): [string, string] => (k === keys[c.pick % keys.length] ? [k, v] : [k, old])));
       else if (which === 2) query.push([c.key, v]);
-      else query.push([['limit', 'after', 'minVersion', 'waitMs', 'budget', 'format', 'stream', 'scope', 'include', 'agent', 'tick', 'digestVersion'][c.pick % 12], v]);
+      else query.push([QUERY_KEYS[c.pick % QUERY_KEYS.length], v]);
       break;
     }
     case 'header-hostile':
