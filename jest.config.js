@@ -15,10 +15,12 @@ const common = {
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join('|')})/)(?!.*/node_modules/)`],
 };
 module.exports = {
-  // Jest 30 reads testTimeout from the root config, not from projects.
-  testTimeout: 60000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 60000 },
+    // PostgreSQL-only specs (replicas, leases); they skip themselves without TEST_DATABASE_URL (npm run test:pg).
+    { ...common, displayName: 'pg', testMatch: ['<rootDir>/test/pg/**/*.pg-spec.ts'] },
   ],
+  // Jest reads testTimeout only here, not per project (the projects' own values are ignored).
+  testTimeout: 60000,
 };

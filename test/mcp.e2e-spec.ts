@@ -29,7 +29,7 @@ describe('MCP server (SDK client → MCP server → HTTP service)', () => {
   it('lists the campaign tools', async () => {
     const { tools } = await mcp.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual(
-      expect.arrayContaining(['change_location', 'complete_objective', 'get_context', 'progress_act', 'record_messages', 'search_memories', 'update_location_state']),
+      expect.arrayContaining(['change_location', 'complete_objective', 'get_context', 'progress_act', 'record_messages', 'search_broadcasts', 'search_memories', 'search_messages', 'search_reasoning', 'update_location_state']),
     );
   });
 
@@ -51,6 +51,26 @@ describe('MCP server (SDK client → MCP server → HTTP service)', () => {
     const ctx = await call('get_context', { campaignId: 'mcp1' });
     expect(ctx.text).toContain('## World Memory');
     expect(ctx.text).toContain('40 gold');
+  });
+
+  it('reaches what fell out of the window: search_messages, search_reasoning, search_broadcasts', async () => {
+    const client = new LorekeeperClient({ baseUrl: t.url });
+    await client.createCampaign({ id: 'mcp2', name: 'Search' });
+    await client.recordMessages('mcp2', [
+      { role: 'assistant', content: 'Mining the belt for iron ore.', reasoning: 'Iron ore sells high at Vega station.' },
+      { role: 'player', content: 'Nothing about metals here.' },
+    ]);
+    const messages = JSON.parse((await call('search_messages', { campaignId: 'mcp2', q: 'iron ore' })).text);
+    expect(messages.items.map((i: { ref: number }) => i.ref)).toEqual([0]);
+    const reasoning = JSON.parse((await call('search_reasoning', { campaignId: 'mcp2', q: 'vega' })).text);
+    expect(reasoning.items).toHaveLength(1);
+    expect(reasoning.items[0].kind).toBe('reasoning');
+    await client.postBroadcast({ content: 'Pirates spotted near Vega', from: 'scout-1' });
+    const broadcasts = JSON.parse((await call('search_broadcasts', { q: 'pirates' })).text);
+    expect(broadcasts.items[0].snippet).toContain('Pirates');
+    const bad = await call('search_messages', { campaignId: 'mcp2', q: '"unclosed' });
+    expect(bad.isError).toBe(true);
+    expect(JSON.parse(bad.text).code).toBe('INVALID_QUERY');
   });
 
   it('reports API problems as tool errors with the problem code', async () => {

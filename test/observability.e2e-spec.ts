@@ -40,7 +40,8 @@ describe('observability: request ids, structured logs, metrics, health', () => {
     expect(res.text).toMatch(/lorekeeper_events_appended_total\{type="MessageRecorded"\} 1/);
     expect(res.text).toMatch(/lorekeeper_memories_recorded_total\{scope="location"\} 1/);
     expect(res.text).toMatch(/lorekeeper_summarizer_calls_total\{scope="location"\} 1/);
-    expect(res.text).toMatch(/lorekeeper_worker_lag_events\{stat="max"\} 0/);
+    expect(res.text).toMatch(/lorekeeper_worker_lag_events\{replica="[^"]+"\} 0/);
+    expect(res.text).toMatch(/lorekeeper_leases_held\{replica="[^"]+"\} 0/);
   });
 
   it('reports liveness and readiness', async () => {
@@ -50,6 +51,6 @@ describe('observability: request ids, structured logs, metrics, health', () => {
     expect(live.body.info.database.status).toBe('up');
     const ready = await t.http('GET', '/health/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body.info.worker).toEqual({ status: 'up', campaignsBehind: 0 });
+    expect(ready.body).toMatchObject({ status: 'ok', database: 'up', worker: 'running', replica: { workerLag: { campaigns: 0, events: 0 } } });
   });
 });

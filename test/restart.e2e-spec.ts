@@ -1,3 +1,4 @@
+import { testDatabaseUrl } from './support/test-postgres';
 import { existsSync } from 'node:fs';
 import { MockAnthropic, startMockAnthropic } from './support/mock-anthropic';
 import { eventually, scopeOf, scopeRequests } from './support/mock-requests';
@@ -9,7 +10,8 @@ const line = (content: string) => ({ role: 'player', speaker: 'Aria', content })
 // jest ignores the e2e project's testTimeout (a global option): booting apps inside a test needs more than 5 s cold.
 jest.setTimeout(60_000);
 
-describe('restarting the service on the same SQLite file', () => {
+// SQLite-file restarts; on PostgreSQL, restarts and takeovers are covered by test/pg/replicas.pg-spec.ts.
+(testDatabaseUrl() ? describe.skip : describe)('restarting the service on the same SQLite file', () => {
   let mock: MockAnthropic;
   let db: ReturnType<typeof tempDb>;
   let t: TestApp | undefined;
@@ -148,6 +150,7 @@ describe('restarting the service on the same SQLite file', () => {
     expect(scopeRequests(mock).map((r) => r.indexes)).toEqual([[0], [1], [2], [3]]);
   });
 
+  // The WAL file is SQLite's; PostgreSQL has nothing next to a file.
   it('closing the service closes the database: no write-ahead log is left next to the file', async () => {
     const app = await start();
     await scenario(app, 'restart-clean').create('Saga');

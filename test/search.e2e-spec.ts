@@ -181,7 +181,8 @@ describe('GET /v1/campaigns/:cid/search over HTTP (FTS5 on a SQLite file)', () =
         fc.asyncProperty(query, fc.constantFrom('messages', 'reasoning', 'memories'), async (q, scope) => {
           const res = await search('main', `?q=${encodeURIComponent(q)}&in=${scope}`);
           if (res.status === 200) ok++;
-          else if (res.status === 400 && res.body.code === 'INVALID_QUERY') refused++;
+          // NUL and unpaired surrogates are refused before parsing, like in every other text input.
+          else if (res.status === 400 && (res.body.code === 'INVALID_QUERY' || res.body.code === 'VALIDATION_FAILED')) refused++;
           else throw new Error(`q=${JSON.stringify(q)} → ${res.status} ${res.text}`);
         }),
         { numRuns: 1000 },

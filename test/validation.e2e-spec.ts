@@ -179,7 +179,7 @@ const messageCases: Case[] = [
   bad('messages: body over 1 MiB', 'POST', M, say(...Array.from({ length: 70 }, () => msg({ content: long(16_000) }))), 413, 'BODY_TOO_LARGE'),
   bad('messages: malformed JSON', 'POST', M, '{"messages": [{"role": "player", "content": "x"}', 400, 'INVALID_JSON'),
   bad('messages: empty JSON body', 'POST', M, '', 400, 'INVALID_JSON'),
-  invalid('messages: text/plain body', 'POST', M, 'hello', { headers: { 'content-type': 'text/plain' } }),
+  bad('messages: text/plain body', 'POST', M, 'hello', 415, 'UNSUPPORTED_MEDIA_TYPE', { headers: { 'content-type': 'text/plain' } }),
 ];
 
 const K = `${C}/commands`;

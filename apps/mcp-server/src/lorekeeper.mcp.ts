@@ -86,5 +86,23 @@ export function createLorekeeperMcpServer(client: LorekeeperClient): McpServer {
     },
     ({ campaignId, ...body }) => answer(() => client.updateLocationState(campaignId, body)),
   );
+  const searchInput = {
+    campaignId: id,
+    q: z.string().min(1).max(256).describe('words, "a phrase", prefix*, OR, NOT'),
+    limit: z.number().int().min(1).max(100).optional(),
+  };
+  server.registerTool(
+    'search_messages',
+    { description: 'Find older messages that fell out of your context window (ranked full-text search).', inputSchema: { ...searchInput, role: z.string().optional(), locationId: id.optional() } },
+    ({ campaignId, ...q }) => answer(() => client.search(campaignId, { ...q, in: 'messages' })),
+  );
+  server.registerTool('search_reasoning', { description: 'Search the reasoning text recorded with earlier messages.', inputSchema: searchInput }, ({ campaignId, ...q }) =>
+    answer(() => client.search(campaignId, { ...q, in: 'reasoning' })),
+  );
+  server.registerTool(
+    'search_broadcasts',
+    { description: 'Search agent-to-agent broadcasts (newest first without q).', inputSchema: { q: z.string().min(1).max(256).optional(), limit: z.number().int().min(1).max(100).optional() } },
+    (q) => answer(() => client.broadcasts(q)),
+  );
   return server;
 }

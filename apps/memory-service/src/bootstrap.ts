@@ -9,6 +9,8 @@ import { AppModule } from './app.module';
 import { serveOpenApi } from './http/openapi';
 import { Metrics } from './observability/metrics';
 import { CoreOverrides } from './core.module';
+import { installApiKeyAuth } from './http/api-key.auth';
+import { acceptJsonOnly, hardenedFastifyOptions } from './http/fastify-hardening';
 import { LIMITS } from './http/dto/campaign.dto';
 import { sendProblem, toProblem } from './http/problem.filter';
 
@@ -22,6 +24,7 @@ export function routesOf(app: NestFastifyApplication): { method: string; url: st
 /** Builds the Nest app on Fastify with the body limit, problem+json errors and request ids. */
 export async function createApp(config: AppConfig, overrides: CoreOverrides = {}, logger: false | undefined = undefined): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
+    ...hardenedFastifyOptions,
     bodyLimit: LIMITS.bodyBytes,
     // Fastify's default (100) refused valid 128-character ids; longer ones reach pathId and get 400 INVALID_ID.
     routerOptions: { maxParamLength: LIMITS.pathParamChars },
@@ -34,9 +37,16 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
       return id;
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, overrides), adapter, { bufferLogs: logger !== false, logger: logger === false ? false : undefined });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, overrides), adapter, {
+    bufferLogs: logger !== false,
+    logger: logger === false ? false : undefined,
+    bodyParser: false,
+    // Boot errors (bad database, failed migration) reject here with their cause instead of exiting the process.
+    abortOnError: false,
+  });
   if (logger !== false) app.useLogger(app.get(PinoLogger));
   const fastify = app.getHttpAdapter().getInstance();
+  acceptJsonOnly(fastify);
   const routes: { method: string; url: string }[] = [];
   ROUTES.set(app, routes);
   fastify.addHook('onRoute', (r) => {
@@ -47,10 +57,17 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
     const route = req.routeOptions?.url ?? 'unmatched';
     metrics.httpDuration.observe({ method: req.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
+  // Shutting down: answers to in-flight requests close their connection, so keep-alive clients move on.
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+  });
   fastify.addHook('onSend', async (req, reply) => {
     void reply.header('x-request-id', String(req.id));
+    if (closing) void reply.header('connection', 'close');
   });
+  installApiKeyAuth(fastify, config);
   serveOpenApi(app);
-  app.enableShutdownHooks();
+  // No enableShutdownHooks(): main.ts installs the graceful SIGTERM handler (graceful-shutdown.ts).
   return app;
 }

@@ -1,12 +1,12 @@
 import { CampaignEventsAppended, CampaignProjector, CampaignReader, CampaignRecord, CAMPAIGN_RUNNER, CampaignRunner, CommandHandlers, IdempotencyRecord, MessageRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextComposer, ContextService, DigestSection, GetContextQuery, HudSection, LocationSection, NpcSection, StateSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
-import { BibleSection, GlossarySection, PreviouslySection } from '@app/context';
-import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, TypeOrmEventStore } from '@app/event-store';
-import { CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
+import { BibleSection, DEFAULT_RECALL_POOL, GlossarySection, PreviouslySection, RecallSection, RecentMessagesReader, RecentSection } from '@app/context';
+import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, runMigrations, TypeOrmEventStore } from '@app/event-store';
+import { CAMPAIGN_OWNERSHIP, CampaignOwnership, CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
 import { GlossaryTermRecord, HideGlossaryTermHandler, LayersReader, MemoryWitnessRecord, RollingSummaryRecord } from '@app/memory';
 import { MessageWitnessRecord } from '@app/campaign';
-import { DEFAULT_RECALL_POOL, RecallSection, RecentMessagesReader, RecentSection } from '@app/context';
+import { ReplicaMetrics } from '@app/replica';
 import { BroadcastRecord, BroadcastService, createSearchIndex, SEARCH_INDEX, SearchIndex, SearchIndexer, SearchService } from '@app/search';
 import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
 import { AccountProjection, AccountRecord, GameStateSnapshotRecord, SnapshotStore, SnapshotToolRecord } from '@app/state';
@@ -16,6 +16,7 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS } from './migrations';
 import { MeteredSummarizer } from './observability/metered.summarizer';
 import { Metrics } from './observability/metrics';
+import { REPLICA_COORDINATOR, replicaProviders } from './replica.providers';
 
 export const ENTITIES = [
   EventRecord,
@@ -67,6 +68,7 @@ export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicatio
   }
   async beforeApplicationShutdown(): Promise<void> {
     await this.worker.stop();
+    new Logger('memory-worker').log('shutdown: worker stopped, unfinished summaries abandoned');
   }
 }
 
@@ -100,7 +102,7 @@ export class CoreModule {
         useFactory: async () => {
           const ds = createDataSource({ database: config.database, entities: ENTITIES, migrations: MIGRATIONS });
           await ds.initialize();
-          await ds.runMigrations({ transaction: 'each' });
+          await runMigrations(ds);
           return ds;
         },
       },
@@ -131,7 +133,7 @@ export class CoreModule {
       { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
       { provide: LayersReader, useFactory: (db: Database) => new LayersReader(db), inject: [DATABASE] },
       { provide: WorkerProgress, useValue: new WorkerProgress() },
-      { provide: Metrics, useFactory: (db: Database) => new Metrics(db), inject: [DATABASE] },
+      { provide: Metrics, useFactory: (db: Database, replica: ReplicaMetrics) => new Metrics(db, replica), inject: [DATABASE, ReplicaMetrics] },
       {
         provide: SUMMARIZER,
         useFactory: (metrics: Metrics) =>
@@ -144,17 +146,27 @@ export class CoreModule {
       },
       {
         provide: MemoryWorker,
-        useFactory: (db: Database, store: EventStore, reader: CampaignReader, projector: MemoryProjector, summarizer: Summarizer, progress: WorkerProgress, metrics: Metrics) =>
-          new MemoryWorker(db, store, reader, projector, summarizer, progress, workerLogger(new Logger('memory-worker')), {
-            attempts: config.summaryAttempts,
-            timeoutMs: config.summaryTimeoutMs,
-            concurrency: config.memoryConcurrency,
-            summaryIntervalRounds: config.summaryIntervalRounds,
-            hotRounds: config.hotRounds,
-            rollingSummaryWords: config.rollingSummaryWords,
-            onOutcome: (outcome, scope) => (outcome === 'recorded' ? metrics.memoriesRecorded : metrics.memoriesSkipped).inc({ scope }),
-          }),
-        inject: [DATABASE, EVENT_STORE, CampaignReader, MemoryProjector, SUMMARIZER, WorkerProgress, Metrics],
+        useFactory: (db: Database, store: EventStore, reader: CampaignReader, projector: MemoryProjector, summarizer: Summarizer, progress: WorkerProgress, metrics: Metrics, ownership: CampaignOwnership) =>
+          new MemoryWorker(
+            db,
+            store,
+            reader,
+            projector,
+            summarizer,
+            progress,
+            workerLogger(new Logger('memory-worker')),
+            {
+              attempts: config.summaryAttempts,
+              timeoutMs: config.summaryTimeoutMs,
+              concurrency: config.memoryConcurrency,
+              summaryIntervalRounds: config.summaryIntervalRounds,
+              hotRounds: config.hotRounds,
+              rollingSummaryWords: config.rollingSummaryWords,
+              onOutcome: (outcome, scope) => (outcome === 'recorded' ? metrics.memoriesRecorded : metrics.memoriesSkipped).inc({ scope }),
+            },
+            ownership,
+          ),
+        inject: [DATABASE, EVENT_STORE, CampaignReader, MemoryProjector, SUMMARIZER, WorkerProgress, Metrics, CAMPAIGN_OWNERSHIP],
       },
       { provide: TOKEN_COUNTER, useFactory: () => new TiktokenCounter() },
       {
@@ -210,12 +222,13 @@ export class CoreModule {
       GetContextHandler,
       WorkerLifecycle,
       DatabaseLifecycle,
+      ...replicaProviders(config),
     ];
     return {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
       providers,
-      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, LayersReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore, SEARCH_INDEX, SearchService, BroadcastService],
+      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore, LayersReader, SEARCH_INDEX, SearchService, BroadcastService, ReplicaMetrics, REPLICA_COORDINATOR],
       global: true,
     };
   }

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '@app/common';
 import { createApp } from './bootstrap';
+import { installGracefulShutdown } from './graceful-shutdown';
 
 async function main(): Promise<void> {
   let config;
@@ -12,9 +13,27 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  exitWithin(SHUTDOWN_DEADLINE_MS);
   const app = await createApp(config);
+  installGracefulShutdown(app);
   await app.listen({ port: config.port, host: config.host });
-  process.stdout.write(`Lorekeeper listening on http://${config.host}:${config.port} (database ${config.database.type}, summarizer ${config.summarizer})\n`);
+  // The bound port, not the configured one: PORT=0 picks a free port (tests, chaos harness).
+  const port = (app.getHttpServer().address() as { port: number } | null)?.port ?? config.port;
+  process.stdout.write(`Lorekeeper listening on http://${config.host}:${port} (database ${config.database.type}, summarizer ${config.summarizer})\n`);
+}
+
+/** DESIGN §9: SIGTERM exits within 10 s, even if a request or the worker does not let go in time. */
+const SHUTDOWN_DEADLINE_MS = 9_000;
+
+function exitWithin(ms: number): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      setTimeout(() => {
+        process.stderr.write(`shutdown did not finish within ${ms} ms; exiting\n`);
+        process.exit(1);
+      }, ms).unref();
+    });
+  }
 }
 
 void main();

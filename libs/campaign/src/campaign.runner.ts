@@ -4,6 +4,7 @@ import { EntityManager } from 'typeorm';
 import { CampaignCommand } from './domain/commands';
 import { decide } from './domain/decide';
 import { CampaignState } from './domain/state';
+import { CampaignRecord } from './projections/campaign.entity';
 import { CampaignProjector } from './projections/campaign.projector';
 import { IdempotencyRecord } from './projections/idempotency.entity';
 import { ToolCallRecord } from './projections/message.entity';
@@ -57,11 +58,17 @@ export class CampaignRunner {
           throw new DomainError('precondition', 'VERSION_MISMATCH', `campaign ${campaignId} changed concurrently; expected version ${meta.expectedVersion}`);
         }
         if (attempt >= MAX_RACE_RETRIES) throw new DomainError('conflict', 'CONCURRENT_WRITE', `campaign ${campaignId} is too busy; retry`);
+        // Jitter, so that writers who keep colliding (e.g. on several replicas) spread out.
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(100, 2 ** attempt)));
       }
     }
   }
 
   private async once<B>(m: EntityManager, campaignId: string, command: CampaignCommand, meta: WriteMeta, render: (r: WriteResult) => B): Promise<WriteOutcome<B>> {
+    // PostgreSQL: writers of one campaign queue on its row, on every replica, instead of racing to a retry.
+    if (this.db.dialect === 'postgres') {
+      await m.getRepository(CampaignRecord).createQueryBuilder('c').select('c.id').where('c.id = :campaignId', { campaignId }).setLock('pessimistic_write').getRawOne();
+    }
     const idem = meta.idempotency;
     if (idem) {
       const prior = await m.getRepository(IdempotencyRecord).findOneBy({ scope: idem.scope, key: idem.key });

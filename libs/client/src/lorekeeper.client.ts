@@ -121,6 +121,16 @@ export class LorekeeperClient {
   events(campaignId: string, query: { stream?: 'game' | 'memory'; after?: number; limit?: number } = {}) {
     return this.request('GET', this.c(campaignId, '/events'), undefined, query);
   }
+  /** Ranked full-text search (DESIGN §7 query language). */
+  search(campaignId: string, query: { q: string; in?: 'messages' | 'reasoning' | 'memories'; limit?: number; role?: string; locationId?: string }) {
+    return this.request('GET', this.c(campaignId, '/search'), undefined, query);
+  }
+  postBroadcast(body: { content: string; from: string }, w?: WriteOptions) {
+    return this.request('POST', '/v1/broadcasts', body, {}, w);
+  }
+  broadcasts(query: { q?: string; limit?: number } = {}) {
+    return this.request('GET', '/v1/broadcasts', undefined, query);
+  }
   /** JSON context (format=json). */
   context(campaignId: string, query: Query = {}) {
     return this.request('GET', this.c(campaignId, '/context'), undefined, { ...query, format: 'json' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseApiKeys } from './api-keys';
 
 const int = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
@@ -25,6 +26,7 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LEASE_TTL_MS: int(10000, 100),
     LEASE_POLL_MS: int(1000, 10),
+    REPLICA_ID: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'letters, digits, . _ : - (≤ 64)').optional(),
     TICK_SECONDS: int(10, 1),
     STATE_MAX_TOKENS: int(500, 10),
     DIGEST_MAX_TOKENS: int(180, 10),
@@ -40,6 +42,13 @@ export const configSchema = z
   .superRefine((v, ctx) => {
     if (v.SUMMARIZER === 'anthropic' && !v.ANTHROPIC_API_KEY) {
       ctx.addIssue({ code: 'custom', path: ['SUMMARIZER'], message: 'anthropic needs ANTHROPIC_API_KEY' });
+    }
+    if (v.LOREKEEPER_API_KEYS !== undefined) {
+      try {
+        parseApiKeys(v.LOREKEEPER_API_KEYS);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['LOREKEEPER_API_KEYS'], message: (err as Error).message });
+      }
     }
   });
 
@@ -60,6 +69,8 @@ export interface AppConfig {
   logLevel: Env['LOG_LEVEL'];
   leaseTtlMs: number;
   leasePollMs: number;
+  /** Names this replica in leases; default host-pid-random. */
+  replicaId?: string;
   tickSeconds: number;
   stateMaxTokens: number;
   digestMaxTokens: number;
@@ -70,6 +81,7 @@ export interface AppConfig {
   rollingSummaryWords: number;
   recallLimit: number;
   contextTokenBudget: number;
+  /** LOREKEEPER_API_KEYS as given: `token[=campaign-glob],…` (see parseApiKeys); unset = no authentication. */
   apiKeys?: string;
 }
 
@@ -102,6 +114,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     leaseTtlMs: e.LEASE_TTL_MS,
     leasePollMs: e.LEASE_POLL_MS,
+    replicaId: e.REPLICA_ID,
     tickSeconds: e.TICK_SECONDS,
     stateMaxTokens: e.STATE_MAX_TOKENS,
     digestMaxTokens: e.DIGEST_MAX_TOKENS,

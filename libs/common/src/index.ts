@@ -3,3 +3,4 @@ export * from './clock';
 export * from './ids';
 export * from './config';
 export * from './async-mutex';
+export * from './api-keys';

@@ -4,3 +4,4 @@ export * from './typeorm/event.entity';
 export * from './typeorm/database';
 export * from './typeorm/typeorm.event-store';
 export * from './typeorm/data-source';
+export * from './typeorm/run-migrations';

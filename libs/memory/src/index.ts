@@ -11,3 +11,4 @@ export * from './glossary/known-terms';
 export * from './glossary/coined-terms';
 export * from './glossary/hide-glossary-term.command';
 export * from './projection.rebuilder';
+export * from './ownership/campaign-ownership.port';

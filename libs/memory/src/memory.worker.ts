@@ -3,13 +3,14 @@ import { Database, EventStore, gameStream, memoryStream, NewEvent, StoredEvent }
 import { capWords, Summarizer, SummaryOutcome, SummaryResult, summarizeWithRetry, TranscriptLine } from '@app/summarizer';
 import { EntityManager } from 'typeorm';
 import { extractCoinedTerms } from './glossary/coined-terms';
-import { KnownTerms, knownTermsOf, MAX_TERM_CHARS, MAX_DEFINITION_WORDS, playerIdsOf } from './glossary/known-terms';
+import { KnownTerms, knownTermsOf, MAX_DEFINITION_WORDS, MAX_TERM_CHARS, playerIdsOf } from './glossary/known-terms';
 import { LayersReader } from './layers.reader';
 import { MemoryEvent, memoryId, summarySubject } from './memory-events';
 import { CursorRecord } from './memory.entity';
 import { MemoryProjector } from './memory.projector';
 import { npcWindow, planLayerTriggers, planTriggers, ScopeTask } from './message-selection';
 import { WorkerProgress } from './progress';
+import { CampaignLease, CampaignOwnership, LeaseLostError, SingleProcessOwnership } from './ownership/campaign-ownership.port';
 
 export interface WorkerOptions {
   attempts: number;
@@ -17,14 +18,14 @@ export interface WorkerOptions {
   concurrency: number;
   /** Game events read per batch while catching up. */
   batchSize?: number;
+  /** Observes each committed outcome (metrics). */
+  onOutcome?: (outcome: 'recorded' | 'skipped', scope: string) => void;
   /** §8 "Previously": rewritten at each RoundEnded of a multiple of this (SUMMARY_INTERVAL_ROUNDS, 4). */
   summaryIntervalRounds?: number;
   /** §8: rounds kept verbatim in Recent Messages (HOT_ROUNDS, 4); only older ones are summarized. */
   hotRounds?: number;
   /** §8: the longest "Previously" (ROLLING_SUMMARY_WORDS, 150). */
   rollingSummaryWords?: number;
-  /** Observes each committed outcome (metrics). */
-  onOutcome?: (outcome: 'recorded' | 'skipped', scope: string) => void;
 }
 
 export interface WorkerLogger {
@@ -62,13 +63,10 @@ export class MemoryWorker {
     private readonly progress: WorkerProgress,
     private readonly logger: WorkerLogger,
     private readonly options: WorkerOptions,
+    /** One replica per campaign on PostgreSQL (§9); SQLite's single process owns everything. */
+    private readonly ownership: CampaignOwnership = new SingleProcessOwnership(),
   ) {
     this.layers = new LayersReader(db);
-  }
-
-  /** False once `stop()` was called. */
-  get isRunning(): boolean {
-    return !this.stopped;
   }
 
   /** Catch up every campaign whose checkpoint is behind (boot, or a poll). */
@@ -93,6 +91,11 @@ export class MemoryWorker {
     while (this.active.size > 0 || this.queue.length > 0) await Promise.race([...this.active, new Promise((r) => setTimeout(r, 5))]);
   }
 
+  /** False once stop() began (readiness). */
+  isRunning(): boolean {
+    return !this.stopped;
+  }
+
   /** Abandons in-flight summaries without advancing anything and waits for the loops to end. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -107,7 +110,7 @@ export class MemoryWorker {
       const id = this.queue.shift()!;
       this.queued.delete(id);
       this.running.add(id);
-      const run = this.drain(id)
+      const run = this.own(id)
         .catch((err) => this.logger.error(`memory worker failed for campaign ${id}: ${(err as Error).message}`, { campaignId: id }))
         .finally(() => {
           this.running.delete(id);
@@ -119,12 +122,28 @@ export class MemoryWorker {
     }
   }
 
-  private async drain(campaignId: string): Promise<void> {
+  /** Claims the campaign, drains it, lets go; a campaign another replica holds is its business. */
+  private async own(campaignId: string): Promise<void> {
+    const lease = await this.ownership.acquire(campaignId);
+    if (!lease) return;
+    try {
+      await this.drain(campaignId, lease);
+    } finally {
+      await this.ownership.release(lease);
+    }
+  }
+
+  private async drain(campaignId: string, lease: CampaignLease): Promise<void> {
     const batch = this.options.batchSize ?? 200;
-    for (;;) {
-      if (this.stopped) return;
+    for (let turn = 0; ; turn++) {
+      if (this.stopped || lease.signal.aborted) return;
       const snap = await this.reader.find(campaignId);
       if (!snap || snap.processedVersion >= snap.state.version) return;
+      // One batch per turn, then back of the queue: a busy campaign never starves the others.
+      if (turn > 0) {
+        this.again.add(campaignId);
+        return;
+      }
       let processed = snap.processedVersion;
       // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
       const events = await this.store.readStream(gameStream(campaignId), { after: processed, until: snap.state.version, limit: batch });
@@ -132,7 +151,7 @@ export class MemoryWorker {
       let known: KnownTerms | null = null;
       try {
         for (const event of events) {
-          if (this.stopped) return;
+          if (this.stopped || lease.signal.aborted) return;
           const planned = [...planTriggers(event), ...planLayerTriggers(event, { summaryIntervalRounds: this.options.summaryIntervalRounds ?? 4 })];
           if (planned.some((t) => t.scope === 'glossary')) known ??= knownTermsOf(snap.state, await this.layers.termKeys(campaignId));
           const tasks = this.withTerms(planned, event, known);
@@ -140,21 +159,25 @@ export class MemoryWorker {
             plain = event.version;
             continue;
           }
-          if (plain !== null) processed = await this.advance(campaignId, processed, plain);
+          if (plain !== null) processed = await this.advance(lease, processed, plain);
           plain = null;
-          processed = await this.handleTrigger(campaignId, snap.state, event, tasks, processed, known);
+          processed = await this.handleTrigger(lease, snap.state, event, tasks, processed, known);
         }
-        if (plain !== null) await this.advance(campaignId, processed, plain);
+        if (plain !== null) await this.advance(lease, processed, plain);
       } catch (err) {
-        if (err instanceof Abandoned || err instanceof CheckpointMoved) return;
+        if (err instanceof Abandoned || err instanceof CheckpointMoved || err instanceof LeaseLostError) return;
         throw err;
       }
     }
   }
 
   /** Moves the checkpoint over events that trigger nothing. */
-  private async advance(campaignId: string, from: number, to: number): Promise<number> {
-    await this.db.transaction((m) => this.moveCheckpoint(m, campaignId, from, to));
+  private async advance(lease: CampaignLease, from: number, to: number): Promise<number> {
+    const campaignId = lease.campaignId;
+    await this.db.transaction(async (m) => {
+      await this.moveCheckpoint(m, campaignId, from, to);
+      await this.ownership.fence(m, lease);
+    });
     this.progress.processed(campaignId, to);
     return to;
   }
@@ -179,20 +202,23 @@ export class MemoryWorker {
     });
   }
 
-  private async handleTrigger(campaignId: string, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], processed: number, known: KnownTerms | null): Promise<number> {
+  private async handleTrigger(lease: CampaignLease, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], processed: number, known: KnownTerms | null): Promise<number> {
+    const campaignId = lease.campaignId;
+    const stopOrLost = AbortSignal.any([this.abort.signal, lease.signal]);
     const cursors = await this.loadCursors(campaignId);
     const outcomes: NewEvent[] = [];
     const meta = { correlationId: event.metadata.correlationId, causationId: `${event.streamId}@${event.version}` };
+    const trigger: Trigger = { campaignId, event, signal: stopOrLost };
     for (const task of tasks) {
       const made =
         task.scope === 'glossary'
-          ? await this.glossaryOutcomes(campaignId, event, task, known!)
+          ? await this.glossaryOutcomes(trigger, task, known!)
           : task.scope === 'summary'
-            ? await this.summaryOutcomes(campaignId, state, event, cursors)
-            : await this.memoryOutcome(campaignId, state, event, task, cursors);
+            ? await this.summaryOutcomes(trigger, state, cursors)
+            : await this.memoryOutcome(trigger, state, task, cursors);
       outcomes.push(...made.map((e) => ({ ...e, metadata: meta })));
     }
-    if (this.stopped) throw new Abandoned();
+    if (this.stopped || lease.signal.aborted) throw new Abandoned();
     await this.db.transaction(async (m) => {
       if (outcomes.length) {
         const row = await m.getRepository(CampaignRecord).findOneByOrFail({ id: campaignId });
@@ -200,6 +226,8 @@ export class MemoryWorker {
         await this.projector.apply(m, campaignId, appended);
       }
       await this.moveCheckpoint(m, campaignId, processed, event.version);
+      // Last, so the lease row stays locked only for the commit itself.
+      await this.ownership.fence(m, lease);
     });
     this.progress.processed(campaignId, event.version);
     for (const o of outcomes) this.options.onOutcome?.(...outcomeOf(o));
@@ -207,8 +235,8 @@ export class MemoryWorker {
   }
 
   /** Runs one model call under the retry policy; a shutdown abandons the whole trigger. */
-  private async attempt(call: (signal: AbortSignal) => Promise<SummaryResult>): Promise<SummaryOutcome> {
-    const outcome = await summarizeWithRetry(call, { attempts: this.options.attempts, timeoutMs: this.options.timeoutMs, signal: this.abort.signal });
+  private async attempt(trigger: Trigger, call: (signal: AbortSignal) => Promise<SummaryResult>): Promise<SummaryOutcome> {
+    const outcome = await summarizeWithRetry(call, { attempts: this.options.attempts, timeoutMs: this.options.timeoutMs, signal: trigger.signal });
     if (!outcome.ok && outcome.reason === 'aborted') throw new Abandoned();
     return outcome;
   }
@@ -235,7 +263,8 @@ export class MemoryWorker {
   }
 
   /** §2: one location, NPC or world memory. */
-  private async memoryOutcome(campaignId: string, state: CampaignState, event: StoredEvent, task: ScopeTask, cursors: Map<string, number>): Promise<MemoryEvent[]> {
+  private async memoryOutcome(trigger: Trigger, state: CampaignState, task: ScopeTask, cursors: Map<string, number>): Promise<MemoryEvent[]> {
+    const { campaignId, event } = trigger;
     const scope = task.scope as 'location' | 'npc' | 'world';
     const key = `${scope}:${task.subjectId}`;
     const cursor = cursors.get(key) ?? -1;
@@ -247,7 +276,7 @@ export class MemoryWorker {
     const npc = scope === 'npc' ? state.npcs[task.subjectId] : undefined;
     const window = npc ? npcWindow(npc, selection) : selection;
     if (window.length === 0) return [];
-    const outcome = await this.attempt((signal) => this.summarize(campaignId, state, task, window, signal));
+    const outcome = await this.attempt(trigger, (signal) => this.summarize(campaignId, state, task, window, signal));
     const since = window[0];
     const through = window[window.length - 1].index;
     if (!outcome.ok) return [this.skipped(campaignId, { scope, subjectId: task.subjectId }, outcome, event, since.index, through)];
@@ -282,11 +311,12 @@ export class MemoryWorker {
   }
 
   /** §8 glossary: each new term of a dm/narrator/npc message gets a short definition; a failed one is offered again when next used. */
-  private async glossaryOutcomes(campaignId: string, event: StoredEvent, task: ScopeTask, known: KnownTerms): Promise<MemoryEvent[]> {
+  private async glossaryOutcomes(trigger: Trigger, task: ScopeTask, known: KnownTerms): Promise<MemoryEvent[]> {
+    const { campaignId, event } = trigger;
     const message = event.data as Message;
     const out: MemoryEvent[] = [];
     for (const term of task.terms ?? []) {
-      const outcome = await this.attempt((signal) => this.summarizer.defineTerm({ campaignId, term, messages: [toTranscript(message)] }, signal));
+      const outcome = await this.attempt(trigger, (signal) => this.summarizer.defineTerm({ campaignId, term, messages: [toTranscript(message)] }, signal));
       if (!outcome.ok) {
         out.push(this.skipped(campaignId, { scope: 'glossary', subjectId: term }, outcome, event, message.index, message.index));
         continue;
@@ -313,7 +343,8 @@ export class MemoryWorker {
    * §8 "Previously": the previous summary + the messages after cursor `summary`, recorded before the trigger, that are
    * no longer hot in the round after it. Everyone's (the dm's), plus one per player over what it witnessed with perRoleMemory.
    */
-  private async summaryOutcomes(campaignId: string, state: CampaignState, event: StoredEvent, cursors: Map<string, number>): Promise<MemoryEvent[]> {
+  private async summaryOutcomes(trigger: Trigger, state: CampaignState, cursors: Map<string, number>): Promise<MemoryEvent[]> {
+    const { campaignId, event } = trigger;
     const roundAfter = event.type === 'RoundEnded' ? Number(event.data.round) + 1 : roundAt(state, event.version);
     const maxRound = roundAfter - (this.options.hotRounds ?? 4);
     if (maxRound < 1) return [];
@@ -327,7 +358,7 @@ export class MemoryWorker {
       if (selection.length === 0) continue;
       const previous = await this.layers.latestSummary(campaignId, witness ?? '*');
       const input = { campaignId, previousSummary: previous?.summary ?? null, messages: selection.map(toTranscript), maxWords, viewer };
-      const outcome = await this.attempt((signal) => this.summarizer.summarizeRolling(input, signal));
+      const outcome = await this.attempt(trigger, (signal) => this.summarizer.summarizeRolling(input, signal));
       const since = selection[0].index;
       const through = selection[selection.length - 1].index;
       if (!outcome.ok) {
@@ -369,6 +400,13 @@ export class MemoryWorker {
     }
     return this.summarizer.summarizeWorld({ campaignId, kind: task.worldKind!, event: describe(state, task), messages }, signal);
   }
+}
+
+/** The trigger being handled: its campaign, event, and the signal that abandons it (shutdown or a lost lease). */
+interface Trigger {
+  campaignId: string;
+  event: StoredEvent;
+  signal: AbortSignal;
 }
 
 /** Metrics label of a committed outcome: glossary terms and summaries count as recorded in their own scope. */

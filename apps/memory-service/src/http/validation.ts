@@ -2,20 +2,53 @@ import { DomainError, ID_PATTERN } from '@app/common';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
-export const idSchema = z.string().regex(ID_PATTERN, 'must match ^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$');
+/**
+ * Ids naming an Object.prototype member ("constructor", "toString", …) would read inherited functions
+ * out of the domain's id-keyed maps (a 500 found by the fuzzer), so they are refused at the door.
+ */
+const RESERVED_IDS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+const ID_RULE = 'must match ^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$ and not be a reserved name (constructor, toString, valueOf, …)';
+const isId = (value: unknown): value is string => typeof value === 'string' && ID_PATTERN.test(value) && !RESERVED_IDS.has(value);
+
+export const idSchema = z.string().refine(isId, ID_RULE);
+
+/** NUL cannot be stored by PostgreSQL text/jsonb and an unpaired surrogate is not Unicode: both are refused. */
+const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Paths of strings (values or keys) holding NUL or unpaired surrogates; iterative, so deep input cannot overflow the stack. */
+export function badTextPaths(value: unknown, limit = 20): string[] {
+  const found: string[] = [];
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length && found.length < limit) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (BAD_TEXT.test(v)) found.push(path || '(root)');
+    } else if (Array.isArray(v)) {
+      v.forEach((x, i) => stack.push([x, path ? `${path}.${i}` : String(i)]));
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (BAD_TEXT.test(k)) found.push(path ? `${path}.(key)` : '(key)');
+        stack.push([x, path ? `${path}.${k}` : k]);
+      }
+    }
+  }
+  return found;
+}
 
 /** Parses input with a schema, or throws a 400 listing every problem. */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, code = 'VALIDATION_FAILED'): z.infer<S> {
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const errors = result.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
+  const errors = result.success
+    ? badTextPaths(result.data).map((path) => ({ path, message: 'must not contain NUL characters or unpaired UTF-16 surrogates' }))
+    : result.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
+  if (result.success && errors.length === 0) return result.data;
   throw new DomainError('invalid', code, `invalid request: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
 }
 
 /** Path ids are checked before anything else. */
 export function pathId(value: unknown, name: string): string {
-  if (typeof value === 'string' && ID_PATTERN.test(value)) return value;
-  throw new DomainError('invalid', 'INVALID_ID', `${name} must match ^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`);
+  if (isId(value)) return value;
+  throw new DomainError('invalid', 'INVALID_ID', `${name} ${ID_RULE}`);
 }
 
 /** `If-Match: 7` (quotes and W/ tolerated) → 7. */

@@ -1,5 +1,6 @@
 import { Database } from '@app/event-store';
 import { CampaignRecord } from '@app/campaign';
+import { ReplicaMetrics } from '@app/replica';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Every Prometheus metric of the service, on its own registry (DESIGN §3 /metrics). */
@@ -23,17 +24,23 @@ export class Metrics {
   });
   readonly memoriesRecorded = new Counter({ name: 'lorekeeper_memories_recorded_total', help: 'Memories recorded by scope', labelNames: ['scope'] as const, registers: [this.registry] });
   readonly memoriesSkipped = new Counter({ name: 'lorekeeper_memories_skipped_total', help: 'Summaries skipped after the last failed attempt, by scope', labelNames: ['scope'] as const, registers: [this.registry] });
-  readonly workerLag: Gauge<'stat'>;
 
-  constructor(db: Database) {
+  constructor(db: Database, replica: ReplicaMetrics) {
     collectDefaultMetrics({ register: this.registry, prefix: 'lorekeeper_' });
-    this.workerLag = new Gauge({
-      name: 'lorekeeper_worker_lag_events',
-      help: 'Worker lag (version - processedVersion) over campaigns: max, sum, campaigns behind',
-      labelNames: ['stat'] as const,
-      registers: [this.registry],
-      collect: async () => {
-        const row = await db.read((m) =>
+    const labels = ['replica'] as const;
+    const r = { replica: replica.replicaId };
+    const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
+      new Gauge({ name, help, labelNames: labels, registers: [this.registry], async collect() { this.set(r, await read()); } });
+    // Replica counters live in ReplicaMetrics (libs/replica); exposed here as monotonic gauges read at scrape time.
+    gauge('lorekeeper_leases_held', 'Campaign leases this replica holds', () => replica.heldLeases().length);
+    gauge('lorekeeper_lease_acquisitions_total', 'Campaign leases acquired', () => replica.acquisitions);
+    gauge('lorekeeper_lease_takeovers_total', 'Leases taken over after another replica let them expire', () => replica.takeovers);
+    gauge('lorekeeper_leases_lost_total', 'Leases lost while working (work abandoned, nothing committed)', () => replica.lost);
+    let lag: Promise<{ max: number; sum: number; behind: number }> | null = null;
+    // One query per scrape feeds the three lag gauges.
+    const readLag = () =>
+      (lag ??= db
+        .read((m) =>
           m
             .getRepository(CampaignRecord)
             .createQueryBuilder('c')
@@ -42,11 +49,11 @@ export class Metrics {
             .addSelect('COUNT(*)', 'behind')
             .where('c.processedVersion < c.version')
             .getRawOne<{ max: string; sum: string; behind: string }>(),
-        );
-        this.workerLag.set({ stat: 'max' }, Number(row?.max ?? 0));
-        this.workerLag.set({ stat: 'sum' }, Number(row?.sum ?? 0));
-        this.workerLag.set({ stat: 'campaigns_behind' }, Number(row?.behind ?? 0));
-      },
-    });
+        )
+        .then((row) => ({ max: Number(row?.max ?? 0), sum: Number(row?.sum ?? 0), behind: Number(row?.behind ?? 0) }))
+        .finally(() => setTimeout(() => (lag = null), 0)));
+    gauge('lorekeeper_worker_lag_events', 'Events not yet processed by the memory worker, over all campaigns (version - processedVersion)', async () => (await readLag()).sum);
+    gauge('lorekeeper_worker_lag_max_events', 'Largest worker lag of one campaign', async () => (await readLag()).max);
+    gauge('lorekeeper_worker_lag_campaigns', 'Campaigns whose worker checkpoint is behind their version', async () => (await readLag()).behind);
   }
 }

@@ -25,15 +25,17 @@ const WORD_TOKENS = 'asciiword, asciihword, hword_asciipart, word, hword, hword_
  * Changing it means a new migration: existing databases keep what the first one created.
  */
 export async function createPostgresSearchSchema(q: SqlRunner, inTransaction: boolean): Promise<PostgresSearchSetup> {
-  const unaccent = await tryExtension(q, 'unaccent', inTransaction);
+  const unaccentSchema = await extensionSchema(q, 'unaccent', inTransaction);
+  const unaccent = unaccentSchema !== null;
   const btreeGin = await tryExtension(q, 'btree_gin', inTransaction);
   const [{ encoding }] = await q.query(`SELECT current_setting('server_encoding') AS encoding`);
   const utf8 = String(encoding).toUpperCase() === 'UTF8';
 
-  const configExists = (await q.query('SELECT 1 FROM pg_ts_config WHERE cfgname = $1', [PG_TS_CONFIG])).length > 0;
+  // Per schema: another schema's config (e.g. another replica set or test schema) is not on our search_path.
+  const configExists = (await q.query('SELECT 1 FROM pg_ts_config WHERE cfgname = $1 AND cfgnamespace = current_schema()::regnamespace', [PG_TS_CONFIG])).length > 0;
   if (!configExists) {
     await q.query(`CREATE TEXT SEARCH CONFIGURATION ${PG_TS_CONFIG} (COPY = simple)`);
-    if (unaccent) await q.query(`ALTER TEXT SEARCH CONFIGURATION ${PG_TS_CONFIG} ALTER MAPPING FOR ${WORD_TOKENS} WITH unaccent, simple`);
+    if (unaccent) await q.query(`ALTER TEXT SEARCH CONFIGURATION ${PG_TS_CONFIG} ALTER MAPPING FOR ${WORD_TOKENS} WITH "${unaccentSchema}".unaccent, simple`);
   }
   // NFC so a decomposed "e + ◌́" meets the dictionary as "é"; without unaccent, drop the marks instead.
   const fold = !utf8 ? '$1' : unaccent ? 'normalize($1, NFC)' : `regexp_replace(normalize($1, NFD), '[\\u0300-\\u036f]', '', 'g')`;
@@ -83,15 +85,26 @@ export async function dropPostgresSearchSchema(q: SqlRunner): Promise<void> {
 
 /** Creates an extension when the server has it and the role may; a refusal leaves the transaction usable. */
 async function tryExtension(q: SqlRunner, name: string, inTransaction: boolean): Promise<boolean> {
-  if ((await q.query('SELECT 1 FROM pg_extension WHERE extname = $1', [name])).length > 0) return true;
-  if ((await q.query('SELECT 1 FROM pg_available_extensions WHERE name = $1', [name])).length === 0) return false;
+  return (await extensionSchema(q, name, inTransaction)) !== null;
+}
+
+/**
+ * The schema an extension lives in (created when the server has it and the role may), or null.
+ * Extensions are database-wide but their objects sit in one schema, which may not be on our search_path.
+ */
+async function extensionSchema(q: SqlRunner, name: string, inTransaction: boolean): Promise<string | null> {
+  const where = async () =>
+    ((await q.query('SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = $1', [name])) as { schema: string }[])[0]?.schema ?? null;
+  const existing = await where();
+  if (existing) return existing;
+  if ((await q.query('SELECT 1 FROM pg_available_extensions WHERE name = $1', [name])).length === 0) return null;
   if (inTransaction) await q.query('SAVEPOINT lk_search_extension');
   try {
     await q.query(`CREATE EXTENSION IF NOT EXISTS ${name}`);
     if (inTransaction) await q.query('RELEASE SAVEPOINT lk_search_extension');
-    return true;
+    return await where();
   } catch {
     if (inTransaction) await q.query('ROLLBACK TO SAVEPOINT lk_search_extension');
-    return false;
+    return null;
   }
 }

@@ -20,7 +20,8 @@ function mergeInto(base: JsonObject, patch: JsonObject, prefix: string, changed:
   const out: JsonObject = { ...base };
   for (const [key, value] of Object.entries(patch)) {
     const path = prefix ? `${prefix}.${key}` : key;
-    const before = base[key];
+    // Own properties only: a patch key such as `constructor` is a new field, not Object's inherited one.
+    const before = Object.hasOwn(base, key) ? base[key] : undefined;
     if (isJsonObject(value)) {
       if (isJsonObject(before)) {
         out[key] = mergeInto(before, value, path, changed);

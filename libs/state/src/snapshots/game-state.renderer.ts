@@ -135,7 +135,8 @@ function pathLines(path: string, value: unknown): string[] {
 function valueAt(content: unknown, path: string): unknown {
   let at: unknown = content;
   for (const part of path.split('.')) {
-    if (!isJsonObject(at)) return undefined;
+    // Own properties only: a configured field `toString` must not render Object's inherited method.
+    if (!isJsonObject(at) || !Object.hasOwn(at, part)) return undefined;
     at = at[part];
   }
   return at;

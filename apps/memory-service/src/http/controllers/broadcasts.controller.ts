@@ -1,7 +1,9 @@
 import { BroadcastService } from '@app/search';
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
+import { ApiRoute, ApiZodBody, ApiZodQuery } from '../api-docs';
 import { LIMITS } from '../dto/campaign.dto';
 import { idSchema, parse, queryInt } from '../validation';
 import { markReplay, writeMeta } from '../write-context';
@@ -18,11 +20,14 @@ const listQuery = z.strictObject({
 });
 
 /** Agent-to-agent announcements that belong to no campaign (DESIGN §7). */
+@ApiTags('broadcasts')
 @Controller('v1/broadcasts')
 export class BroadcastsController {
   constructor(@Inject(BroadcastService) private readonly broadcasts: BroadcastService) {}
 
   @Post()
+  @ApiRoute('Post an agent-to-agent announcement (no campaign)', { status: 201, example: { id: '5f0c…', content: 'Pirates spotted near Vega', from: 'agent-7', at: '2026-11-23T07:30:00.000Z' } }, [400, 413, 422])
+  @ApiZodBody(broadcastBody)
   @HttpCode(201)
   async post(@Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const dto = parse(broadcastBody, body);
@@ -33,6 +38,8 @@ export class BroadcastsController {
   }
 
   @Get()
+  @ApiRoute('Broadcasts, newest first, or ranked by q', { status: 200, example: { items: [{ kind: 'broadcast', ref: '5f0c…', snippet: '«Pirates» spotted near Vega', score: 3.2, at: '2026-11-23T07:30:00.000Z' }] } })
+  @ApiZodQuery(listQuery)
   async list(@Query() query: unknown) {
     const q = parse(listQuery, query);
     return { items: await this.broadcasts.list({ q: q.q, limit: q.limit ?? SEARCH_LIMIT.default }) };

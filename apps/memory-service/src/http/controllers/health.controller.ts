@@ -1,11 +1,12 @@
-import { CampaignReader } from '@app/campaign';
 import { MemoryWorker } from '@app/memory';
-import { Controller, Get, Inject } from '@nestjs/common';
-import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
+import { ReplicaMetrics, workerLag } from '@app/replica';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
+import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
 
-/** Liveness (`/health`, with a database check) and readiness (`/health/ready`: database, worker, lag). */
+/** Liveness (`/health`, terminus with a database check) and readiness (`/health/ready`, DESIGN §9). */
 @ApiTags('operations')
 @Controller('health')
 export class HealthController {
@@ -14,37 +15,35 @@ export class HealthController {
     @Inject(HealthIndicatorService) private readonly indicators: HealthIndicatorService,
     @Inject(DataSource) private readonly dataSource: DataSource,
     @Inject(MemoryWorker) private readonly worker: MemoryWorker,
-    @Inject(CampaignReader) private readonly campaigns: CampaignReader,
+    @Inject(ReplicaMetrics) private readonly replica: ReplicaMetrics,
   ) {}
-
-  private async database() {
-    const check = this.indicators.check('database');
-    try {
-      await this.dataSource.query('SELECT 1');
-      return check.up({ type: this.dataSource.options.type });
-    } catch (err) {
-      return check.down({ message: (err as Error).message });
-    }
-  }
 
   @Get()
   @HealthCheck()
   @ApiOperation({ summary: 'Liveness with a database check' })
   liveness() {
-    return this.health.check([() => this.database()]);
-  }
-
-  @Get('ready')
-  @HealthCheck()
-  @ApiOperation({ summary: 'Readiness: database, memory worker, campaigns behind' })
-  readiness() {
     return this.health.check([
-      () => this.database(),
       async () => {
-        const check = this.indicators.check('worker');
-        const behind = await this.campaigns.behind();
-        return this.worker.isRunning ? check.up({ campaignsBehind: behind.length }) : check.down({ message: 'memory worker stopped' });
+        const check = this.indicators.check('database');
+        try {
+          await this.dataSource.query('SELECT 1');
+          return check.up({ type: this.dataSource.options.type });
+        } catch (err) {
+          return check.down({ message: (err as Error).message });
+        }
       },
     ]);
+  }
+
+  /** Readiness: database reachable, worker running, the leases this replica holds, worker lag; 503 when not ready. */
+  @Get('ready')
+  @ApiOperation({ summary: 'Readiness: database, memory worker, this replica and its leases, worker lag' })
+  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    const lag = await workerLag(this.dataSource).catch(() => null);
+    const database = lag ? 'up' : 'down';
+    const worker = this.worker.isRunning() ? 'running' : 'stopped';
+    const ok = database === 'up' && worker === 'running';
+    if (!ok) void reply.status(503);
+    return { status: ok ? 'ok' : 'unavailable', database, worker, replica: this.replica.snapshot(lag ?? { campaigns: 0, events: 0 }) };
   }
 }

@@ -2,7 +2,9 @@ import { MESSAGE_ROLES } from '@app/campaign';
 import { DomainError } from '@app/common';
 import { SEARCH_IN, SearchService } from '@app/search';
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
+import { ApiRoute, ApiZodQuery } from '../api-docs';
 import { idSchema, parse, pathId, queryInt } from '../validation';
 
 export const SEARCH_LIMIT = { default: 20, max: 100 };
@@ -17,11 +19,14 @@ const searchQuery = z.strictObject({
 });
 
 /** GET /v1/campaigns/:cid/search (DESIGN §7): ranked full-text search over messages, reasoning, memories. */
+@ApiTags('search')
 @Controller('v1/campaigns/:cid/search')
 export class SearchController {
   constructor(@Inject(SearchService) private readonly searches: SearchService) {}
 
   @Get()
+  @ApiRoute('Ranked full-text search over messages, reasoning or memories (query language: words, "phrases", prefix*, OR, NOT)', { status: 200, example: { items: [{ kind: 'message', ref: 412, snippet: 'the «iron» «ore» shipment…', score: 7.1, at: '2026-11-23T07:27:00.000Z', round: 3 }] } })
+  @ApiZodQuery(searchQuery)
   async search(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
     const q = parse(searchQuery, query);

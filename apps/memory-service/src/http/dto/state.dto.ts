@@ -14,6 +14,8 @@ export const STATE_LIMITS = {
   ruleFields: 50,
   ruleActions: 50,
   pathChars: 200,
+  /** Nesting levels of a snapshot's content: merging and rendering walk it, and game tools nest a few levels. */
+  contentDepth: 64,
 };
 
 const tick = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -21,8 +23,23 @@ const isoTime = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), '
 const name = z.string().trim().min(1).max(LIMITS.nameChars);
 const dotPath = z.string().max(STATE_LIMITS.pathChars).regex(/^[^.\s]+(\.[^.\s]+)*$/, 'must be a dot path such as ship.hull');
 
+/** True when `value` nests at most `max` objects/arrays deep; iterative, so hostile depth cannot overflow the stack. */
+export function depthAtMost(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d + 1 > max) return false;
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return true;
+}
+
 export const snapshotBody = z.strictObject({
-  content: z.unknown().refine((v) => v !== undefined, 'is required'),
+  content: z
+    .unknown()
+    .refine((v) => v !== undefined, 'is required')
+    .refine((v) => depthAtMost(v, STATE_LIMITS.contentDepth), `must nest at most ${STATE_LIMITS.contentDepth} levels deep`),
   tick: tick.optional(),
   capturedAt: isoTime.optional(),
   merge: z.boolean().optional(),

@@ -1,0 +1,100 @@
+import { ApiKeyEntry, AppConfig, DomainError, globToRegExp, ID_PATTERN, parseApiKeys } from '@app/common';
+import { Logger } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { sendProblem, toProblem } from './problem.filter';
+
+/** Paths anyone may call: probes, metrics scrapers and the API docs. Everything else needs a key. */
+const OPEN = [/^\/health(?:[/?]|$)/, /^\/metrics(?:[/?]|$)/, /^\/docs(?:[/?.-]|$)/];
+
+interface Key {
+  digest: Buffer;
+  /** null = every campaign. */
+  scopes: RegExp[] | null;
+}
+
+/** The configured keys, matched in constant time per key (SHA-256 digests of equal length). */
+export class ApiKeyRing {
+  private readonly keys: Key[];
+
+  constructor(entries: ApiKeyEntry[]) {
+    const byToken = new Map<string, Key>();
+    for (const e of entries) {
+      const key = byToken.get(e.token) ?? { digest: sha256(e.token), scopes: [] };
+      if (e.scope === null) key.scopes = null;
+      else key.scopes?.push(globToRegExp(e.scope));
+      byToken.set(e.token, key);
+    }
+    this.keys = [...byToken.values()];
+  }
+
+  /** The key the token belongs to, or null. Every key is compared, so timing says nothing about which. */
+  find(token: string): Key | null {
+    const presented = sha256(token);
+    let found: Key | null = null;
+    for (const key of this.keys) if (timingSafeEqual(presented, key.digest) && found === null) found = key;
+    return found;
+  }
+}
+
+export const canReach = (key: Key, campaignId: string): boolean => key.scopes === null || key.scopes.some((re) => re.test(campaignId));
+
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+const BEARER = /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i;
+
+function unauthorized(reply: FastifyReply, detail: string): FastifyReply {
+  void reply.header('www-authenticate', 'Bearer realm="lorekeeper"');
+  sendProblem(reply, toProblem(new DomainError('unauthorized', 'UNAUTHORIZED', detail)));
+  return reply;
+}
+
+/**
+ * LOREKEEPER_API_KEYS (docs/guarantees.md "Access control"): a bearer token on every request except the
+ * open paths; a scoped key sees campaigns outside its scope as not found (404), so it cannot probe
+ * which ids exist, and may not create them (403). Unset: one warning at boot, no checks.
+ */
+export function installApiKeyAuth(fastify: FastifyInstance, config: AppConfig, logger = new Logger('auth')): void {
+  if (!config.apiKeys) {
+    logger.warn('LOREKEEPER_API_KEYS is not set: the API is UNAUTHENTICATED and anyone who can reach this port can read and write every campaign');
+    return;
+  }
+  const ring = new ApiKeyRing(parseApiKeys(config.apiKeys));
+  const keyOf = new WeakMap<FastifyRequest, Key>();
+  logger.log('API keys required on every route except /health, /metrics and /docs');
+
+  fastify.addHook('onRequest', async (req, reply) => {
+    const path = req.url.split('?')[0];
+    if (OPEN.some((re) => re.test(path))) return;
+    const header = req.headers.authorization;
+    if (header === undefined) return unauthorized(reply, 'an Authorization: Bearer <token> header is required');
+    const m = BEARER.exec(header);
+    const key = m ? ring.find(m[1]) : null;
+    if (!key) return unauthorized(reply, 'the bearer token is not valid');
+    keyOf.set(req, key);
+    const cid = (req.params as Record<string, unknown> | undefined)?.cid;
+    // An invalid id reaches the controller, which answers 400 INVALID_ID: there is nothing to hide.
+    if (typeof cid === 'string' && ID_PATTERN.test(cid) && !canReach(key, cid)) {
+      sendProblem(reply, toProblem(new DomainError('not_found', 'CAMPAIGN_NOT_FOUND', `campaign ${cid} not found`)));
+      return reply;
+    }
+  });
+
+  // POST /v1/campaigns names the new id in the body, which is parsed only after onRequest.
+  fastify.addHook('preValidation', async (req, reply) => {
+    if (req.method !== 'POST' || req.routeOptions.url !== '/v1/campaigns') return;
+    const key = keyOf.get(req);
+    if (!key || key.scopes === null) return;
+    const body = req.body as Record<string, unknown> | null | undefined;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return; // the controller answers 400
+    const id = body.id;
+    if (id !== undefined && typeof id !== 'string') return;
+    if (id === undefined || !canReach(key, id)) {
+      sendProblem(
+        reply,
+        toProblem(new DomainError('forbidden', 'CAMPAIGN_OUT_OF_SCOPE', id === undefined ? 'this key may only create campaigns with an explicit id within its scope' : `this key may not create campaign ${id}`)),
+      );
+      return reply;
+    }
+  });
+}

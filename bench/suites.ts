@@ -1,0 +1,26 @@
+import { BenchSuite } from './support/bench-suite';
+import { runContextLatencyBench } from './context-latency.bench';
+import { runFootprintBench } from './footprint.bench';
+import { runIngestBench } from './ingest.bench';
+import { runLocomoBench } from './locomo.bench';
+import { runTokenEconomyBench } from './token-economy.bench';
+import { runWorkerThroughputBench } from './worker-throughput.bench';
+import { runSearchBench } from './search.bench';
+import { runStateBench } from './state.bench';
+import { runPgBench } from './pg.bench';
+
+/**
+ * Every benchmark suite, in the order `npm run bench` runs them. Adding one = one import + one line:
+ * `{ name, title, run }`, where `run({ quick })` resolves to the suite's figures (printed and saved as JSON).
+ */
+export const SUITES: BenchSuite[] = [
+  { name: 'ingest', title: '1. Ingest: POST /messages vs raw Fastify + SQLite', run: runIngestBench },
+  { name: 'context', title: '2. Context read vs history size', run: runContextLatencyBench },
+  { name: 'worker', title: '3. Memory worker throughput and lag', run: runWorkerThroughputBench },
+  { name: 'tokens', title: '4. Token economy: summarizer input per scope', run: runTokenEconomyBench },
+  { name: 'locomo', title: '5. LoCoMo answer recall vs tokens served', run: runLocomoBench },
+  { name: 'footprint', title: '6. Footprint: cold start and idle memory', run: runFootprintBench },
+  { name: 'state', title: '7. Game-state cache: context size reduction and digest injections (§5–6)', run: async (o) => ({ ...(await runStateBench(o)) }) },
+  { name: 'search', title: '8. Search and window latency vs history size (§7)', run: runSearchBench },
+  { name: 'pg', title: '9. PostgreSQL: 1 vs 3 replicas, and SQLite single-replica (§9)', run: runPgBench },
+];

@@ -1,0 +1,3 @@
+export * from './replica-metrics';
+export * from './postgres-lease.ownership';
+export * from './replica-coordinator';

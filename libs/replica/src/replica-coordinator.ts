@@ -1,0 +1,134 @@
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { WorkerLag } from './replica-metrics';
+
+export interface CoordinatorOptions {
+  /** Connection string of the dedicated LISTEN connection (the pool's own URL). */
+  url: string;
+  replicaId: string;
+  /** Fallback poll for campaigns behind (LEASE_POLL_MS). */
+  pollMs: number;
+}
+
+export interface CoordinatorLogger {
+  warn(message: string): void;
+}
+
+/** Campaigns behind whose lease nobody alive holds (free, ours, or expired: a takeover). $1 replica. */
+const CLAIMABLE_BEHIND = `
+SELECT c.id, (l.owner IS NOT NULL AND l.owner <> $1) AS expired FROM campaigns c LEFT JOIN leases l ON l.campaign_id = c.id
+WHERE c.processed_version < c.version AND (l.owner IS NULL OR l.owner = $1 OR l.expires_at <= clock_timestamp())`;
+
+/** Portable SQL: /health/ready and /metrics use it on SQLite too. */
+const LAG = `SELECT count(*) AS campaigns, coalesce(sum(version - processed_version), 0) AS events FROM campaigns WHERE processed_version < version`;
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** Worker lag over all campaigns (the partial index keeps this off the caught-up ones). */
+export async function workerLag(dataSource: DataSource): Promise<WorkerLag> {
+  const [row] = await dataSource.query(LAG);
+  return { campaigns: Number(row?.campaigns ?? 0), events: Number(row?.events ?? 0) };
+}
+
+/**
+ * Wakes this replica's worker for work appended anywhere (DESIGN §9): LISTEN/NOTIFY on a channel
+ * per schema after each append, and a poll every LEASE_POLL_MS for campaigns behind whose lease is
+ * free or expired — the fallback that also turns a dead replica's expired leases into a takeover.
+ */
+export class ReplicaCoordinator {
+  private channel = '';
+  private listener?: Client;
+  private pollTimer?: NodeJS.Timeout;
+  private listenTimer?: NodeJS.Timeout;
+  private polling?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly options: CoordinatorOptions,
+    private readonly wake: (campaignId: string) => void,
+    private readonly logger: CoordinatorLogger,
+    /** Takes an expired lease of another replica at once (see PostgresLeaseOwnership.takeOver). */
+    private readonly takeOver: (campaignId: string) => Promise<boolean> = async () => true,
+  ) {}
+
+  async start(): Promise<void> {
+    const [{ schema }] = await this.dataSource.query('SELECT current_schema() AS schema');
+    this.channel = `lorekeeper_appended_${schema}`.slice(0, 63);
+    await this.listen().catch((err) => this.retryListen(err));
+    this.schedulePoll(0);
+  }
+
+  /** Tells the other replicas that a campaign has new events. */
+  async notify(campaignId: string): Promise<void> {
+    if (!this.channel || this.stopped) return;
+    await this.dataSource.query('SELECT pg_notify($1, $2)', [this.channel, `${campaignId} ${this.options.replicaId}`]);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.pollTimer);
+    clearTimeout(this.listenTimer);
+    await this.polling;
+    const client = this.listener;
+    this.listener = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  /** Runs one poll now (tests, and the timer). */
+  async poll(): Promise<void> {
+    const rows: Array<{ id: string; expired: boolean }> = await this.dataSource.query(CLAIMABLE_BEHIND, [this.options.replicaId]);
+    for (const row of rows) if (!row.expired) this.wake(row.id);
+    // Takeovers at once, side by side: a dead replica's campaigns should not wait on each other.
+    await Promise.all(rows.filter((r) => r.expired).map(async (r) => (await this.takeOver(r.id)) && this.wake(r.id)));
+  }
+
+  private schedulePoll(delay: number): void {
+    if (this.stopped) return;
+    this.pollTimer = setTimeout(() => {
+      this.polling = this.poll()
+        .catch((err) => this.logger.warn(`replica poll failed: ${(err as Error).message}`))
+        .finally(() => {
+          this.polling = undefined;
+          this.schedulePoll(this.options.pollMs);
+        });
+    }, delay);
+    this.pollTimer.unref();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.options.url, application_name: `lorekeeper-listen-${this.options.replicaId}`.slice(0, 63) });
+    client.on('notification', (msg) => {
+      if (msg.channel !== this.channel || !msg.payload) return;
+      // Payload "<campaign> <replica>": this replica already woke its own worker when it appended.
+      const [campaignId, from] = msg.payload.split(' ');
+      if (from !== this.options.replicaId) this.wake(campaignId);
+    });
+    client.on('error', (err) => this.retryListen(err));
+    client.on('end', () => {
+      if (this.listener === client) this.retryListen(new Error('connection ended'));
+    });
+    await client.connect();
+    await client.query(`LISTEN ${quoteIdent(this.channel)}`);
+    if (this.stopped) {
+      await client.end();
+      return;
+    }
+    this.listener = client;
+  }
+
+  /** Lost the LISTEN connection: the poll covers the gap until it is back. */
+  private retryListen(err: unknown): void {
+    if (this.stopped) return;
+    const old = this.listener;
+    this.listener = undefined;
+    old?.end().catch(() => undefined);
+    if (this.listenTimer) return;
+    this.logger.warn(`replica LISTEN connection lost (${(err as Error)?.message}); polling until it is back`);
+    this.listenTimer = setTimeout(() => {
+      this.listenTimer = undefined;
+      this.listen().catch((e) => this.retryListen(e));
+    }, this.options.pollMs);
+    this.listenTimer.unref();
+  }
+}
