@@ -1,4 +1,3 @@
-import { loadConfig } from '@app/common';
 import { rebuildProjections } from '../scripts/rebuild-projections';
 import { scenario } from './support/scenario';
 import { startTestApp, tempDb, TestApp } from './support/test-app';
@@ -203,13 +202,14 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     const before = await read();
     const glossary = (await t.http('GET', '/v1/campaigns/saga/glossary')).body;
     const campaign = await s().campaign();
+    const config = t.config;
     await t.close();
 
     t = await startTestApp({ dbPath: db.path });
     expect(await read()).toEqual(before);
     await t.close();
 
-    const report = await rebuildProjections(loadConfig({ DATABASE_URL: `sqlite:${db.path}` }));
+    const report = await rebuildProjections(config);
     expect(report.projections.gameEvents).toBeGreaterThan(50);
     expect(report.projections.memoryEvents).toBeGreaterThan(0);
     t = await startTestApp({ dbPath: db.path });
