@@ -2,10 +2,12 @@ import 'reflect-metadata';
 import { loadConfig } from '@app/common';
 import { TiktokenCounter } from '@app/context';
 import { DefineTermInput, LocalSummarizer, LocationSummaryInput, NpcSummaryInput, RollingSummaryInput, Summarizer, WorldSummaryInput } from '@app/summarizer';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createApp } from '../apps/memory-service/src/bootstrap';
+import { answerRecall, contentWords, wordSet } from './locomo/answer-recall';
+import { loadLocomo, locomoPath, sessionsOf, turnText } from './locomo/locomo-data';
+import { BenchOptions, Figures } from './support/bench-suite';
+import { repoRoot, tempDir } from './support/paths';
 
 /**
  * Layered context on LoCoMo (issue 10): each conversation is replayed as a campaign (sessions = rounds), and for every
@@ -18,82 +20,13 @@ import { createApp } from '../apps/memory-service/src/bootstrap';
 export const BUDGETS = [1000, 2000, 4000] as const;
 const CATEGORIES = [1, 2, 3, 4] as const;
 
-interface Turn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-  blip_caption?: string;
-}
-interface Qa {
-  question: string;
-  answer?: string | number | null;
-  category: number;
-}
-interface Sample {
-  sample_id: string;
-  conversation: Record<string, unknown> & { speaker_a: string; speaker_b: string };
-  qa: Qa[];
-}
-interface Session {
-  n: number;
-  dateText: string;
-  at: string;
-  turns: Turn[];
-}
-
-/** The repository root (the folder holding package.json), from bench/ or dist/bench/. */
-function repoRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`no package.json above ${__dirname}`);
-    dir = up;
-  }
-  return dir;
-}
-
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-
-/** "1:56 pm on 8 May, 2023" → ISO (UTC). */
-function sessionDate(text: string): string {
-  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(text);
-  if (!m) throw new Error(`unreadable LoCoMo session date "${text}"`);
-  const hour = (Number(m[1]) % 12) + (m[3].toLowerCase() === 'pm' ? 12 : 0);
-  return new Date(Date.UTC(Number(m[6]), MONTHS.indexOf(m[5].toLowerCase()), Number(m[4]), hour, Number(m[2]))).toISOString();
-}
-
-function sessionsOf(sample: Sample): Session[] {
-  const c = sample.conversation;
-  return Object.keys(c)
-    .map((k) => /^session_(\d+)$/.exec(k))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => Number(m[1]))
-    .sort((a, b) => a - b)
-    .map((n) => ({ n, dateText: String(c[`session_${n}_date_time`]), at: sessionDate(String(c[`session_${n}_date_time`])), turns: (c[`session_${n}`] as Turn[]) ?? [] }))
-    .filter((s) => s.turns.length > 0);
-}
-
-const turnText = (t: Turn) => (t.blip_caption ? `${t.text} [shares ${t.blip_caption}]` : t.text);
-
-// --- answer-word recall (the probe of ../shared/eval/README.md) ---
-const STOP = new Set(
-  ('a an the and or but of to in on at for with by from as is are was were be been being it its this that these those ' +
-    'i you he she we they me him her us them my your his our their not no yes do does did so than then there here ' +
-    'what which who whom when where why how all any some into about over after before up down out off again very just ' +
-    'also can will would should could has have had').split(' '),
-);
-const contentWords = (text: string) => (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => !STOP.has(w));
-function answerRecall(answer: string, served: Set<string>): number | null {
-  const words = contentWords(answer);
-  return words.length === 0 ? null : words.filter((w) => served.has(w)).length / words.length;
-}
-
-// --- plain BM25 over the raw turns (the retrieval baseline) ---
+/** A raw turn as the BM25 baseline packs it. */
 interface Line {
   text: string;
   tokens: number;
   words: string[];
 }
+/** Plain BM25 (k1 1.2, b 0.75) over the raw turns, best first, packed into the budget: the retrieval baseline. */
 function bm25Pack(lines: Line[], question: string, budget: number, counter: TiktokenCounter): string {
   const k1 = 1.2;
   const b = 0.75;
@@ -160,17 +93,17 @@ interface Tally {
 }
 type Row = Record<string, string | number>;
 
-export interface LayeredBenchOptions {
-  quick: boolean;
+export interface LayeredBenchOptions extends BenchOptions {
   /** Roles the two speakers post as (default: both `player`, LoCoMo has no narrator). */
   roles?: [string, string];
 }
 
 /** Replays LoCoMo and measures the dm context against the baselines; resolves to printable figures. */
-export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Record<string, unknown>> {
-  const path = process.env.LOCOMO_PATH ?? resolve(repoRoot(), '../shared/eval/locomo10.json');
-  if (!existsSync(path)) return { skipped: `LoCoMo data not found at ${path}` };
-  const samples = (JSON.parse(readFileSync(path, 'utf8')) as Sample[]).slice(0, opts.quick ? 1 : undefined);
+export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figures> {
+  const path = locomoPath(repoRoot());
+  const data = loadLocomo(path);
+  if (!data) return { skipped: `LoCoMo data not found at ${path} (set LOCOMO_PATH)` };
+  const samples = data.slice(0, opts.quick ? 1 : undefined);
   const roles = opts.roles ?? ['player', 'player'];
   const counter = new TiktokenCounter();
   const tallies = new Map<string, Tally>();
@@ -188,9 +121,9 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Record
   const started = Date.now();
 
   for (const sample of samples) {
-    const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-layered-'));
+    const dir = tempDir('layered');
     const summarizer = new CountingSummarizer();
-    const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'silent', SUMMARIZER: 'local' });
+    const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir.path, 'bench.db')}`, LOG_LEVEL: 'silent', SUMMARIZER: 'local' });
     const app = await createApp(config, { summarizer }, false);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/v1/campaigns`;
@@ -221,10 +154,10 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Record
       const version = JSON.parse(await call('GET', `/${cid}`)).version;
       await call('GET', `/${cid}/context?minVersion=${version}&waitMs=30000`);
       const full = transcript.join('\n');
-      const fullWords = new Set(contentWords(full));
+      const fullWords = wordSet(full);
       const fullTokens = counter.count(full);
       const last20 = lines.slice(-20).map((l) => l.text).join('\n');
-      const last20Words = new Set(contentWords(last20));
+      const last20Words = wordSet(last20);
       const last20Tokens = counter.count(last20);
 
       for (const qa of sample.qa) {
@@ -236,9 +169,9 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Record
         add('last 20 messages', qa.category, answerRecall(answer, last20Words)!, last20Tokens);
         for (const budget of BUDGETS) {
           const bm25 = bm25Pack(lines, qa.question, budget, counter);
-          add(`BM25 @${budget}`, qa.category, answerRecall(answer, new Set(contentWords(bm25)))!, counter.count(bm25));
+          add(`BM25 @${budget}`, qa.category, answerRecall(answer, wordSet(bm25))!, counter.count(bm25));
           const served = await call('GET', `/${cid}/context?agent=dm&format=text&explain=false&budget=${budget}&query=${encodeURIComponent(qa.question.slice(0, 2000))}`);
-          add(`layered dm @${budget}`, qa.category, answerRecall(answer, new Set(contentWords(served)))!, counter.count(served));
+          add(`layered dm @${budget}`, qa.category, answerRecall(answer, wordSet(served))!, counter.count(served));
         }
       }
       calls.rolling += summarizer.calls.rolling;
@@ -246,7 +179,7 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Record
       calls.memories += summarizer.calls.location + summarizer.calls.npc + summarizer.calls.world;
     } finally {
       await app.close();
-      rmSync(dir, { recursive: true, force: true });
+      dir.cleanup();
     }
   }
 
