@@ -50,6 +50,8 @@ const factKey = fc.oneof(fc.constantFrom(...WORLD.facts.map(([, k]) => k)), anId
 const dotPath = fc.array(fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/), { minLength: 1, maxLength: 3 }).map((p) => p.join('.'));
 const objectContent = fc.record({ player: fc.record({ credits: fc.integer(), ship: fc.record({ hull: fc.integer({ min: 0, max: 100 }), name: aName }) }, { requiredKeys: [] }) });
 const hex64 = fc.stringMatching(/^[0-9a-f]{64}$/);
+// Terms have spaces and punctuation ("Void-Chisel", "the Tide Court").
+const glossaryTerm = fc.oneof(fc.constantFrom('Tide Court', 'Void-Chisel', 'GEOMETERS'), fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim().length > 0));
 
 const message = fc.record(
   {
@@ -192,6 +194,12 @@ export const ROUTES: RouteSpec[] = [
   },
   { method: 'POST', path: '/v1/broadcasts', body: fc.record({ content: fc.string({ minLength: 1, maxLength: 80 }).map((s) => `news ${s}`), from: fc.oneof(fc.constantFrom(...WORLD.agents), anId) }) },
   { method: 'GET', path: '/v1/broadcasts', query: fc.record({ q: fc.constantFrom('news', 'pirates', 'Vega*'), limit: intText(1, 100) }, { requiredKeys: [] }) },
+  // Bible and glossary (DESIGN §8).
+  { method: 'GET', path: '/v1/campaigns/:cid/bible' },
+  { method: 'PUT', path: '/v1/campaigns/:cid/bible', body: fc.record({ text: fc.string({ maxLength: 200 }), dmOnly: fc.string({ maxLength: 200 }) }, { requiredKeys: ['text'] }) },
+  { method: 'GET', path: '/v1/campaigns/:cid/glossary' },
+  { method: 'PUT', path: '/v1/campaigns/:cid/glossary/:term', params: { term: glossaryTerm }, body: fc.record({ definition: fc.string({ minLength: 1, maxLength: 80 }).map((s) => `means ${s}`) }) },
+  { method: 'DELETE', path: '/v1/campaigns/:cid/glossary/:term', params: { term: glossaryTerm } },
 ];
 
 /** Creates the campaign the routes refer to: locations, NPCs, a quest with many objectives, a few messages. */
