@@ -70,7 +70,7 @@ export function replicaProviders(config: AppConfig): Provider[] {
       provide: REPLICA_COORDINATOR,
       useFactory: (ds: DataSource, worker: MemoryWorker, ownership: CampaignOwnership) =>
         ownership instanceof PostgresLeaseOwnership && db.type === 'postgres'
-          ? new ReplicaCoordinator(ds, { url: db.url, replicaId, pollMs: config.leasePollMs }, (id) => worker.wake(id), logger, (id) => ownership.takeOver(id))
+          ? new ReplicaCoordinator(ds, { url: db.url, replicaId, pollMs: config.leasePollMs }, (id) => worker.wake(id), logger, (id) => ownership.takeOver(id), (id) => worker.nudge(id))
           : null,
       inject: [DataSource, MemoryWorker, CAMPAIGN_OWNERSHIP],
     },

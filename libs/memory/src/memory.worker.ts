@@ -1,4 +1,4 @@
-import { CampaignReader, CampaignRecord, CampaignState, Message, roundAt, StoredMessage, viewerKey } from '@app/campaign';
+import { CampaignReader, CampaignState, Message, roundAt, StoredMessage, viewerKey } from '@app/campaign';
 import { Database, EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
 import { capWords, Summarizer, SummaryOutcome, SummaryResult, summarizeWithRetry, TranscriptLine } from '@app/summarizer';
 import { EntityManager } from 'typeorm';
@@ -6,11 +6,11 @@ import { extractCoinedTerms } from './glossary/coined-terms';
 import { KnownTerms, knownTermsOf, MAX_DEFINITION_WORDS, MAX_TERM_CHARS, playerIdsOf } from './glossary/known-terms';
 import { LayersReader } from './layers.reader';
 import { MemoryEvent, memoryId, summarySubject } from './memory-events';
-import { CursorRecord } from './memory.entity';
 import { MemoryProjector } from './memory.projector';
 import { npcWindow, planLayerTriggers, planTriggers, ScopeTask } from './message-selection';
 import { WorkerProgress } from './progress';
 import { CampaignLease, CampaignOwnership, LeaseLostError, SingleProcessOwnership } from './ownership/campaign-ownership.port';
+import { WorkerSql } from './worker-sql';
 
 export interface WorkerOptions {
   attempts: number;
@@ -53,6 +53,7 @@ export class MemoryWorker {
   private abort = new AbortController();
   private stopped = false;
   private readonly layers: LayersReader;
+  private readonly sql: WorkerSql;
 
   constructor(
     private readonly db: Database,
@@ -67,11 +68,20 @@ export class MemoryWorker {
     private readonly ownership: CampaignOwnership = new SingleProcessOwnership(),
   ) {
     this.layers = new LayersReader(db);
+    this.sql = new WorkerSql(db);
   }
 
   /** Catch up every campaign whose checkpoint is behind (boot, or a poll). */
   async catchUp(): Promise<void> {
     for (const id of await this.reader.behind()) this.wake(id);
+  }
+
+  /**
+   * A poll's hint that the campaign is behind: ignored while it runs, since its drain re-reads the
+   * campaign's version before letting go (a wake would only cost another claim, read and release).
+   */
+  nudge(campaignId: string): void {
+    if (!this.running.has(campaignId)) this.wake(campaignId);
   }
 
   wake(campaignId: string): void {
@@ -134,62 +144,66 @@ export class MemoryWorker {
   }
 
   private async drain(campaignId: string, lease: CampaignLease): Promise<void> {
+    if (this.stopped || lease.signal.aborted) return;
+    const snap = await this.reader.find(campaignId);
+    if (!snap || snap.processedVersion >= snap.state.version) return;
     const batch = this.options.batchSize ?? 200;
-    for (let turn = 0; ; turn++) {
-      if (this.stopped || lease.signal.aborted) return;
-      const snap = await this.reader.find(campaignId);
-      if (!snap || snap.processedVersion >= snap.state.version) return;
-      // One batch per turn, then back of the queue: a busy campaign never starves the others.
-      if (turn > 0) {
-        this.again.add(campaignId);
-        return;
-      }
-      let processed = snap.processedVersion;
-      // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
-      const events = await this.store.readStream(gameStream(campaignId), { after: processed, until: snap.state.version, limit: batch });
-      let plain: number | null = null;
-      let known: KnownTerms | null = null;
-      try {
-        for (const event of events) {
-          if (this.stopped || lease.signal.aborted) return;
-          const planned = [...planTriggers(event), ...planLayerTriggers(event, { summaryIntervalRounds: this.options.summaryIntervalRounds ?? 4 })];
-          if (planned.some((t) => t.scope === 'glossary')) known ??= knownTermsOf(snap.state, await this.layers.termKeys(campaignId));
-          const tasks = this.withTerms(planned, event, known);
-          if (tasks.length === 0) {
-            plain = event.version;
+    let processed = snap.processedVersion;
+    // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
+    const events = await this.store.readStream(gameStream(campaignId), { after: processed, until: snap.state.version, limit: batch });
+    // Nobody else moves this campaign's cursors while we hold it: read once, kept current as outcomes commit.
+    let cursors: Map<string, number> | null = null;
+    let plain: number | null = null;
+    let known: KnownTerms | null = null;
+    try {
+      for (const event of events) {
+        if (this.stopped || lease.signal.aborted) return;
+        const planned = [...planTriggers(event), ...planLayerTriggers(event, { summaryIntervalRounds: this.options.summaryIntervalRounds ?? 4 })];
+        if (planned.some((t) => t.scope === 'glossary')) known ??= knownTermsOf(snap.state, await this.layers.termKeys(campaignId));
+        const tasks = this.withTerms(planned, event, known);
+        if (tasks.length > 0) {
+          cursors ??= await this.sql.cursors(campaignId);
+          const outcomes = await this.outcomesOf(lease, snap.state, event, tasks, cursors, known);
+          if (outcomes.length > 0) {
+            if (plain !== null) processed = await this.advance(lease, processed, plain);
+            plain = null;
+            processed = await this.commit(lease, event, outcomes, processed);
             continue;
           }
-          if (plain !== null) processed = await this.advance(lease, processed, plain);
-          plain = null;
-          processed = await this.handleTrigger(lease, snap.state, event, tasks, processed, known);
         }
-        if (plain !== null) await this.advance(lease, processed, plain);
-      } catch (err) {
-        if (err instanceof Abandoned || err instanceof CheckpointMoved || err instanceof LeaseLostError) return;
-        throw err;
+        // Triggers nothing (or a trigger with nothing to summarize): the checkpoint moves over it with the next commit.
+        plain = event.version;
       }
+      if (plain !== null) processed = await this.advance(lease, processed, plain);
+    } catch (err) {
+      if (err instanceof Abandoned || err instanceof CheckpointMoved || err instanceof LeaseLostError) return;
+      throw err;
     }
+    // One batch per claim, then back of the queue: a busy campaign never starves the others.
+    const now = await this.sql.progress(campaignId);
+    if (now && now.processedVersion < now.version) this.again.add(campaignId);
   }
 
   /** Moves the checkpoint over events that trigger nothing. */
   private async advance(lease: CampaignLease, from: number, to: number): Promise<number> {
     const campaignId = lease.campaignId;
-    await this.db.transaction(async (m) => {
-      await this.moveCheckpoint(m, campaignId, from, to);
-      await this.ownership.fence(m, lease);
-    });
+    if (this.ownership.advance) {
+      if (!(await this.ownership.advance(lease, from, to))) throw new CheckpointMoved();
+    } else {
+      await this.db.transaction(async (m) => {
+        await this.moveCheckpoint(m, campaignId, from, to);
+        await this.ownership.fence(m, lease);
+      });
+    }
     this.progress.processed(campaignId, to);
     return to;
   }
 
-  private async moveCheckpoint(m: EntityManager, campaignId: string, from: number, to: number): Promise<void> {
-    const res = await m
-      .createQueryBuilder()
-      .update(CampaignRecord)
-      .set({ processedVersion: to })
-      .where('id = :campaignId AND processed_version = :from', { campaignId, from })
-      .execute();
-    if (res.affected === 0) throw new CheckpointMoved();
+  /** Moves the checkpoint, fenced on its previous value; the memory stream's version. */
+  private async moveCheckpoint(m: EntityManager, campaignId: string, from: number, to: number): Promise<number> {
+    const memoryVersion = await this.sql.moveCheckpoint(m, campaignId, from, to);
+    if (memoryVersion === null) throw new CheckpointMoved();
+    return memoryVersion;
   }
 
   /** A message's glossary task carries its new terms; one that coins nothing is no trigger at all. */
@@ -202,10 +216,10 @@ export class MemoryWorker {
     });
   }
 
-  private async handleTrigger(lease: CampaignLease, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], processed: number, known: KnownTerms | null): Promise<number> {
+  /** Summarizes a trigger's tasks outside any transaction; [] when there was nothing to summarize. */
+  private async outcomesOf(lease: CampaignLease, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], cursors: Map<string, number>, known: KnownTerms | null): Promise<NewEvent[]> {
     const campaignId = lease.campaignId;
     const stopOrLost = AbortSignal.any([this.abort.signal, lease.signal]);
-    const cursors = await this.loadCursors(campaignId);
     const outcomes: NewEvent[] = [];
     const meta = { correlationId: event.metadata.correlationId, causationId: `${event.streamId}@${event.version}` };
     const trigger: Trigger = { campaignId, event, signal: stopOrLost };
@@ -219,13 +233,16 @@ export class MemoryWorker {
       outcomes.push(...made.map((e) => ({ ...e, metadata: meta })));
     }
     if (this.stopped || lease.signal.aborted) throw new Abandoned();
+    return outcomes;
+  }
+
+  /** ONE transaction: the outcomes on the memory stream, their projections, the checkpoint — fenced on the lease. */
+  private async commit(lease: CampaignLease, event: StoredEvent, outcomes: NewEvent[], processed: number): Promise<number> {
+    const campaignId = lease.campaignId;
     await this.db.transaction(async (m) => {
-      if (outcomes.length) {
-        const row = await m.getRepository(CampaignRecord).findOneByOrFail({ id: campaignId });
-        const appended = await this.store.append(memoryStream(campaignId), Number(row.memoryVersion), outcomes, event.recordedAt, m);
-        await this.projector.apply(m, campaignId, appended);
-      }
-      await this.moveCheckpoint(m, campaignId, processed, event.version);
+      const memoryVersion = await this.moveCheckpoint(m, campaignId, processed, event.version);
+      const appended = await this.store.append(memoryStream(campaignId), memoryVersion, outcomes, event.recordedAt, m);
+      await this.projector.apply(m, campaignId, appended);
       // Last, so the lease row stays locked only for the commit itself.
       await this.ownership.fence(m, lease);
     });
@@ -383,11 +400,6 @@ export class MemoryWorker {
       });
     }
     return out;
-  }
-
-  private async loadCursors(campaignId: string): Promise<Map<string, number>> {
-    const rows = await this.db.read((m) => m.getRepository(CursorRecord).findBy({ campaignId }));
-    return new Map(rows.map((r) => [`${r.scope}:${r.subjectId}`, Number(r.value)]));
   }
 
   private summarize(campaignId: string, state: CampaignState, task: ScopeTask, window: StoredMessage[], signal: AbortSignal): Promise<SummaryResult> {

@@ -62,6 +62,21 @@ WITH mine AS (
 )
 SELECT campaign_id, epoch FROM leases WHERE campaign_id = ANY($1::varchar[]) AND owner = $2 AND expires_at > clock_timestamp()`;
 
+/**
+ * The worker's checkpoint over events that trigger nothing, fenced like a commit, in one statement:
+ * the campaign row moves only if the lease row was renewed. $5 from, $6 to.
+ */
+const ADVANCE = `
+WITH fenced AS (
+  UPDATE leases SET expires_at = ${EXPIRY}
+  WHERE campaign_id = $1 AND owner = $2 AND epoch = $4 AND expires_at > clock_timestamp()
+  RETURNING campaign_id
+), moved AS (
+  UPDATE campaigns SET processed_version = $6
+  WHERE id = $1 AND processed_version = $5 AND EXISTS (SELECT 1 FROM fenced)
+  RETURNING id
+) SELECT (SELECT count(*) FROM fenced)::int AS fenced, (SELECT count(*) FROM moved)::int AS moved`;
+
 const RELEASE = `
 WITH released AS (
   UPDATE leases SET owner = NULL, expires_at = clock_timestamp()
@@ -151,6 +166,16 @@ export class PostgresLeaseOwnership implements CampaignOwnership {
       this.lose(held);
       throw new LeaseLostError(held.campaignId);
     }
+  }
+
+  async advance(lease: CampaignLease, from: number, to: number): Promise<boolean> {
+    const held = lease as HeldLease;
+    const [row]: Array<{ fenced: number; moved: number }> = await this.dataSource.query(ADVANCE, [held.campaignId, this.options.replicaId, this.options.ttlMs, held.epoch, from, to]);
+    if (!row || Number(row.fenced) === 0) {
+      this.lose(held);
+      throw new LeaseLostError(held.campaignId);
+    }
+    return Number(row.moved) > 0;
   }
 
   async release(lease: CampaignLease): Promise<void> {

@@ -50,6 +50,8 @@ export class ReplicaCoordinator {
     private readonly logger: CoordinatorLogger,
     /** Takes an expired lease of another replica at once (see PostgresLeaseOwnership.takeOver). */
     private readonly takeOver: (campaignId: string) => Promise<boolean> = async () => true,
+    /** What a poll calls for a campaign behind (default `wake`): the worker skips the ones it is draining. */
+    private readonly nudge: (campaignId: string) => void = wake,
   ) {}
 
   async start(): Promise<void> {
@@ -78,7 +80,7 @@ export class ReplicaCoordinator {
   /** Runs one poll now (tests, and the timer). */
   async poll(): Promise<void> {
     const rows: Array<{ id: string; expired: boolean }> = await this.dataSource.query(CLAIMABLE_BEHIND, [this.options.replicaId]);
-    for (const row of rows) if (!row.expired) this.wake(row.id);
+    for (const row of rows) if (!row.expired) this.nudge(row.id);
     // Takeovers at once, side by side: a dead replica's campaigns should not wait on each other.
     await Promise.all(rows.filter((r) => r.expired).map(async (r) => (await this.takeOver(r.id)) && this.wake(r.id)));
   }

@@ -16,6 +16,11 @@ export interface CampaignOwnership {
   /** Runs inside the worker's commit transaction; throws LeaseLostError unless the claim still holds. */
   fence(m: EntityManager, lease: CampaignLease): Promise<void>;
   release(lease: CampaignLease): Promise<void>;
+  /**
+   * Optional: moves the checkpoint over events that trigger nothing in one fenced statement instead of a
+   * transaction; false when the checkpoint was not at `from`, LeaseLostError unless the claim still holds.
+   */
+  advance?(lease: CampaignLease, from: number, to: number): Promise<boolean>;
 }
 
 export const CAMPAIGN_OWNERSHIP = Symbol('CAMPAIGN_OWNERSHIP');
