@@ -1,9 +1,10 @@
-import { CampaignRecord, glossaryKey, MessageWitnessRecord, viewerKey } from '@app/campaign';
+import { glossaryKey, viewerKey } from '@app/campaign';
 import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
 import { GlossaryTermAddedData, MemoryRecordedData, RollingSummaryUpdatedData, summarySubject } from './memory-events';
-import { CursorRecord, MemoryRecord } from './memory.entity';
+import { MemoryRecord } from './memory.entity';
+import { memorySql } from './worker-sql';
 
 const CHUNK = 500;
 
@@ -20,7 +21,8 @@ export class MemoryProjector {
     this.indexers.push(indexer);
   }
 
-  async apply(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<void> {
+  /** `memoryVersion: false`: the caller moves campaigns.memory_version itself (the worker, with its checkpoint). */
+  async apply(m: EntityManager, campaignId: string, events: StoredEvent[], o: { memoryVersion?: boolean } = {}): Promise<void> {
     const memories: MemoryRecord[] = [];
     for (const e of events) {
       if (e.type === 'GlossaryTermAdded') await this.addTerm(m, campaignId, e.data as GlossaryTermAddedData, e.version);
@@ -29,12 +31,12 @@ export class MemoryProjector {
       const d = e.data as MemoryRecordedData;
       const row = toMemoryRecord(campaignId, d, e.version);
       memories.push(row);
-      await m.getRepository(MemoryRecord).insert(row);
-      await m.getRepository(CursorRecord).upsert({ campaignId, scope: d.scope, subjectId: d.subjectId, value: d.cursor }, ['campaignId', 'scope', 'subjectId']);
+      await memorySql.insertMemory(m, row);
+      await memorySql.upsertCursor(m, campaignId, d.scope, d.subjectId, d.cursor);
       await this.addWitnesses(m, campaignId, d);
     }
     const last = events[events.length - 1];
-    if (last) await m.getRepository(CampaignRecord).update({ id: campaignId }, { memoryVersion: last.version });
+    if (last && o.memoryVersion !== false) await memorySql.setMemoryVersion(m, campaignId, last.version);
     for (const indexer of this.indexers) if (memories.length) await indexer.indexMemories(m, campaignId, memories);
   }
 
@@ -56,7 +58,7 @@ export class MemoryProjector {
       createdAt: d.createdAt,
       inputIndexes: JSON.stringify(d.inputIndexes),
     });
-    await m.getRepository(CursorRecord).upsert({ campaignId, scope: 'summary', subjectId: summarySubject(d.viewer), value: d.throughMessageIndex }, ['campaignId', 'scope', 'subjectId']);
+    await memorySql.upsertCursor(m, campaignId, 'summary', summarySubject(d.viewer), d.throughMessageIndex);
   }
 
   /** A viewer may see a memory only if it witnessed every message the summarizer read. */
@@ -64,15 +66,8 @@ export class MemoryProjector {
     const counts = new Map<string, number>();
     const inputs = [...new Set(d.inputIndexes)];
     for (let i = 0; i < inputs.length; i += CHUNK) {
-      const rows = await m
-        .getRepository(MessageWitnessRecord)
-        .createQueryBuilder('w')
-        .select('w.viewerId', 'viewerId')
-        .addSelect('COUNT(*)', 'n')
-        .where('w.campaignId = :campaignId AND w.index IN (:...idx)', { campaignId, idx: inputs.slice(i, i + CHUNK) })
-        .groupBy('w.viewerId')
-        .getRawMany<{ viewerId: string; n: string | number }>();
-      for (const r of rows) counts.set(r.viewerId, (counts.get(r.viewerId) ?? 0) + Number(r.n));
+      const rows = await memorySql.witnessCounts(m, campaignId, inputs.slice(i, i + CHUNK));
+      for (const r of rows) counts.set(r.viewerId, (counts.get(r.viewerId) ?? 0) + r.n);
     }
     const viewers = [...counts].filter(([, n]) => n === inputs.length).map(([viewerId]) => ({ campaignId, viewerId, memoryId: d.memoryId }));
     for (let i = 0; i < viewers.length; i += CHUNK) {

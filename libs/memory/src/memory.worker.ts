@@ -9,7 +9,7 @@ import { MemoryEvent, memoryId, summarySubject } from './memory-events';
 import { MemoryProjector } from './memory.projector';
 import { npcWindow, planLayerTriggers, planTriggers, ScopeTask } from './message-selection';
 import { WorkerProgress } from './progress';
-import { CampaignLease, CampaignOwnership, LeaseLostError, SingleProcessOwnership } from './ownership/campaign-ownership.port';
+import { CampaignLease, CampaignOwnership, CheckpointMove, LeaseLostError, SingleProcessOwnership } from './ownership/campaign-ownership.port';
 import { WorkerSql } from './worker-sql';
 
 export interface WorkerOptions {
@@ -149,6 +149,8 @@ export class MemoryWorker {
     if (!snap || snap.processedVersion >= snap.state.version) return;
     const batch = this.options.batchSize ?? 200;
     let processed = snap.processedVersion;
+    // Only this claim's commits move the memory stream, so its version is known without reading it again.
+    let memoryVersion = snap.memoryVersion;
     // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
     const events = await this.store.readStream(gameStream(campaignId), { after: processed, until: snap.state.version, limit: batch });
     // Nobody else moves this campaign's cursors while we hold it: read once, kept current as outcomes commit.
@@ -167,7 +169,8 @@ export class MemoryWorker {
           if (outcomes.length > 0) {
             if (plain !== null) processed = await this.advance(lease, processed, plain);
             plain = null;
-            processed = await this.commit(lease, event, outcomes, processed);
+            memoryVersion = await this.commit(lease, event, outcomes, { from: processed, to: event.version, memoryVersion });
+            processed = event.version;
             continue;
           }
         }
@@ -186,24 +189,23 @@ export class MemoryWorker {
 
   /** Moves the checkpoint over events that trigger nothing. */
   private async advance(lease: CampaignLease, from: number, to: number): Promise<number> {
-    const campaignId = lease.campaignId;
-    if (this.ownership.advance) {
-      if (!(await this.ownership.advance(lease, from, to))) throw new CheckpointMoved();
+    if (this.ownership.checkpoint) {
+      if (!(await this.ownership.checkpoint(null, lease, { from, to }))) throw new CheckpointMoved();
     } else {
-      await this.db.transaction(async (m) => {
-        await this.moveCheckpoint(m, campaignId, from, to);
-        await this.ownership.fence(m, lease);
-      });
+      await this.db.transaction((m) => this.moveCheckpoint(m, lease, { from, to }));
     }
-    this.progress.processed(campaignId, to);
+    this.progress.processed(lease.campaignId, to);
     return to;
   }
 
-  /** Moves the checkpoint, fenced on its previous value; the memory stream's version. */
-  private async moveCheckpoint(m: EntityManager, campaignId: string, from: number, to: number): Promise<number> {
-    const memoryVersion = await this.sql.moveCheckpoint(m, campaignId, from, to);
-    if (memoryVersion === null) throw new CheckpointMoved();
-    return memoryVersion;
+  /** The last statement of a worker transaction: the checkpoint moves only from where this claim left it, and only while the claim holds. */
+  private async moveCheckpoint(m: EntityManager, lease: CampaignLease, move: CheckpointMove): Promise<void> {
+    if (this.ownership.checkpoint) {
+      if (!(await this.ownership.checkpoint(m, lease, move))) throw new CheckpointMoved();
+      return;
+    }
+    if (!(await this.sql.moveCheckpoint(m, lease.campaignId, move))) throw new CheckpointMoved();
+    await this.ownership.fence(m, lease);
   }
 
   /** A message's glossary task carries its new terms; one that coins nothing is no trigger at all. */
@@ -236,19 +238,19 @@ export class MemoryWorker {
     return outcomes;
   }
 
-  /** ONE transaction: the outcomes on the memory stream, their projections, the checkpoint — fenced on the lease. */
-  private async commit(lease: CampaignLease, event: StoredEvent, outcomes: NewEvent[], processed: number): Promise<number> {
+  /** ONE transaction: the outcomes on the memory stream, their projections, the checkpoint — fenced on the lease. The new memory version. */
+  private async commit(lease: CampaignLease, event: StoredEvent, outcomes: NewEvent[], move: CheckpointMove & { memoryVersion: number }): Promise<number> {
     const campaignId = lease.campaignId;
+    const memoryVersion = move.memoryVersion + outcomes.length;
     await this.db.transaction(async (m) => {
-      const memoryVersion = await this.moveCheckpoint(m, campaignId, processed, event.version);
-      const appended = await this.store.append(memoryStream(campaignId), memoryVersion, outcomes, event.recordedAt, m);
-      await this.projector.apply(m, campaignId, appended);
-      // Last, so the lease row stays locked only for the commit itself.
-      await this.ownership.fence(m, lease);
+      const appended = await this.store.append(memoryStream(campaignId), move.memoryVersion, outcomes, event.recordedAt, m);
+      await this.projector.apply(m, campaignId, appended, { memoryVersion: false });
+      // Last, so the lease row (and the campaign row, which writers queue on) stay locked only for the commit itself.
+      await this.moveCheckpoint(m, lease, { from: move.from, to: move.to, memoryVersion });
     });
     this.progress.processed(campaignId, event.version);
     for (const o of outcomes) this.options.onOutcome?.(...outcomeOf(o));
-    return event.version;
+    return memoryVersion;
   }
 
   /** Runs one model call under the retry policy; a shutdown abandons the whole trigger. */

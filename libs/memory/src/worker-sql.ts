@@ -1,40 +1,93 @@
 import { Database } from '@app/event-store';
 import { EntityManager } from 'typeorm';
+import { MemoryRecord } from './memory.entity';
+import { CheckpointMove } from './ownership/campaign-ownership.port';
 
 /**
- * The memory worker's hot statements as plain parameterised SQL (written with `?`, numbered for
- * PostgreSQL): they run once or more per trigger, where TypeORM's query building showed up in profiles.
+ * Plain parameterised SQL for the memory worker's hot path (written with `?`, numbered for PostgreSQL):
+ * these run once or more per trigger, where TypeORM's query building showed up in CPU profiles.
+ * Portable: PostgreSQL and SQLite (≥ 3.35 for RETURNING) take the same text.
  */
-export class WorkerSql {
-  private readonly numbered: boolean;
+export async function rawRows<T>(m: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+  let n = 0;
+  const text = m.connection.options.type === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
+  const result: unknown = await m.query(text, params);
+  // TypeORM's PostgreSQL driver answers an UPDATE with [rows, rowCount] (rows are never arrays themselves); SQLite a write with its row id.
+  if (!Array.isArray(result)) return [];
+  return (Array.isArray(result[0]) ? result[0] : result) as T[];
+}
 
-  constructor(private readonly db: Database) {
-    this.numbered = db.dialect === 'postgres';
-  }
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+const MEMORY_COLUMNS = [
+  ['id', 'id'],
+  ['campaign_id', 'campaignId'],
+  ['scope', 'scope'],
+  ['subject_id', 'subjectId'],
+  ['summary', 'summary'],
+  ['tags', 'tags'],
+  ['location_id', 'locationId'],
+  ['npc_ids', 'npcIds'],
+  ['quest_id', 'questId'],
+  ['encounter_id', 'encounterId'],
+  ['since_message_index', 'sinceMessageIndex'],
+  ['through_message_index', 'throughMessageIndex'],
+  ['since_timestamp', 'sinceTimestamp'],
+  ['created_at', 'createdAt'],
+  ['trigger_version', 'triggerVersion'],
+  ['memory_version', 'memoryVersion'],
+  ['input_indexes', 'inputIndexes'],
+] as const satisfies ReadonlyArray<readonly [string, keyof MemoryRecord]>;
+
+const INSERT_MEMORY = `INSERT INTO memories (${MEMORY_COLUMNS.map(([c]) => c).join(', ')}) VALUES (${placeholders(MEMORY_COLUMNS.length)})`;
+
+/** Statements of the memory projection (inside the worker's transaction). */
+export const memorySql = {
+  insertMemory: (m: EntityManager, row: MemoryRecord) =>
+    rawRows(
+      m,
+      INSERT_MEMORY,
+      MEMORY_COLUMNS.map(([, k]) => row[k]),
+    ),
+  upsertCursor: (m: EntityManager, campaignId: string, scope: string, subjectId: string, value: number) =>
+    rawRows(m, 'INSERT INTO memory_cursors (campaign_id, scope, subject_id, value) VALUES (?, ?, ?, ?) ON CONFLICT (campaign_id, scope, subject_id) DO UPDATE SET value = excluded.value', [
+      campaignId,
+      scope,
+      subjectId,
+      value,
+    ]),
+  setMemoryVersion: (m: EntityManager, campaignId: string, version: number) => rawRows(m, 'UPDATE campaigns SET memory_version = ? WHERE id = ?', [version, campaignId]),
+  /** How many of `indexes` each viewer witnessed. */
+  witnessCounts: async (m: EntityManager, campaignId: string, indexes: number[]) =>
+    (
+      await rawRows<{ viewer_id: string; n: number | string }>(
+        m,
+        `SELECT viewer_id, COUNT(*) AS n FROM message_witnesses WHERE campaign_id = ? AND idx IN (${placeholders(indexes.length)}) GROUP BY viewer_id`,
+        [campaignId, ...indexes],
+      )
+    ).map((r) => ({ viewerId: r.viewer_id, n: Number(r.n) })),
+};
+
+/** The worker's own reads and its checkpoint move. */
+export class WorkerSql {
+  constructor(private readonly db: Database) {}
 
   /** The campaign's version and checkpoint, without its state document. */
   async progress(campaignId: string): Promise<{ version: number; processedVersion: number } | null> {
-    const rows = await this.db.read((m) => this.query<{ version: number | string; processed_version: number | string }>(m, 'SELECT version, processed_version FROM campaigns WHERE id = ?', [campaignId]));
+    const rows = await this.db.read((m) => rawRows<{ version: number | string; processed_version: number | string }>(m, 'SELECT version, processed_version FROM campaigns WHERE id = ?', [campaignId]));
     return rows[0] ? { version: Number(rows[0].version), processedVersion: Number(rows[0].processed_version) } : null;
   }
 
-  /** Moves the checkpoint from `from` to `to`; the memory stream's version, or null when the checkpoint was elsewhere. */
-  async moveCheckpoint(m: EntityManager, campaignId: string, from: number, to: number): Promise<number | null> {
-    const rows = await this.query<{ memory_version: number | string }>(m, 'UPDATE campaigns SET processed_version = ? WHERE id = ? AND processed_version = ? RETURNING memory_version', [to, campaignId, from]);
-    return rows[0] ? Number(rows[0].memory_version) : null;
+  /** Moves the checkpoint from `from` to `to` (and the memory stream's version, when given); false when the checkpoint was elsewhere. */
+  async moveCheckpoint(m: EntityManager, campaignId: string, move: CheckpointMove): Promise<boolean> {
+    const sql = `UPDATE campaigns SET processed_version = ?${move.memoryVersion === undefined ? '' : ', memory_version = ?'} WHERE id = ? AND processed_version = ? RETURNING id`;
+    const params = move.memoryVersion === undefined ? [move.to, campaignId, move.from] : [move.to, move.memoryVersion, campaignId, move.from];
+    return (await rawRows(m, sql, params)).length > 0;
   }
 
   /** Every scope cursor of the campaign, keyed `scope:subject`. */
   async cursors(campaignId: string): Promise<Map<string, number>> {
-    const rows = await this.db.read((m) => this.query<{ scope: string; subject_id: string; value: number | string }>(m, 'SELECT scope, subject_id, value FROM memory_cursors WHERE campaign_id = ?', [campaignId]));
+    const rows = await this.db.read((m) => rawRows<{ scope: string; subject_id: string; value: number | string }>(m, 'SELECT scope, subject_id, value FROM memory_cursors WHERE campaign_id = ?', [campaignId]));
     return new Map(rows.map((r) => [`${r.scope}:${r.subject_id}`, Number(r.value)]));
-  }
-
-  /** The rows, whatever the statement (unstructured results of an UPDATE … RETURNING differ by driver). */
-  private async query<T>(m: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
-    let n = 0;
-    const result: unknown[] = await m.query(this.numbered ? sql.replace(/\?/g, () => `$${++n}`) : sql, params);
-    // TypeORM's PostgreSQL driver answers an UPDATE with [rows, rowCount]; rows are never arrays themselves.
-    return (Array.isArray(result[0]) ? result[0] : result) as T[];
   }
 }

@@ -17,10 +17,17 @@ export interface CampaignOwnership {
   fence(m: EntityManager, lease: CampaignLease): Promise<void>;
   release(lease: CampaignLease): Promise<void>;
   /**
-   * Optional: moves the checkpoint over events that trigger nothing in one fenced statement instead of a
-   * transaction; false when the checkpoint was not at `from`, LeaseLostError unless the claim still holds.
+   * Optional: moves the worker's checkpoint (and the memory stream's version, when given) in the very
+   * statement that fences on the claim — the last of `m`'s transaction, or alone when `m` is null.
+   * False when the checkpoint was not at `from`; LeaseLostError unless the claim still holds.
    */
-  advance?(lease: CampaignLease, from: number, to: number): Promise<boolean>;
+  checkpoint?(m: EntityManager | null, lease: CampaignLease, move: CheckpointMove): Promise<boolean>;
+}
+
+export interface CheckpointMove {
+  from: number;
+  to: number;
+  memoryVersion?: number;
 }
 
 export const CAMPAIGN_OWNERSHIP = Symbol('CAMPAIGN_OWNERSHIP');
