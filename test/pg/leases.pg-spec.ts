@@ -59,6 +59,34 @@ describePg('campaign leases on PostgreSQL', () => {
     await expect(t.db.transaction((m) => b.ownership.fence(m, taken!))).resolves.toBeUndefined();
   });
 
+  it('moves the worker checkpoint in one fenced statement: only from where it was, never after a takeover', async () => {
+    const a = replica('a', 300);
+    const b = replica('b', 300);
+    await t.dataSource.query(`INSERT INTO campaigns (id, name, version, processed_version, memory_version, state, created_at) VALUES ('c1', 'x', 9, 0, 0, '{}', 'now')`);
+    const progress = async () => (await t.dataSource.query(`SELECT processed_version, memory_version FROM campaigns WHERE id = 'c1'`))[0];
+    const old = (await a.ownership.acquire('c1'))!;
+    expect(await a.ownership.checkpoint(null, old, { from: 0, to: 3 })).toBe(true);
+    expect(await a.ownership.checkpoint(null, old, { from: 0, to: 4 })).toBe(false);
+    // Inside the commit's transaction, with the memory stream's version.
+    await t.db.transaction((m) => a.ownership.checkpoint(m, old, { from: 3, to: 5, memoryVersion: 2 }));
+    expect(await progress()).toEqual({ processed_version: 5, memory_version: 2 });
+
+    await sleep(400); // a stops renewing; b takes over
+    const taken = (await b.ownership.acquire('c1'))!;
+    const commit = t.db.transaction(async (m) => {
+      await m.query(`UPDATE campaigns SET name = 'written by a' WHERE id = 'c1'`);
+      await a.ownership.checkpoint(m, old, { from: 5, to: 9, memoryVersion: 3 });
+    });
+    await expect(commit).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(a.ownership.checkpoint(null, old, { from: 5, to: 9 })).rejects.toBeInstanceOf(LeaseLostError);
+    expect(old.signal.aborted).toBe(true);
+    expect(await progress()).toEqual({ processed_version: 5, memory_version: 2 });
+    const [{ name }] = await t.dataSource.query(`SELECT name FROM campaigns WHERE id = 'c1'`);
+    expect(name).toBe('x');
+    expect(await b.ownership.checkpoint(null, taken, { from: 5, to: 9 })).toBe(true);
+    expect((await progress()).processed_version).toBe(9);
+  });
+
   it('keeps a renewed lease past its TTL, and aborts work whose lease was taken', async () => {
     const a = replica('a', 300);
     const b = replica('b', 300);
