@@ -1,5 +1,4 @@
 import { Database, EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-store';
-import { Brackets } from 'typeorm';
 import { notFound } from '@app/common';
 import { CampaignState, Message } from './domain/state';
 import { CampaignRecord } from './projections/campaign.entity';
@@ -14,6 +13,24 @@ export interface CampaignSnapshot {
 }
 
 export type StoredMessage = Message & { version: number };
+
+/** The messages table's columns under MessageRecord's property names (plain-SQL reads map through fromMessageRecord). */
+const MESSAGE_COLUMNS = [
+  'm.idx AS "index"',
+  'm.role AS "role"',
+  'm.speaker AS "speaker"',
+  'm.content AS "content"',
+  'm.location_id AS "locationId"',
+  'm.npc_ids AS "npcIds"',
+  'm.at AS "at"',
+  'm.round AS "round"',
+  'm.visibility AS "visibility"',
+  'm.audience AS "audience"',
+  'm.tool_calls AS "toolCalls"',
+  'm.tool_call_id AS "toolCallId"',
+  'm.reasoning AS "reasoning"',
+  'm.version AS "version"',
+].join(', ');
 
 /** Read side of the campaign projections; every read is an indexed lookup or range. */
 export class CampaignReader {
@@ -85,19 +102,26 @@ export class CampaignReader {
     campaignId: string,
     o: { locationId?: string; afterIndex: number; beforeVersion: number; roles?: string[]; maxRound?: number; witnessedBy?: string },
   ): Promise<StoredMessage[]> {
-    return this.db.read(async (m) => {
-      const qb = m
-        .getRepository(MessageRecord)
-        .createQueryBuilder('m')
-        .where('m.campaignId = :campaignId AND m.index > :after AND m.version < :before', { campaignId, after: o.afterIndex, before: o.beforeVersion });
-      if (o.maxRound !== undefined) qb.andWhere('m.round <= :maxRound', { maxRound: o.maxRound });
-      if (o.witnessedBy !== undefined) {
-        qb.innerJoin(MessageWitnessRecord, 'w', 'w.campaignId = m.campaignId AND w.index = m.index AND w.viewerId = :viewer', { viewer: o.witnessedBy });
-      }
-      if (o.locationId !== undefined) qb.andWhere('m.locationId = :locationId', { locationId: o.locationId });
-      if (o.roles) qb.andWhere(new Brackets((b) => b.where('m.role IN (:...roles)', { roles: o.roles })));
-      return (await qb.orderBy('m.index', 'ASC').getMany()).map(fromMessageRecord);
-    });
+    // Plain SQL: the memory worker runs this once per scope of every trigger, where query building showed in profiles.
+    const where = ['m.campaign_id = ?', 'm.idx > ?', 'm.version < ?'];
+    const params: unknown[] = [campaignId, o.afterIndex, o.beforeVersion];
+    let join = '';
+    if (o.witnessedBy !== undefined) {
+      join = ' INNER JOIN message_witnesses w ON w.campaign_id = m.campaign_id AND w.idx = m.idx AND w.viewer_id = ?';
+      params.splice(0, 0, o.witnessedBy);
+    }
+    const and = (condition: string, ...values: unknown[]) => {
+      where.push(condition);
+      params.push(...values);
+    };
+    if (o.maxRound !== undefined) and('m.round <= ?', o.maxRound);
+    if (o.locationId !== undefined) and('m.location_id = ?', o.locationId);
+    if (o.roles) and(`m.role IN (${o.roles.map(() => '?').join(', ')})`, ...o.roles);
+    const sql = `SELECT ${MESSAGE_COLUMNS} FROM messages m${join} WHERE ${where.join(' AND ')} ORDER BY m.idx ASC`;
+    let n = 0;
+    const text = this.db.dialect === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
+    const rows: MessageRecord[] = await this.db.read((m) => m.query(text, params));
+    return rows.map(fromMessageRecord);
   }
 
   /** The subset of `indexes` that `viewer` (a witness key) witnessed. */
