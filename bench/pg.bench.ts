@@ -9,7 +9,7 @@ import { CampaignCommand, CampaignProjector, CampaignRunner } from '@app/campaig
 import { SystemClock } from '@app/common';
 import { createDataSource, Database, runMigrations, TypeOrmEventStore } from '@app/event-store';
 import autocannon from 'autocannon';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ENTITIES } from '../apps/memory-service/src/core.module';
@@ -17,7 +17,7 @@ import { MIGRATIONS } from '../apps/memory-service/src/migrations';
 import { MockAnthropic, startMockAnthropic } from '../test/support/mock-anthropic';
 import { startPostgres } from '../test/support/postgres-server';
 import { ensureBuilt, projectRoot, ReplicaProcess, startReplica } from '../test/support/replica-process';
-import { createTestSchema } from '../test/support/test-postgres';
+import { adminQuery, createTestSchema } from '../test/support/test-postgres';
 
 export interface PgBenchOptions {
   quick: boolean;
@@ -99,6 +99,31 @@ async function ingest(setup: Setup, o: { campaigns: number; connections: number;
   }
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc/<pid>/stat; null off Linux. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
+/** CPU used so far by the replicas and by PostgreSQL's client backends (the bench's own server: only ours). */
+async function cpuSnapshot(replicas: ReplicaProcess[], pgUrl: string | null) {
+  const backends = pgUrl ? ((await adminQuery(pgUrl, `SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`)) as Array<{ pid: number }>) : [];
+  return { replicas: replicas.map((r) => cpuMs(r.child.pid)), backends: new Map(backends.map((b) => [b.pid, cpuMs(b.pid)])) };
+}
+
+/** CPU per summary between two snapshots: replicas (boot excluded) and PostgreSQL (backends that exited meanwhile are missed). */
+function cpuPerSummary(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaited<ReturnType<typeof cpuSnapshot>>, summaries: number) {
+  if (after.replicas.some((v) => v === null)) return null;
+  const node = after.replicas.reduce((s: number, v, i) => s + (v! - (before.replicas[i] ?? 0)!), 0);
+  let pg = 0;
+  for (const [pid, v] of after.backends) pg += (v ?? 0) - (before.backends.get(pid) ?? 0)!;
+  return { replicasMs: Number((node / summaries).toFixed(1)), postgresMs: Number((pg / summaries).toFixed(1)) };
+}
+
 /** Writes campaigns with pending memory triggers straight into the database (no worker running). */
 async function seed(url: string, campaigns: number, triggers: number): Promise<number> {
   const spec = url.startsWith('sqlite:') ? { type: 'sqlite' as const, path: url.slice('sqlite:'.length) } : { type: 'postgres' as const, url };
@@ -144,17 +169,21 @@ async function worker(setup: Setup, mock: MockAnthropic, o: { campaigns: number;
     LEASE_POLL_MS: '500',
   });
   try {
+    const pgUrl = database.url.startsWith('sqlite:') ? null : database.url;
+    const cpuBefore = await cpuSnapshot(replicas, pgUrl);
     const started = Date.now();
     open();
     for (;;) {
       const ready = (await fetch(`${replicas[0].url}/health/ready`).then((r) => r.json())) as { replica: { workerLag: { campaigns: number } } };
       if (ready.replica.workerLag.campaigns === 0) break;
       if (Date.now() - started > 300_000) throw new Error('worker benchmark did not finish in 5 minutes');
-      await sleep(25);
+      // Not faster: the probe (an HTTP request and a lag query on replica 1) would take CPU from the work it measures.
+      await sleep(100);
     }
     const seconds = (Date.now() - started) / 1000;
+    const cpu = cpuPerSummary(cpuBefore, await cpuSnapshot(replicas, pgUrl), expected);
     const shares = await Promise.all(replicas.map(async (r) => ((await fetch(`${r.url}/health/ready`).then((x) => x.json())) as { replica: { acquisitions: number } }).replica.acquisitions));
-    return { setup: setup.label, replicas: setup.replicas, summaries: expected, seconds: Number(seconds.toFixed(2)), summariesPerSec: Number((expected / seconds).toFixed(1)), leasesTakenPerReplica: shares.join('/') };
+    return { setup: setup.label, replicas: setup.replicas, summaries: expected, seconds: Number(seconds.toFixed(2)), summariesPerSec: Number((expected / seconds).toFixed(1)), leasesTakenPerReplica: shares.join('/'), cpuMsPerSummary: cpu };
   } finally {
     await stopReplicas(replicas);
     await database.drop();
@@ -188,7 +217,7 @@ export async function runPgBench(opts: PgBenchOptions): Promise<Record<string, u
     if (wants('ingest')) for (const s of setups) ingestRows.push(await ingest(s, ingestOptions));
     const workerRows = [];
     if (wants('worker')) for (const s of setups) workerRows.push(await worker(s, mock, workerOptions));
-    const ratio = (rows: Array<Record<string, number | string>>, key: string) => (rows.length === 3 ? Number((Number(rows[2][key]) / Number(rows[1][key])).toFixed(2)) : null);
+    const ratio = (rows: Array<Record<string, unknown>>, key: string) => (rows.length === 3 ? Number((Number(rows[2][key]) / Number(rows[1][key])).toFixed(2)) : null);
     const figures = {
       ingest: ingestRows,
       worker: workerRows,
@@ -215,9 +244,11 @@ function print(figures: Record<string, any>): void {
     for (const r of figures.ingest) lines.push(`  ${r.setup.padEnd(18)} ${String(r.replicas).padStart(8)} ${String(r.reqPerSec).padStart(7)} ${String(r.p50Ms).padStart(8)} ${String(r.p99Ms).padStart(8)} ${String(r.failed).padStart(8)}`);
   }
   if (figures.worker?.length) {
-    lines.push('memory worker        replicas   summaries   seconds   summaries/s   leases taken');
-    for (const r of figures.worker)
-      lines.push(`  ${r.setup.padEnd(18)} ${String(r.replicas).padStart(8)} ${String(r.summaries).padStart(11)} ${String(r.seconds).padStart(9)} ${String(r.summariesPerSec).padStart(13)}   ${r.leasesTakenPerReplica}`);
+    lines.push('memory worker        replicas   summaries   seconds   summaries/s   CPU ms/summary (replicas + PostgreSQL)   leases taken');
+    for (const r of figures.worker) {
+      const cpu = r.cpuMsPerSummary ? `${r.cpuMsPerSummary.replicasMs} + ${r.cpuMsPerSummary.postgresMs}` : '–';
+      lines.push(`  ${r.setup.padEnd(18)} ${String(r.replicas).padStart(8)} ${String(r.summaries).padStart(11)} ${String(r.seconds).padStart(9)} ${String(r.summariesPerSec).padStart(13)}   ${cpu.padEnd(38)}   ${r.leasesTakenPerReplica}`);
+    }
   }
   for (const n of figures.notes ?? []) lines.push(`- ${n}`);
   process.stdout.write(`${lines.join('\n')}\n`);
