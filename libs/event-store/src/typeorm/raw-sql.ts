@@ -29,7 +29,9 @@ export async function sql<T = Record<string, unknown>>(m: EntityManager, text: s
   const own: QueryRunner | undefined = m.queryRunner ? undefined : m.connection.createQueryRunner();
   const runner = m.queryRunner ?? own!;
   try {
-    const res = await runner.query(postgres ? forPostgres(text) : text, params, true);
+    // better-sqlite3 binds every JS number as REAL (a TEXT column would store "4.0"); integers go in as BigInt.
+    const bound = postgres ? params : params.map((v) => (typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : v));
+    const res = await runner.query(postgres ? forPostgres(text) : text, bound, true);
     return { rows: (res.records ?? []) as T[], changes: res.affected ?? 0 };
   } finally {
     // better-sqlite3 hands out its one shared runner, which must not be released.
