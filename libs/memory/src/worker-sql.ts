@@ -1,20 +1,14 @@
-import { Database } from '@app/event-store';
+import { Database, sql } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { MemoryRecord } from './memory.entity';
 import { CheckpointMove } from './ownership/campaign-ownership.port';
 
 /**
- * Plain parameterised SQL for the memory worker's hot path (written with `?`, numbered for PostgreSQL):
+ * Plain parameterised SQL for the memory worker's hot path (through `sql`, portable `?` placeholders):
  * these run once or more per trigger, where TypeORM's query building showed up in CPU profiles.
- * Portable: PostgreSQL and SQLite (≥ 3.35 for RETURNING) take the same text.
  */
-export async function rawRows<T>(m: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
-  let n = 0;
-  const text = m.connection.options.type === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
-  const result: unknown = await m.query(text, params);
-  // TypeORM's PostgreSQL driver answers an UPDATE with [rows, rowCount] (rows are never arrays themselves); SQLite a write with its row id.
-  if (!Array.isArray(result)) return [];
-  return (Array.isArray(result[0]) ? result[0] : result) as T[];
+export async function rawRows<T>(m: EntityManager, text: string, params: unknown[]): Promise<T[]> {
+  return (await sql<T>(m, text, params)).rows;
 }
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
