@@ -96,6 +96,8 @@ type Row = Record<string, string | number>;
 export interface LayeredBenchOptions extends BenchOptions {
   /** Roles the two speakers post as (default: both `player`, LoCoMo has no narrator). */
   roles?: [string, string];
+  /** 1-based inclusive range of conversations to replay (default: all; `--quick` = the first). */
+  conversations?: [number, number];
 }
 
 /** Replays LoCoMo and measures the dm context against the baselines; resolves to printable figures. */
@@ -103,7 +105,8 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
   const path = locomoPath(repoRoot());
   const data = loadLocomo(path);
   if (!data) return { skipped: `LoCoMo data not found at ${path} (set LOCOMO_PATH)` };
-  const samples = data.slice(0, opts.quick ? 1 : undefined);
+  const [from, to] = opts.conversations ?? [1, opts.quick ? 1 : data.length];
+  const samples = data.slice(from - 1, to);
   const roles = opts.roles ?? ['player', 'player'];
   const counter = new TiktokenCounter();
   const tallies = new Map<string, Tally>();
@@ -220,7 +223,10 @@ export function markdownTable(rows: Row[]): string {
 if (require.main === module) {
   const quick = process.argv.includes('--quick');
   const npc = process.argv.includes('--speakers-as-npc');
-  runLayeredBench({ quick, roles: npc ? ['npc', 'npc'] : undefined })
+  // `--conversations=1-3` replays a subset (for tuning runs).
+  const range = /^--conversations=(\d+)(?:-(\d+))?$/.exec(process.argv.find((a) => a.startsWith('--conversations=')) ?? '');
+  const conversations = range ? ([Number(range[1]), Number(range[2] ?? range[1])] as [number, number]) : undefined;
+  runLayeredBench({ quick, conversations, roles: npc ? ['npc', 'npc'] : undefined })
     .then((f) => {
       const { table, ...rest } = f as { table?: Row[] };
       if (table) console.log(markdownTable(table));
