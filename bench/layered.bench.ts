@@ -17,7 +17,7 @@ import { repoRoot, tempDir } from './support/paths';
  * turns packed into the same budget. The data is read in place (CC BY-NC evaluation data, never copied).
  */
 
-export const BUDGETS = [1000, 2000, 4000] as const;
+export const BUDGETS = (process.env.LK_BUDGETS ? process.env.LK_BUDGETS.split(',').map(Number) : [1000, 2000, 4000]) as readonly number[];
 const CATEGORIES = [1, 2, 3, 4] as const;
 
 /** A raw turn as the BM25 baseline packs it. */
