@@ -85,7 +85,7 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
         notes: [
           `${perCampaign} sequential GET /v1/campaigns/:id/context (narrative, limit 3, JSON) per campaign, round-robin, one client, keep-alive`,
           'all campaigns share one SQLite file; seeded through the service migrations and projection mappers (bench/support/history-seeder.ts)',
-          'state doc = campaigns.state, the aggregate every read parses (twice per context read) and every write parses and rewrites whole: it grows with registered quests and completed encounters, not with messages',
+          'state doc = campaigns.state, the aggregate; reads take it parsed from the cache of states by version (only the version column is read), every write serializes it whole: it grows with registered quests and completed encounters, not with messages',
         ],
       };
     } finally {

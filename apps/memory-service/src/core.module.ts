@@ -119,7 +119,11 @@ export class CoreModule {
         inject: [CampaignProjector],
       },
       { provide: SnapshotStore, useFactory: (db: Database, clock: Clock) => new SnapshotStore(db, clock, config.tickSeconds), inject: [DATABASE, CLOCK] },
-      { provide: CampaignReader, useFactory: (db: Database, store: EventStore) => new CampaignReader(db, store), inject: [DATABASE, EVENT_STORE] },
+      {
+        provide: CampaignReader,
+        useFactory: (db: Database, store: EventStore, projector: CampaignProjector) => new CampaignReader(db, store, projector.cache),
+        inject: [DATABASE, EVENT_STORE, CampaignProjector],
+      },
       {
         provide: CAMPAIGN_RUNNER,
         useFactory: (db: Database, store: EventStore, projector: CampaignProjector, clock: Clock, bus: EventBus, metrics: Metrics) =>

@@ -1,5 +1,6 @@
-import { Database, EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-store';
-import { Brackets } from 'typeorm';
+import { Database, EventStore, gameStream, memoryStream, sql, StoredEvent } from '@app/event-store';
+import { Brackets, EntityManager } from 'typeorm';
+import { CampaignStateCache } from './projections/campaign-state.cache';
 import { notFound } from '@app/common';
 import { CampaignState, Message } from './domain/state';
 import { CampaignRecord } from './projections/campaign.entity';
@@ -20,16 +21,32 @@ export class CampaignReader {
   constructor(
     private readonly db: Database,
     private readonly store: EventStore,
+    /** Shared with the CampaignProjector, so that reads reuse the state the last write left. */
+    private readonly cache = new CampaignStateCache(),
   ) {}
 
   async find(campaignId: string): Promise<CampaignSnapshot | null> {
-    const row = await this.db.read((m) => m.getRepository(CampaignRecord).findOneBy({ id: campaignId }));
-    if (!row) return null;
-    return {
-      state: { ...(JSON.parse(row.state) as CampaignState), version: Number(row.version) },
-      processedVersion: Number(row.processedVersion),
-      memoryVersion: Number(row.memoryVersion),
-    };
+    return this.db.read(async (m) => {
+      type Head = { version: number | string; processed_version: number | string; memory_version: number | string };
+      const head = (await sql<Head>(m, 'SELECT "version", "processed_version", "memory_version" FROM "campaigns" WHERE "id" = ?', [campaignId])).rows[0];
+      if (!head) return null;
+      const version = Number(head.version);
+      let state = this.cache.get(campaignId, version);
+      if (!state) {
+        // The document is read only when the cache lacks this version; a newer row means a newer version.
+        const row = (await sql<{ version: number | string; state: string }>(m, 'SELECT "version", "state" FROM "campaigns" WHERE "id" = ?', [campaignId])).rows[0];
+        state = { ...(JSON.parse(row.state) as CampaignState), version: Number(row.version) };
+        this.cache.put(state, row.state.length);
+        if (state.version !== version) return this.snapshotAt(m, campaignId, state);
+      }
+      return { state, processedVersion: Number(head.processed_version), memoryVersion: Number(head.memory_version) };
+    });
+  }
+
+  /** A write landed between our two reads (PostgreSQL, another replica): take the counters with the newer state. */
+  private async snapshotAt(m: EntityManager, campaignId: string, state: CampaignState): Promise<CampaignSnapshot> {
+    const row = (await sql<{ processed_version: number | string; memory_version: number | string }>(m, 'SELECT "processed_version", "memory_version" FROM "campaigns" WHERE "id" = ?', [campaignId])).rows[0];
+    return { state, processedVersion: Number(row.processed_version), memoryVersion: Number(row.memory_version) };
   }
 
   async get(campaignId: string): Promise<CampaignSnapshot> {

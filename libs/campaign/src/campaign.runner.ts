@@ -1,10 +1,9 @@
 import { Clock, DomainError } from '@app/common';
-import { Database, EventMetadata, isUniqueViolation, EventStore, gameStream, StoredEvent, WrongExpectedVersionError } from '@app/event-store';
+import { Database, EventMetadata, isUniqueViolation, EventStore, gameStream, sql, StoredEvent, WrongExpectedVersionError } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { CampaignCommand } from './domain/commands';
 import { decide } from './domain/decide';
 import { CampaignState } from './domain/state';
-import { CampaignRecord } from './projections/campaign.entity';
 import { CampaignProjector } from './projections/campaign.projector';
 import { IdempotencyRecord } from './projections/idempotency.entity';
 import { ToolCallRecord } from './projections/message.entity';
@@ -45,7 +44,8 @@ export class CampaignRunner {
   async run<B>(campaignId: string, command: CampaignCommand, meta: WriteMeta, render: (r: WriteResult) => B): Promise<WriteOutcome<B>> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const outcome = await this.db.transaction((m) => this.once(m, campaignId, command, meta, render));
+        const { outcome, state } = await this.db.transaction((m) => this.once(m, campaignId, command, meta, render));
+        if (state) this.projector.committed(state);
         if (outcome.events.length) this.onAppended(campaignId, outcome.events);
         return outcome;
       } catch (err) {
@@ -64,11 +64,16 @@ export class CampaignRunner {
     }
   }
 
-  private async once<B>(m: EntityManager, campaignId: string, command: CampaignCommand, meta: WriteMeta, render: (r: WriteResult) => B): Promise<WriteOutcome<B>> {
+  /** One attempt; `state` is the campaign state it read or wrote, for the cache once committed. */
+  private async once<B>(
+    m: EntityManager,
+    campaignId: string,
+    command: CampaignCommand,
+    meta: WriteMeta,
+    render: (r: WriteResult) => B,
+  ): Promise<{ outcome: WriteOutcome<B>; state?: CampaignState }> {
     // PostgreSQL: writers of one campaign queue on its row, on every replica, instead of racing to a retry.
-    if (this.db.dialect === 'postgres') {
-      await m.getRepository(CampaignRecord).createQueryBuilder('c').select('c.id').where('c.id = :campaignId', { campaignId }).setLock('pessimistic_write').getRawOne();
-    }
+    if (this.db.dialect === 'postgres') await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
     const idem = meta.idempotency;
     if (idem) {
       const prior = await m.getRepository(IdempotencyRecord).findOneBy({ scope: idem.scope, key: idem.key });
@@ -76,7 +81,7 @@ export class CampaignRunner {
         if (prior.requestHash !== idem.requestHash) {
           throw new DomainError('unprocessable', 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request');
         }
-        return { body: JSON.parse(prior.body) as B, replayed: true, events: [] };
+        return { outcome: { body: JSON.parse(prior.body) as B, replayed: true, events: [] } };
       }
     }
     const state = await this.projector.load(m, campaignId);
@@ -92,7 +97,7 @@ export class CampaignRunner {
     if (idem) {
       await m.getRepository(IdempotencyRecord).insert({ scope: idem.scope, key: idem.key, requestHash: idem.requestHash, status: 0, body: JSON.stringify(body), createdAt: now });
     }
-    return { body, replayed: false, events };
+    return { outcome: { body, replayed: false, events }, state: after.version > 0 ? after : undefined };
   }
 
   /** Tool results must name an earlier call (DESIGN §7): look up only the ids the batch uses. */

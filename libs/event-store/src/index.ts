@@ -5,3 +5,4 @@ export * from './typeorm/database';
 export * from './typeorm/typeorm.event-store';
 export * from './typeorm/data-source';
 export * from './typeorm/run-migrations';
+export * from './typeorm/raw-sql';

@@ -1,4 +1,4 @@
-import { StoredEvent } from '@app/event-store';
+import { insertRows, sql, StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { GameEvent } from '../domain/events';
 import { evolve } from '../domain/evolve';
@@ -8,6 +8,7 @@ import { CampaignRecord } from './campaign.entity';
 import { MessageRecord, ToolCallRecord } from './message.entity';
 import { MessageWitnessRecord } from './witness.entity';
 import { toMessageRecord } from './message.mapper';
+import { CampaignStateCache } from './campaign-state.cache';
 
 const CHUNK = 200;
 
@@ -25,6 +26,10 @@ export interface GameEventProjection {
 export class CampaignProjector {
   private readonly indexers: MessageIndexer[] = [];
   private readonly projections: GameEventProjection[] = [];
+  /** JSON size of each state `apply` wrote, for the cache's bound. */
+  private readonly docChars = new WeakMap<CampaignState, number>();
+
+  constructor(readonly cache = new CampaignStateCache()) {}
 
   addIndexer(indexer: MessageIndexer): void {
     this.indexers.push(indexer);
@@ -34,48 +39,52 @@ export class CampaignProjector {
     this.projections.push(projection);
   }
 
+  /** The campaign's state as of its row's version: from the cache when it has that version, else parsed. */
   async load(m: EntityManager, campaignId: string): Promise<CampaignState> {
-    const row = await m.getRepository(CampaignRecord).findOneBy({ id: campaignId });
-    return row ? { ...(JSON.parse(row.state) as CampaignState), version: Number(row.version) } : emptyState(campaignId);
+    const { rows } = await sql<{ version: number | string }>(m, 'SELECT "version" FROM "campaigns" WHERE "id" = ?', [campaignId]);
+    if (rows.length === 0) return emptyState(campaignId);
+    const version = Number(rows[0].version);
+    const cached = this.cache.get(campaignId, version);
+    if (cached) return cached;
+    const doc = (await sql<{ state: string }>(m, 'SELECT "state" FROM "campaigns" WHERE "id" = ?', [campaignId])).rows[0].state;
+    const state: CampaignState = { ...(JSON.parse(doc) as CampaignState), version };
+    this.docChars.set(state, doc.length);
+    return state;
+  }
+
+  /** After the commit of a transaction that loaded or applied `state`: later reads may reuse it. */
+  committed(state: CampaignState): void {
+    this.cache.put(state, this.docChars.get(state) ?? JSON.stringify(state).length);
   }
 
   /** Applies appended events; returns the new state. Runs inside the append's transaction. */
   async apply(m: EntityManager, before: CampaignState, events: StoredEvent[]): Promise<CampaignState> {
     // Folded one event at a time: each message's witnesses are judged from the state it was recorded in.
     let after = before;
-    const witnesses: MessageWitnessRecord[] = [];
+    const witnesses: Pick<MessageWitnessRecord, 'campaignId' | 'viewerId' | 'index'>[] = [];
     for (const e of events) {
       if (e.type === 'MessageRecorded') {
         const msg = e.data as Message;
-        for (const viewerId of witnessesOf(after, msg)) witnesses.push(Object.assign(new MessageWitnessRecord(), { campaignId: after.id, viewerId, index: msg.index }));
+        for (const viewerId of witnessesOf(after, msg)) witnesses.push({ campaignId: after.id, viewerId, index: msg.index });
       }
       after = { ...evolve(after, { type: e.type, data: e.data } as GameEvent, e.recordedAt, e.version), version: e.version };
     }
     const doc = JSON.stringify(after);
+    this.docChars.set(after, doc.length);
     if (before.version === 0) {
-      await m.getRepository(CampaignRecord).insert({ id: after.id, name: after.name, version: after.version, processedVersion: 0, memoryVersion: 0, state: doc, createdAt: after.createdAt });
+      await insertRows(m, CampaignRecord, [{ id: after.id, name: after.name, version: after.version, processedVersion: 0, memoryVersion: 0, state: doc, createdAt: after.createdAt }]);
     } else {
-      const res = await m
-        .createQueryBuilder()
-        .update(CampaignRecord)
-        .set({ version: after.version, name: after.name, state: doc })
-        .where('id = :id AND version = :v', { id: after.id, v: before.version })
-        .execute();
-      if (res.affected === 0) throw new Error(`campaign ${after.id} moved during append`);
+      const res = await sql(m, 'UPDATE "campaigns" SET "version" = ?, "name" = ?, "state" = ? WHERE "id" = ? AND "version" = ?', [after.version, after.name, doc, after.id, before.version]);
+      if (res.changes === 0) throw new Error(`campaign ${after.id} moved during append`);
     }
     const messages = events.filter((e) => e.type === 'MessageRecorded');
     const recorded = messages.map((e) => e.data as Message);
     for (let i = 0; i < messages.length; i += CHUNK) {
-      const rows = messages.slice(i, i + CHUNK).map((e) => toMessageRecord(after.id, e.data as Message, e.version));
-      await m.createQueryBuilder().insert().into(MessageRecord).values(rows).updateEntity(false).execute();
+      await insertRows(m, MessageRecord, messages.slice(i, i + CHUNK).map((e) => toMessageRecord(after.id, e.data as Message, e.version)));
     }
     const calls = recorded.flatMap((msg) => msg.toolCalls.map((c) => ({ campaignId: after.id, callId: c.id, name: c.name, messageIndex: msg.index })));
-    for (let i = 0; i < calls.length; i += CHUNK) {
-      await m.createQueryBuilder().insert().into(ToolCallRecord).values(calls.slice(i, i + CHUNK)).orIgnore().updateEntity(false).execute();
-    }
-    for (let i = 0; i < witnesses.length; i += CHUNK) {
-      await m.createQueryBuilder().insert().into(MessageWitnessRecord).values(witnesses.slice(i, i + CHUNK)).updateEntity(false).execute();
-    }
+    for (let i = 0; i < calls.length; i += CHUNK) await insertRows(m, ToolCallRecord, calls.slice(i, i + CHUNK), { ignoreConflicts: true });
+    for (let i = 0; i < witnesses.length; i += CHUNK) await insertRows(m, MessageWitnessRecord, witnesses.slice(i, i + CHUNK));
     for (const indexer of this.indexers) if (recorded.length) await indexer.indexMessages(m, after.id, recorded);
     for (const projection of this.projections) await projection.project(m, after.id, events);
     return after;

@@ -1,12 +1,26 @@
 import { AsyncMutex } from '@app/common';
 import { DataSource, EntityManager } from 'typeorm';
 
+interface Job {
+  fn: (manager: EntityManager) => Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+/** Most transactions one SQLite commit carries: bounds how long the last of them waits. */
+const MAX_GROUP = 32;
+
 /**
  * The one way to run a transaction. SQLite has a single connection (and one writer), so its
- * transactions are queued in-process; PostgreSQL relies on the database alone (DESIGN §9).
+ * transactions are queued in-process — and those that queued up while one ran share the next commit
+ * (group commit: one BEGIN/COMMIT and one WAL append for all of them, each in its own SAVEPOINT, so
+ * one that fails rolls back alone, and nobody is answered before the commit that makes it durable).
+ * PostgreSQL relies on the database alone (DESIGN §9).
  */
 export class Database {
   private readonly mutex = new AsyncMutex();
+  private readonly queue: Job[] = [];
+  private draining = false;
   readonly dialect: 'sqlite' | 'postgres';
 
   constructor(readonly dataSource: DataSource) {
@@ -19,7 +33,57 @@ export class Database {
 
   transaction<T>(fn: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (this.dialect === 'postgres') return this.dataSource.transaction(fn);
-    return this.mutex.run(() => this.dataSource.transaction(fn));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  /** One group per turn of the mutex, so reads queued meanwhile go first and never starve. */
+  private schedule(): void {
+    if (this.draining) return;
+    this.draining = true;
+    void this.mutex.run(async () => {
+      try {
+        await this.commitGroup(this.queue.splice(0, MAX_GROUP));
+      } finally {
+        this.draining = false;
+        if (this.queue.length > 0) this.schedule();
+      }
+    });
+  }
+
+  private async commitGroup(group: Job[]): Promise<void> {
+    if (group.length === 1) {
+      const [job] = group;
+      await this.dataSource.transaction(job.fn).then(job.resolve, job.reject);
+      return;
+    }
+    const settled: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }> = [];
+    try {
+      await this.dataSource.transaction(async (m) => {
+        for (const job of group) {
+          await m.query('SAVEPOINT lk_group');
+          try {
+            settled.push({ ok: true, value: await job.fn(m) });
+            await m.query('RELEASE lk_group');
+          } catch (err) {
+            await m.query('ROLLBACK TO lk_group');
+            await m.query('RELEASE lk_group');
+            settled.push({ ok: false, err });
+          }
+        }
+      });
+    } catch (err) {
+      // The commit itself failed: nothing of the group is durable.
+      for (const job of group) job.reject(err);
+      return;
+    }
+    group.forEach((job, i) => {
+      const s = settled[i];
+      if (s.ok) job.resolve(s.value);
+      else job.reject(s.err);
+    });
   }
 
   /** Reads that must not interleave with a half-done SQLite transaction on the shared connection. */

@@ -2,6 +2,7 @@ import { EntityManager } from 'typeorm';
 import { EventStore, NewEvent, ReadOptions, StoredEvent, Tx, WrongExpectedVersionError } from '../event-store.port';
 import { Database, isUniqueViolation } from './database';
 import { EventRecord } from './event.entity';
+import { insertRows, sql } from './raw-sql';
 
 const INSERT_CHUNK = 500;
 
@@ -15,7 +16,7 @@ export class TypeOrmEventStore implements EventStore {
     return tx ? run(tx as EntityManager) : this.db.transaction(run);
   }
 
-  private async appendIn(m: EntityManager, streamId: string, expected: number, events: NewEvent[], recordedAt: string) {
+  private async appendIn(m: EntityManager, streamId: string, expected: number, events: NewEvent[], recordedAt: string): Promise<StoredEvent[]> {
     const actual = await this.streamVersion(streamId, m);
     if (actual !== expected) throw new WrongExpectedVersionError(streamId, expected, actual);
     const rows = events.map((e, i) => ({
@@ -26,21 +27,21 @@ export class TypeOrmEventStore implements EventStore {
       metadata: JSON.stringify(e.metadata ?? {}),
       recordedAt,
     }));
+    const stored: StoredEvent[] = [];
     try {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        await m.createQueryBuilder().insert().into(EventRecord).values(rows.slice(i, i + INSERT_CHUNK)).updateEntity(false).execute();
+        const chunk = rows.slice(i, i + INSERT_CHUNK);
+        // Positions come back from the insert itself: no read-back of what we just wrote.
+        const { rows: ids } = await insertRows(m, EventRecord, chunk, { returning: '"position", "stream_version"' });
+        const position = new Map(ids.map((r) => [Number(r.stream_version), Number(r.position)]));
+        // Parsed back from the stored text, so callers see exactly what a later read would return.
+        for (const r of chunk) stored.push({ position: position.get(r.version)!, streamId, version: r.version, type: r.type, data: JSON.parse(r.data), metadata: JSON.parse(r.metadata), recordedAt });
       }
     } catch (err) {
       if (isUniqueViolation(err)) throw new WrongExpectedVersionError(streamId, expected, null);
       throw err;
     }
-    const stored = await m
-      .getRepository(EventRecord)
-      .createQueryBuilder('e')
-      .where('e.streamId = :streamId AND e.version > :expected', { streamId, expected })
-      .orderBy('e.version', 'ASC')
-      .getMany();
-    return stored.map(toStored);
+    return stored;
   }
 
   async readStream(streamId: string, o: ReadOptions = {}): Promise<StoredEvent[]> {
@@ -71,13 +72,8 @@ export class TypeOrmEventStore implements EventStore {
 
   async streamVersion(streamId: string, tx?: Tx): Promise<number> {
     const q = async (m: EntityManager) => {
-      const row = await m
-        .getRepository(EventRecord)
-        .createQueryBuilder('e')
-        .select('MAX(e.version)', 'v')
-        .where('e.streamId = :streamId', { streamId })
-        .getRawOne<{ v: number | string | null }>();
-      return Number(row?.v ?? 0);
+      const { rows } = await sql<{ v: number | string | null }>(m, 'SELECT MAX("stream_version") AS "v" FROM "events" WHERE "stream_id" = ?', [streamId]);
+      return Number(rows[0]?.v ?? 0);
     };
     return tx ? q(tx as EntityManager) : this.db.read(q);
   }

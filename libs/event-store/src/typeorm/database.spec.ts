@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
+import { createDataSource } from './data-source';
+import { Database } from './database';
+import { insertRows, sql } from './raw-sql';
+
+@Entity('ledger')
+class Ledger {
+  @PrimaryColumn({ type: 'varchar', length: 40 })
+  id: string;
+
+  @Column({ type: 'integer' })
+  amount: number;
+
+  @Column({ type: 'varchar', length: 40 })
+  note: string;
+}
+
+const ids = async (db: Database) => (await db.read((m) => sql<{ id: string }>(m, 'SELECT "id" FROM "ledger" ORDER BY "id"'))).rows.map((r) => r.id);
+
+describe('Database on SQLite: transactions that queue up share one commit, and each still stands alone', () => {
+  let dir: string;
+  let ds: DataSource;
+  let db: Database;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lorekeeper-db-'));
+    ds = createDataSource({ database: { type: 'sqlite', path: join(dir, 'db.sqlite') }, entities: [Ledger], migrations: [], synchronize: true });
+    await ds.initialize();
+    db = new Database(ds);
+  });
+  afterEach(async () => {
+    await ds.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('commits every transaction of a burst, rolls back only the one that failed, and answers each caller', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        db.transaction(async (m) => {
+          await insertRows(m, Ledger, [{ id: `t${String(i).padStart(2, '0')}`, amount: i, note: 'first' }]);
+          if (i === 7 || i === 33) throw new Error(`boom ${i}`);
+          await insertRows(m, Ledger, [{ id: `t${String(i).padStart(2, '0')}b`, amount: i, note: 'second' }]);
+          return i;
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual(['Error: boom 7', 'Error: boom 33']);
+    expect(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value)).toHaveLength(38);
+    const stored = await ids(db);
+    expect(stored).toHaveLength(76);
+    expect(stored).not.toContain('t07');
+    expect(stored).not.toContain('t33');
+    expect(stored).toContain('t08b');
+  });
+
+  it('sees, within a burst, what an earlier transaction of the same commit wrote', async () => {
+    const seen = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        db.transaction(async (m) => {
+          const before = (await sql<{ n: number }>(m, 'SELECT COUNT(*) AS "n" FROM "ledger"')).rows[0].n;
+          await insertRows(m, Ledger, [{ id: `s${i}`, amount: i, note: 'x' }]);
+          return before;
+        }),
+      ),
+    );
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('lets a read in between writers that keep coming (no starvation)', async () => {
+    const write = (i: number) => db.transaction((m) => insertRows(m, Ledger, [{ id: `w${i}`, amount: i, note: 'w' }]));
+    const first = Array.from({ length: 100 }, (_, i) => write(i));
+    const read = db.read(async (m) => (await sql<{ n: number }>(m, 'SELECT COUNT(*) AS "n" FROM "ledger"')).rows[0].n);
+    const more = Array.from({ length: 100 }, (_, i) => write(100 + i));
+    await Promise.all([...first, ...more]);
+    const count = await read;
+    expect(count).toBeGreaterThan(0);
+    expect(count).toBeLessThan(100);
+    expect(await ids(db)).toHaveLength(200);
+  });
+
+  it('binds integers as integers, also into a text column', async () => {
+    await db.transaction((m) => insertRows(m, Ledger, [{ id: 'i', amount: 4, note: 4 as unknown as string }]));
+    const { rows } = await db.read((m) => sql(m, 'SELECT "amount", typeof("amount") AS "t", "note" FROM "ledger"'));
+    expect(rows).toEqual([{ amount: 4, t: 'integer', note: '4' }]);
+    const changed = await db.transaction((m) => sql(m, 'UPDATE "ledger" SET "amount" = ? WHERE "id" = ? AND "amount" = ?', [5, 'i', 4]));
+    expect(changed.changes).toBe(1);
+  });
+});
