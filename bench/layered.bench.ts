@@ -96,6 +96,10 @@ type Row = Record<string, string | number>;
 export interface LayeredBenchOptions extends BenchOptions {
   /** Roles the two speakers post as (default: both `player`, LoCoMo has no narrator). */
   roles?: [string, string];
+  /** 1-based inclusive range of conversations to replay (default: all; `--quick` = the first). */
+  conversations?: [number, number];
+  /** Budgets to serve (default BUDGETS); a huge one shows what ranking alone could reach. */
+  budgets?: readonly number[];
 }
 
 /** Replays LoCoMo and measures the dm context against the baselines; resolves to printable figures. */
@@ -103,8 +107,10 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
   const path = locomoPath(repoRoot());
   const data = loadLocomo(path);
   if (!data) return { skipped: `LoCoMo data not found at ${path} (set LOCOMO_PATH)` };
-  const samples = data.slice(0, opts.quick ? 1 : undefined);
+  const [from, to] = opts.conversations ?? [1, opts.quick ? 1 : data.length];
+  const samples = data.slice(from - 1, to);
   const roles = opts.roles ?? ['player', 'player'];
+  const budgets = opts.budgets ?? BUDGETS;
   const counter = new TiktokenCounter();
   const tallies = new Map<string, Tally>();
   const add = (strategy: string, category: number, recall: number, tokens: number) => {
@@ -167,7 +173,7 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
         if (baseline === null) continue;
         add('full transcript', qa.category, baseline, fullTokens);
         add('last 20 messages', qa.category, answerRecall(answer, last20Words)!, last20Tokens);
-        for (const budget of BUDGETS) {
+        for (const budget of budgets) {
           const bm25 = bm25Pack(lines, qa.question, budget, counter);
           add(`BM25 @${budget}`, qa.category, answerRecall(answer, wordSet(bm25))!, counter.count(bm25));
           const served = await call('GET', `/${cid}/context?agent=dm&format=text&explain=false&budget=${budget}&query=${encodeURIComponent(qa.question.slice(0, 2000))}`);
@@ -183,7 +189,7 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
     }
   }
 
-  const strategies = ['full transcript', 'last 20 messages', ...BUDGETS.flatMap((b) => [`BM25 @${b}`, `layered dm @${b}`])];
+  const strategies = ['full transcript', 'last 20 messages', ...budgets.flatMap((b) => [`BM25 @${b}`, `layered dm @${b}`])];
   const pct = (t?: Tally) => (t && t.n ? Math.round((1000 * t.recall) / t.n) / 10 : 0);
   const table: Row[] = strategies.map((s) => {
     const row: Row = { strategy: s };
@@ -201,7 +207,7 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
     qa: tallies.get('full transcript|all')?.n ?? 0,
     table,
     layeredVsFullAt2000: Math.round((1000 * at2000) / fullAll) / 10,
-    beatsBm25: BUDGETS.map((b) => `${b}: ${pct(tallies.get(`layered dm @${b}|all`)) > pct(tallies.get(`BM25 @${b}|all`)) ? 'yes' : 'no'}`).join(', '),
+    beatsBm25: budgets.map((b) => `${b}: ${pct(tallies.get(`layered dm @${b}|all`)) > pct(tallies.get(`BM25 @${b}|all`)) ? 'yes' : 'no'}`).join(', '),
     summarizerCallsPer100Messages: {
       rolling: Math.round((10000 * calls.rolling) / messages) / 100,
       glossary: Math.round((10000 * calls.define) / messages) / 100,
@@ -220,7 +226,13 @@ export function markdownTable(rows: Row[]): string {
 if (require.main === module) {
   const quick = process.argv.includes('--quick');
   const npc = process.argv.includes('--speakers-as-npc');
-  runLayeredBench({ quick, roles: npc ? ['npc', 'npc'] : undefined })
+  // `--conversations=1-3` replays a subset (for tuning runs).
+  const range = /^--conversations=(\d+)(?:-(\d+))?$/.exec(process.argv.find((a) => a.startsWith('--conversations=')) ?? '');
+  const conversations = range ? ([Number(range[1]), Number(range[2] ?? range[1])] as [number, number]) : undefined;
+  // `--budgets=2000,100000` serves other budgets.
+  const budgetArg = process.argv.find((a) => a.startsWith('--budgets='));
+  const budgets = budgetArg ? budgetArg.slice('--budgets='.length).split(',').map(Number) : undefined;
+  runLayeredBench({ quick, conversations, budgets, roles: npc ? ['npc', 'npc'] : undefined })
     .then((f) => {
       const { table, ...rest } = f as { table?: Row[] };
       if (table) console.log(markdownTable(table));

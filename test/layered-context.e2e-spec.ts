@@ -71,11 +71,15 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     const recalled = section(dm, 'recall');
     expect(recalled.title).toBe('Recalled');
     expect(recalled.entries[0]).toEqual(expect.objectContaining({ ref: '3' }));
-    expect(recalled.entries[0].text).toMatch(/^- \[round 2 · \d{1,2} [A-Z][a-z]+ \d{4}\] dm: A hooded envoy joins the fire and whispers that the Geometers want the Void-Chisel/);
+    expect(recalled.entries[0].group).toMatch(/^round 2 · \d{1,2} [A-Z][a-z]+ \d{4}$/);
+    expect(recalled.entries[0].text).toMatch(/^dm: A hooded envoy joins the fire and whispers that the Geometers want the Void-Chisel/);
     expect(recalled.entries.every((e: any) => !recent.includes(Number(e.ref)))).toBe(true);
 
     const text = (await s().context('?agent=dm&query=what%20do%20the%20Geometers%20want&format=text')).text;
-    expect(text).toContain('## Recalled\n- [round 2 · ');
+    // The text form is a timeline: each round and day once, above its messages.
+    expect(text).toMatch(/## Recalled\n### round 2 · \d{1,2} [A-Z][a-z]+ \d{4}\ndm: A hooded envoy/);
+    const headers = text.split('\n').filter((l: string) => l.startsWith('### round '));
+    expect(new Set(headers).size).toBe(headers.length);
   });
 
   it('serves each preset in canonical order, and include= returns exactly the sections it lists', async () => {
@@ -177,6 +181,31 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
       expect((await t.http('PUT', '/v1/campaigns/nope/bible', { text: 'x' })).body.code).toBe('CAMPAIGN_NOT_FOUND');
       expect((await t.http('GET', '/v1/campaigns/nope/glossary')).status).toBe(404);
     });
+  });
+
+  it('recall favours what a speaker named in the query said, and only a recalled question brings its reply', async () => {
+    const c = scenario(t, 'wells');
+    await c.create('Wells');
+    await c.say(
+      { role: 'player', speaker: 'Aria', content: 'Brannoc, the watchtower by the crossroads is empty again.' },
+      { role: 'player', speaker: 'Brannoc', content: 'Brannoc climbs the ruined watchtower at dawn and finds a spring of clean water behind it.' },
+      { role: 'player', speaker: 'Aria', content: 'Did you taste the water?' },
+      { role: 'player', speaker: 'Brannoc', content: 'It tastes of iron, but it is clean.' },
+    );
+    for (let round = 2; round <= 6; round++) {
+      await c.command('end-round');
+      await c.say({ role: 'dm', content: `Round ${round}: the wagons roll on and Brannoc takes the reins.` });
+    }
+    await c.settled();
+    const recalled = async (query: string) => {
+      const res = await c.context(`?agent=dm&query=${encodeURIComponent(query)}`);
+      expect(res.status).toBe(200);
+      return res.body.sections.find((x: any) => x.key === 'recall').entries.map((e: any) => Number(e.ref));
+    };
+    // Both lines have both words and Aria's, shorter, ranks first on words alone; the question asks what Brannoc said.
+    expect((await recalled('what about Brannoc and the watchtower'))[0]).toBe(1);
+    expect(await recalled('crossroads')).toEqual([0]);
+    expect(await recalled('taste')).toEqual([2, 3]);
   });
 
   it('perRoleMemory is set at creation and changed with PUT /settings', async () => {

@@ -50,7 +50,7 @@ describe('witness-scoped contexts', () => {
   it('a secret whispered to player A and a dm-only note never reach player B: not in context, recall or per-role summary', async () => {
     const b = await ctx('?agent=player&viewer=brannoc&query=scar%20wrist%20Sunstone%20vault%20Mira');
     expect(b).not.toMatch(/scar|Sunstone/);
-    expect(b).toContain('## Recalled\n- [round 1 · ');
+    expect(b).toContain('## Recalled\n### round 1 · ');
     expect(b).toContain('the hidden vault beneath the cellar'); // public, and Brannoc was there
     expect(b).toMatch(/## Previously\n.*Brannoc orders another ale/);
     expect(b).not.toContain('Memory ('); // the tavern's memories were summarized from the secrets too
@@ -94,8 +94,8 @@ describe('witness-scoped contexts', () => {
     expect(dm).toContain('Memory (location tavern)');
     // The narrative agent (no viewer) is not the dm: dm-only notes stay out of its messages and glossary.
     const narrative = await ctx('?include=glossary,recent,recall&query=Sunstone%20vault%20DM');
-    expect(narrative).toContain('] dm: Mira leans over the bar');
-    expect(narrative).not.toContain('] dm: Note for the DM');
+    expect(narrative).toContain('\ndm: Mira leans over the bar');
+    expect(narrative).not.toContain('dm: Note for the DM');
     expect(narrative).not.toContain('Glossary — DM');
     expect(dm).toContain('## Glossary\n- DM: Note for the DM');
   });

@@ -67,6 +67,27 @@ describe('ContextComposer budget (DESIGN §8)', () => {
     expect(tight.used).toBe(20);
   });
 
+  it('counts a group header once per run of its group, and the last entry of a group takes its header along', async () => {
+    const day = (ref: string, seq: number, group: string, rank: number): SectionEntry => ({ ref, seq, group, rank, text: 'w w w' });
+    const recall: ContextSection = {
+      key: 'recall',
+      title: 'recall',
+      build: async () => ({ key: 'recall', title: 'recall', timeline: true, entries: [day('5', 5, 'round 2', 1), day('1', 1, 'round 1', 2), day('6', 6, 'round 2', 3)] }),
+    };
+    const composer = new ContextComposer(words, [recall]);
+    // "## recall" 2 + headers "### round 1" 3 + "### round 2" 3 + 3 entries × 3.
+    const all = await composer.compose(request({ query: 'q' }), snapshot, 1000);
+    expect(all.used).toBe(2 + 3 + 3 + 9);
+    // Over 14: rank 3 goes (3 tokens, its group stays), then rank 2 with its header (3 + 3).
+    const tight = await composer.compose(request({ query: 'q' }), snapshot, 10);
+    expect(tight.dropped.map((d) => [d.ref, d.tokens])).toEqual([
+      ['6', 3],
+      ['1', 6],
+    ]);
+    expect(tight.used).toBe(8);
+    expect(all.used - tight.dropped.reduce((n, d) => n + d.tokens, 0)).toBe(tight.used);
+  });
+
   it('builds Recall last, seeing the other sections', async () => {
     let seen: string[] = [];
     const recall: ContextSection = { key: 'recall', title: 'Recalled', after: true, build: async ({ others }) => ((seen = (others ?? []).map((s) => s.key)), { key: 'recall', title: 'Recalled', entries: [] }) };

@@ -53,6 +53,21 @@ describe('renderText', () => {
     expect(text).toBe('HUD: HP 3\n\n## World Memory\n- w\n');
   });
 
+  it('prints a timeline section oldest first, one `### group` header per run of a group, ungrouped entries first', () => {
+    const recall = section('recall', 'Recalled', [], {
+      timeline: true,
+      entries: [
+        { ref: '9', text: 'Aria: the vault', group: 'round 3 · 2 May 2026', seq: 9, rank: 1 },
+        { ref: 'm1', text: '- [2 May 2026] Memory (npc mira): keys', rank: 2 },
+        { ref: '2', text: 'dm: the cellar', group: 'round 1 · 1 May 2026', seq: 2, rank: 3 },
+        { ref: '10', text: 'Mira: no', group: 'round 3 · 2 May 2026', seq: 10, rank: 4 },
+      ],
+    });
+    expect(renderText(composed({ legacy: false }, [recall], { budget: 4000 }), false)).toBe(
+      ['## Recalled', '- [2 May 2026] Memory (npc mira): keys', '### round 1 · 1 May 2026', 'dm: the cellar', '### round 3 · 2 May 2026', 'Aria: the vault', 'Mira: no', ''].join('\n'),
+    );
+  });
+
   it('ends a budgeted request with one explain comment line listing the drops', () => {
     const c = composed({ legacy: false, budget: 100 }, narrative(), {
       budget: 100,

@@ -1,4 +1,5 @@
 import { ComposedContext } from './context.composer';
+import { layoutEntries } from './text-layout';
 
 /** JSON form: exactly §2's shape for legacy requests, §8's budget-transparent shape otherwise. */
 export function renderJson(c: ComposedContext): Record<string, unknown> {
@@ -26,7 +27,10 @@ export function renderJson(c: ComposedContext): Record<string, unknown> {
 export function renderText(c: ComposedContext, explain = true): string {
   const blocks = c.sections
     .filter((s) => s.entries.length > 0)
-    .map((s) => (s.inline ? s.entries.map((e) => e.text).join('\n') : [`## ${s.title}`, ...s.entries.map((e) => e.text)].join('\n')));
+    .map((s) => {
+      const body = layoutEntries(s.entries, s.timeline).map((l) => ('entry' in l ? l.entry.text : l.header));
+      return (s.inline ? body : [`## ${s.title}`, ...body]).join('\n');
+    });
   let text = blocks.join('\n\n');
   if (!c.request.legacy && explain) {
     const drops = c.dropped.map((d) => `${d.section}#${d.ref} ${d.tokens}t ${d.reason}`).join(', ');

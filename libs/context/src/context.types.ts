@@ -30,6 +30,10 @@ export interface SectionEntry {
   createdAt?: string;
   /** Recall: the entry's rank among the hits, 1 = best. */
   rank?: number;
+  /** Text form: consecutive entries of one group print under one `### <group>` header (a round and day). */
+  group?: string;
+  /** Text form of a `timeline` section: position in time (a message index); entries without one print first. */
+  seq?: number;
   /** Filled by the composer. */
   tokens?: number;
 }
@@ -46,6 +50,8 @@ export interface BuiltSection {
   dropped?: DroppedEntry[];
   /** Only the first `limit` entries are the section's own; later ones fill room the others leave (Recall past RECALL_LIMIT). */
   limit?: number;
+  /** Text form prints the entries oldest first by `seq`, not in stored (rank) order (Recall). */
+  timeline?: boolean;
   /** Left out of the response, yet its `extra` still counts (an unchanged digest, §6). */
   omitted?: boolean;
 }

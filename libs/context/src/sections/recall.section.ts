@@ -22,7 +22,12 @@ interface Candidate {
   /** Score relative to the best hit of its own kind (engines' scores are comparable within one answer only). */
   score: number;
   kind: number;
+  /** A message's speaker. */
+  speaker?: string;
 }
+
+/** Score factor of a message whose speaker the query names (tuned on LoCoMo, docs/layered-context.md). */
+const SPEAKER_BOOST = 2;
 
 const MEMORY_SECTIONS = new Set(['location', 'npc', 'world']);
 
@@ -58,20 +63,26 @@ export class RecallSection implements ContextSection {
     // Hits the viewer may not see or the context already holds are skipped, so ask for more than we keep.
     const ask = Math.min(500, 3 * want + held.size + hot);
     const cid = request.campaignId;
+    const witness = audience?.witness ?? null;
+    const dm = audience?.dm ?? false;
     const [messageHits, memoryHits] = await Promise.all([
       this.index.search(cid, query, { in: 'messages', limit: ask }),
       this.index.search(cid, query, { in: 'memories', limit: ask }),
     ]);
-    const witness = audience?.witness ?? null;
+    // A query that names a speaker ("what did Caroline paint?") asks what that speaker said more than what was said to
+    // them: the named speakers' messages rank higher.
+    const found = await this.messages(cid, messageHits.filter((h) => !held.has(String(h.ref))), witness, dm);
+    const named = speakerWords(queryWords(words), found);
+    const messages = named.size ? found.map((c) => (c.speaker && wordsOf(c.speaker).some((w) => named.has(w)) ? { ...c, score: c.score * SPEAKER_BOOST } : c)) : found;
     const candidates = [
-      ...(await this.messages(cid, messageHits.filter((h) => !held.has(String(h.ref))), witness, audience?.dm ?? false)),
+      ...messages,
       ...(await this.memoryCandidates(cid, memoryHits.filter((h) => !held.has(String(h.ref))), witness)),
-      ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !audience?.dm }), heldTerms, wordsOf(queryWords(words).join(' '))),
+      ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !dm }), heldTerms, wordsOf(queryWords(words).join(' '))),
     ];
     candidates.sort((a, b) => b.score - a.score || a.kind - b.kind || (a.entry.ref < b.entry.ref ? -1 : a.entry.ref > b.entry.ref ? 1 : 0));
-    const picked = await this.withReplies(cid, candidates.slice(0, want + hot), witness, audience?.dm ?? false);
+    const picked = await this.withReplies(cid, candidates.slice(0, want + hot), witness, dm);
     const entries = picked.map((c, i) => ({ ...c.entry, rank: i + 1 }));
-    return { key: this.key, title: this.title, entries, limit: this.options.limit };
+    return { key: this.key, title: this.title, entries, limit: this.options.limit, timeline: true };
   }
 
   private async messages(campaignId: string, hits: SearchHit[], witness: string | null, dm: boolean): Promise<Candidate[]> {
@@ -83,23 +94,23 @@ export class RecallSection implements ContextSection {
     return hits.flatMap((h) => {
       const m = byIndex.get(Number(h.ref));
       if (!m || (seen && !seen.has(m.index)) || (!witness && !dm && m.visibility === 'dm')) return [];
-      return [{ entry: { ref: String(m.index), createdAt: m.at, text: messageLine(m) }, score: h.score / top, kind: 0 }];
+      return [{ entry: messageEntry(m), score: h.score / top, kind: 0, speaker: m.speaker ?? undefined }];
     });
   }
 
   /**
-   * Each recalled message brings the one after it — in a conversation, usually its answer — unless it is a hit itself
-   * or the viewer never saw it (tuned on LoCoMo: +4 points of answer recall at every budget, docs/layered-context.md).
+   * Each recalled message that asks something (has a `?`) brings the one after it — usually its answer — unless it is a
+   * hit itself or the viewer never saw it; a statement stands alone (tuned on LoCoMo, docs/layered-context.md).
    */
   private async withReplies(campaignId: string, picked: Candidate[], witness: string | null, dm: boolean): Promise<Candidate[]> {
     const refs = new Set(picked.map((c) => c.entry.ref));
-    const wanted = picked.filter((c) => c.kind === 0).map((c) => Number(c.entry.ref) + 1).filter((i) => !refs.has(String(i)));
+    const wanted = picked.filter((c) => c.kind === 0 && c.entry.text.includes('?')).map((c) => Number(c.entry.ref) + 1).filter((i) => !refs.has(String(i)));
     const replies = await this.campaigns.messagesByIndex(campaignId, wanted);
     const seen = witness ? await this.campaigns.witnessed(campaignId, witness, replies.map((m) => m.index)) : null;
     const byIndex = new Map(replies.filter((m) => (seen ? seen.has(m.index) : dm || m.visibility !== 'dm')).map((m) => [m.index, m]));
     return picked.flatMap((c) => {
       const reply = c.kind === 0 ? byIndex.get(Number(c.entry.ref) + 1) : undefined;
-      return reply ? [c, { entry: { ref: String(reply.index), createdAt: reply.at, text: messageLine(reply) }, score: c.score, kind: 0 }] : [c];
+      return reply ? [c, { entry: messageEntry(reply), score: c.score, kind: 0 }] : [c];
     });
   }
 
@@ -134,11 +145,20 @@ export class RecallSection implements ContextSection {
   }
 }
 
-/** `- [round 2 · 1 May 2026] Aria: …` — a recalled message with its round and day. */
-function messageLine(m: StoredMessage): string {
+/**
+ * A recalled message: `Aria: …` under its group `round 2 · 1 May 2026`. The text form prints Recall as a timeline with
+ * one header per round and day rather than a date on every line — ~10 tokens a line that buy more hits per budget.
+ */
+function messageEntry(m: StoredMessage): SectionEntry {
   const text = oneLine(m.content);
   const cut = text.length > MAX_RECALLED_CHARS ? `${text.slice(0, MAX_RECALLED_CHARS - 1)}…` : text;
-  return `- [round ${m.round} · ${toDay(m.at)}] ${m.speaker ?? m.role}: ${cut}`;
+  return { ref: String(m.index), createdAt: m.at, group: `round ${m.round} · ${toDay(m.at)}`, seq: m.index, text: `${m.speaker ?? m.role}: ${cut}` };
+}
+
+/** Query words that name a speaker of the hits (case-insensitive). */
+function speakerWords(words: string[], hits: Candidate[]): Set<string> {
+  const speakers = new Set(hits.flatMap((c) => (c.speaker ? wordsOf(c.speaker) : [])));
+  return new Set(words.filter((w) => speakers.has(w)));
 }
 
 const wordsOf = (text: string): string[] =>
