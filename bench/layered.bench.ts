@@ -166,7 +166,8 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
       const last20Words = wordSet(last20);
       const last20Tokens = counter.count(last20);
 
-      for (const qa of sample.qa) {
+      // Quick mode is a smoke test: the first 60 QA of one conversation.
+      for (const qa of opts.quick ? sample.qa.slice(0, 60) : sample.qa) {
         if (!CATEGORIES.includes(qa.category as 1) || qa.answer === undefined || qa.answer === null) continue;
         const answer = String(qa.answer);
         const baseline = answerRecall(answer, fullWords);
