@@ -1,6 +1,6 @@
 import { Database, EventStore, gameStream, memoryStream, sql, StoredEvent } from '@app/event-store';
-import { EntityManager } from 'typeorm';
 import { CampaignStateCache } from './projections/campaign-state.cache';
+import { readCampaignRow } from './projections/campaign-row';
 import { notFound } from '@app/common';
 import { CampaignState, Message } from './domain/state';
 import { CampaignRecord } from './projections/campaign.entity';
@@ -44,27 +44,11 @@ export class CampaignReader {
   ) {}
 
   async find(campaignId: string): Promise<CampaignSnapshot | null> {
-    return this.db.read(async (m) => {
-      type Head = { version: number | string; processed_version: number | string; memory_version: number | string };
-      const head = (await sql<Head>(m, 'SELECT "version", "processed_version", "memory_version" FROM "campaigns" WHERE "id" = ?', [campaignId])).rows[0];
-      if (!head) return null;
-      const version = Number(head.version);
-      let state = this.cache.get(campaignId, version);
-      if (!state) {
-        // The document is read only when the cache lacks this version; a newer row means a newer version.
-        const row = (await sql<{ version: number | string; state: string }>(m, 'SELECT "version", "state" FROM "campaigns" WHERE "id" = ?', [campaignId])).rows[0];
-        state = { ...(JSON.parse(row.state) as CampaignState), version: Number(row.version) };
-        this.cache.put(state, row.state.length);
-        if (state.version !== version) return this.snapshotAt(m, campaignId, state);
-      }
-      return { state, processedVersion: Number(head.processed_version), memoryVersion: Number(head.memory_version) };
-    });
-  }
-
-  /** A write landed between our two reads (PostgreSQL, another replica): take the counters with the newer state. */
-  private async snapshotAt(m: EntityManager, campaignId: string, state: CampaignState): Promise<CampaignSnapshot> {
-    const row = (await sql<{ processed_version: number | string; memory_version: number | string }>(m, 'SELECT "processed_version", "memory_version" FROM "campaigns" WHERE "id" = ?', [campaignId])).rows[0];
-    return { state, processedVersion: Number(row.processed_version), memoryVersion: Number(row.memory_version) };
+    const row = await this.db.read((m) => readCampaignRow(m, campaignId, this.cache));
+    if (!row) return null;
+    // A committed row: later reads and writes may reuse its parsed state.
+    if (row.parsedChars !== null) this.cache.put(row.state, row.parsedChars);
+    return { state: row.state, processedVersion: row.processedVersion, memoryVersion: row.memoryVersion };
   }
 
   async get(campaignId: string): Promise<CampaignSnapshot> {

@@ -1,4 +1,4 @@
-import { Database, sql } from '@app/event-store';
+import { Database, insertRows, sql } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { MemoryRecord } from './memory.entity';
 import { CheckpointMove } from './ownership/campaign-ownership.port';
@@ -13,36 +13,9 @@ export async function rawRows<T>(m: EntityManager, text: string, params: unknown
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
-const MEMORY_COLUMNS = [
-  ['id', 'id'],
-  ['campaign_id', 'campaignId'],
-  ['scope', 'scope'],
-  ['subject_id', 'subjectId'],
-  ['summary', 'summary'],
-  ['tags', 'tags'],
-  ['location_id', 'locationId'],
-  ['npc_ids', 'npcIds'],
-  ['quest_id', 'questId'],
-  ['encounter_id', 'encounterId'],
-  ['since_message_index', 'sinceMessageIndex'],
-  ['through_message_index', 'throughMessageIndex'],
-  ['since_timestamp', 'sinceTimestamp'],
-  ['created_at', 'createdAt'],
-  ['trigger_version', 'triggerVersion'],
-  ['memory_version', 'memoryVersion'],
-  ['input_indexes', 'inputIndexes'],
-] as const satisfies ReadonlyArray<readonly [string, keyof MemoryRecord]>;
-
-const INSERT_MEMORY = `INSERT INTO memories (${MEMORY_COLUMNS.map(([c]) => c).join(', ')}) VALUES (${placeholders(MEMORY_COLUMNS.length)})`;
-
 /** Statements of the memory projection (inside the worker's transaction). */
 export const memorySql = {
-  insertMemory: (m: EntityManager, row: MemoryRecord) =>
-    rawRows(
-      m,
-      INSERT_MEMORY,
-      MEMORY_COLUMNS.map(([, k]) => row[k]),
-    ),
+  insertMemory: (m: EntityManager, row: MemoryRecord) => insertRows(m, MemoryRecord, [row]),
   upsertCursor: (m: EntityManager, campaignId: string, scope: string, subjectId: string, value: number) =>
     rawRows(m, 'INSERT INTO memory_cursors (campaign_id, scope, subject_id, value) VALUES (?, ?, ?, ?) ON CONFLICT (campaign_id, scope, subject_id) DO UPDATE SET value = excluded.value', [
       campaignId,

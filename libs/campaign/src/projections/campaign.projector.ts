@@ -9,6 +9,7 @@ import { MessageRecord, ToolCallRecord } from './message.entity';
 import { MessageWitnessRecord } from './witness.entity';
 import { toMessageRecord } from './message.mapper';
 import { CampaignStateCache } from './campaign-state.cache';
+import { readCampaignRow } from './campaign-row';
 
 const CHUNK = 200;
 
@@ -41,15 +42,10 @@ export class CampaignProjector {
 
   /** The campaign's state as of its row's version: from the cache when it has that version, else parsed. */
   async load(m: EntityManager, campaignId: string): Promise<CampaignState> {
-    const { rows } = await sql<{ version: number | string }>(m, 'SELECT "version" FROM "campaigns" WHERE "id" = ?', [campaignId]);
-    if (rows.length === 0) return emptyState(campaignId);
-    const version = Number(rows[0].version);
-    const cached = this.cache.get(campaignId, version);
-    if (cached) return cached;
-    const doc = (await sql<{ state: string }>(m, 'SELECT "state" FROM "campaigns" WHERE "id" = ?', [campaignId])).rows[0].state;
-    const state: CampaignState = { ...(JSON.parse(doc) as CampaignState), version };
-    this.docChars.set(state, doc.length);
-    return state;
+    const row = await readCampaignRow(m, campaignId, this.cache);
+    if (!row) return emptyState(campaignId);
+    if (row.parsedChars !== null) this.docChars.set(row.state, row.parsedChars);
+    return row.state;
   }
 
   /** After the commit of a transaction that loaded or applied `state`: later reads may reuse it. */

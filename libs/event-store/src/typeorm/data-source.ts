@@ -42,8 +42,15 @@ type Escape = (sql: string, parameters: Record<string, unknown>, nativeParameter
 function bindIntegers(ds: DataSource): DataSource {
   const driver = ds.driver as unknown as { escapeQueryWithParameters: Escape };
   const original = driver.escapeQueryWithParameters.bind(driver);
-  const bind = (v: unknown): unknown => (typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : Array.isArray(v) ? v.map(bind) : v);
   driver.escapeQueryWithParameters = (sql, parameters, nativeParameters) =>
-    original(sql, parameters ? Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, bind(v)])) : parameters, nativeParameters);
+    original(sql, parameters ? Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, sqliteInteger(v)])) : parameters, nativeParameters);
   return ds;
+}
+
+/**
+ * A parameter as better-sqlite3 should bind it: it binds every JS number as REAL (a TEXT column would
+ * store "4.0"), so safe integers — also inside arrays — go in as BigInt, which it binds as INTEGER.
+ */
+export function sqliteInteger(v: unknown): unknown {
+  return typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : Array.isArray(v) ? v.map(sqliteInteger) : v;
 }

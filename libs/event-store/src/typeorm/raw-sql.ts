@@ -1,4 +1,5 @@
 import { EntityManager, EntityTarget, QueryRunner } from 'typeorm';
+import { sqliteInteger } from './data-source';
 
 /** Rows a statement returned and rows it changed. */
 export interface SqlResult<T> {
@@ -29,8 +30,7 @@ export async function sql<T = Record<string, unknown>>(m: EntityManager, text: s
   const own: QueryRunner | undefined = m.queryRunner ? undefined : m.connection.createQueryRunner();
   const runner = m.queryRunner ?? own!;
   try {
-    // better-sqlite3 binds every JS number as REAL (a TEXT column would store "4.0"); integers go in as BigInt.
-    const bound = postgres ? params : params.map((v) => (typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : v));
+    const bound = postgres ? params : params.map(sqliteInteger);
     const res = await runner.query(postgres ? forPostgres(text) : text, bound, true);
     return { rows: (res.records ?? []) as T[], changes: res.affected ?? 0 };
   } finally {
