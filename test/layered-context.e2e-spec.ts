@@ -183,7 +183,7 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     });
   });
 
-  it('recall favours what a speaker named in the query said, and only a recalled question brings its reply', async () => {
+  it('recall favours what a speaker named in the query said, a question brings its reply, a statement its next message ranked below it', async () => {
     const c = scenario(t, 'wells');
     await c.create('Wells');
     await c.say(
@@ -204,8 +204,34 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     };
     // Both lines have both words and Aria's, shorter, ranks first on words alone; the question asks what Brannoc said.
     expect((await recalled('what about Brannoc and the watchtower'))[0]).toBe(1);
-    expect(await recalled('crossroads')).toEqual([0]);
-    expect(await recalled('taste')).toEqual([2, 3]);
+    // A statement's next message comes as its own candidate, ranked below the statement; a question's reply right after it.
+    expect(await recalled('crossroads')).toEqual([0, 1]);
+    // The question (2) brings its reply (3), itself a hit; that statement brings the next message (4) below them.
+    expect(await recalled('taste')).toEqual([2, 3, 4]);
+  });
+
+  it('recall favours what was said on the day a query names', async () => {
+    const c = scenario(t, 'dates');
+    await c.create('Dates');
+    await c.say({ role: 'dm', content: 'The cistern is dry.', at: '2026-05-01T20:00:00.000Z' });
+    await c.command('end-round');
+    await c.say({ role: 'dm', content: 'The cistern by the chapel is dry again.', at: '2026-05-08T20:00:00.000Z' });
+    for (let round = 3; round <= 7; round++) {
+      await c.command('end-round');
+      await c.say({ role: 'dm', content: `Round ${round}: the wagons roll on.` });
+    }
+    await c.settled();
+    const recalled = async (query: string) => {
+      const res = await c.context(`?agent=dm&query=${encodeURIComponent(query)}`);
+      expect(res.status).toBe(200);
+      return res.body.sections.find((x: any) => x.key === 'recall').entries.map((e: any) => Number(e.ref));
+    };
+    // Which of the two cistern lines (0 on 1 May, 1 on 8 May) ranks first; the rest are their next messages.
+    const first = async (query: string) => (await recalled(query)).filter((i: number) => i < 2);
+    expect(await first('the cistern')).toEqual([0, 1]); // the shorter line ranks first on words alone
+    expect(await first('the cistern on 8 May 2026')).toEqual([1, 0]);
+    expect(await first('the cistern on May 1st')).toEqual([0, 1]);
+    expect((await recalled('the cistern on 8 May 2026'))[0]).toBe(1);
   });
 
   it('perRoleMemory is set at creation and changed with PUT /settings', async () => {

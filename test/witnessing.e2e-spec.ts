@@ -60,6 +60,17 @@ describe('witness-scoped contexts', () => {
     expect(a).not.toContain('Sunstone');
   });
 
+  it('a recalled statement brings the next message only to viewers who witnessed it', async () => {
+    // "Aria asks Mira…" is a statement (no "?"): the message after it comes along as its own, lower-ranked candidate.
+    const recalled = async (viewer: string) => {
+      const res = await s().context(`?agent=player&viewer=${viewer}&query=anyone%20open&budget=200000`);
+      expect(res.status).toBe(200);
+      return res.body.sections.find((x: any) => x.key === 'recall').entries.map((e: any) => [Number(e.ref), e.rank]);
+    };
+    expect(await recalled('aria')).toEqual([[1, 1], [2, 2]]);
+    expect(await recalled('brannoc')).toEqual([[1, 1]]);
+  });
+
   it('each player’s "Previously" is summarized only from what it witnessed (N+1 calls)', async () => {
     const first = summarizer.rolling().filter((r) => r.messages.some((m) => m.index === 0));
     const inputs = Object.fromEntries(first.map((r) => [r.viewer ?? '*', r.messages.map((m) => m.index)]));

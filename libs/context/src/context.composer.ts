@@ -13,7 +13,7 @@ export const PRESETS: Record<AgentKind, SectionKey[]> = {
 };
 
 /** See ContextComposer's `recallShare`. */
-export const DEFAULT_RECALL_SHARE = 0.8;
+export const DEFAULT_RECALL_SHARE = 0.95;
 
 /** Over budget, entries go in this order; sections not listed are never dropped. */
 const DROP_ORDER: SectionKey[][] = [['recent'], ['recall'], ['location', 'npc', 'world']];

@@ -17,7 +17,7 @@ export const DEFAULT_RECALL_POOL = 100;
 /** A recalled message is cut here: one long speech must not crowd out the other hits. */
 const MAX_RECALLED_CHARS = 1000;
 
-interface Candidate {
+export interface Candidate {
   entry: SectionEntry;
   /** Score relative to the best hit of its own kind (engines' scores are comparable within one answer only). */
   score: number;
@@ -28,6 +28,12 @@ interface Candidate {
 
 /** Score factor of a message whose speaker the query names (tuned on LoCoMo, docs/layered-context.md). */
 const SPEAKER_BOOST = 2;
+/** Score factor of a message said on the day (or in the month) the query names. */
+const DATE_BOOST = 4;
+/** Weight of a message's round-and-day cluster: the share of all hit scores that fell on its round and day, relative to the busiest. */
+const CLUSTER_WEIGHT = 0.3;
+/** A recalled statement's next message ranks at this share of its score. */
+const REPLY_FACTOR = 0.6;
 
 const MEMORY_SECTIONS = new Set(['location', 'npc', 'world']);
 
@@ -69,13 +75,12 @@ export class RecallSection implements ContextSection {
       this.index.search(cid, query, { in: 'messages', limit: ask }),
       this.index.search(cid, query, { in: 'memories', limit: ask }),
     ]);
-    // A query that names a speaker ("what did Caroline paint?") asks what that speaker said more than what was said to
-    // them: the named speakers' messages rank higher.
     const found = await this.messages(cid, messageHits.filter((h) => !held.has(String(h.ref))), witness, dm);
-    const named = speakerWords(queryWords(words), found);
-    const messages = named.size ? found.map((c) => (c.speaker && wordsOf(c.speaker).some((w) => named.has(w)) ? { ...c, score: c.score * SPEAKER_BOOST } : c)) : found;
+    const messages = rankMessages(found, queryWords(words), request.query ?? '');
+    const replies = await this.statementReplies(cid, messages, held, witness, dm);
     const candidates = [
       ...messages,
+      ...replies,
       ...(await this.memoryCandidates(cid, memoryHits.filter((h) => !held.has(String(h.ref))), witness)),
       ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !dm }), heldTerms, wordsOf(queryWords(words).join(' '))),
     ];
@@ -99,15 +104,33 @@ export class RecallSection implements ContextSection {
   }
 
   /**
+   * The message after a recalled statement — often the other speaker's answer to it — is a candidate of its own, ranked at
+   * REPLY_FACTOR of the statement's score, so it fills room the better hits leave (tuned on LoCoMo, docs/layered-context.md).
+   */
+  private async statementReplies(campaignId: string, hits: Candidate[], held: Set<string>, witness: string | null, dm: boolean): Promise<Candidate[]> {
+    const refs = new Set(hits.map((c) => c.entry.ref));
+    const from = new Map(hits.filter((c) => !c.entry.text.includes('?')).map((c) => [Number(c.entry.ref) + 1, c] as const));
+    for (const i of from.keys()) if (refs.has(String(i)) || held.has(String(i))) from.delete(i);
+    if (from.size === 0) return [];
+    const next = await this.visible(campaignId, await this.campaigns.messagesByIndex(campaignId, [...from.keys()]), witness, dm);
+    return next.map((m) => ({ entry: messageEntry(m), score: from.get(m.index)!.score * REPLY_FACTOR, kind: 0, speaker: m.speaker ?? undefined }));
+  }
+
+  /** The messages the viewer may see: witnessed ones for a player or NPC, all but dm-only ones for other agents. */
+  private async visible(campaignId: string, messages: StoredMessage[], witness: string | null, dm: boolean): Promise<StoredMessage[]> {
+    const seen = witness ? await this.campaigns.witnessed(campaignId, witness, messages.map((m) => m.index)) : null;
+    return messages.filter((m) => (seen ? seen.has(m.index) : dm || m.visibility !== 'dm'));
+  }
+
+  /**
    * Each recalled message that asks something (has a `?`) brings the one after it — usually its answer — unless it is a
    * hit itself or the viewer never saw it; a statement stands alone (tuned on LoCoMo, docs/layered-context.md).
    */
   private async withReplies(campaignId: string, picked: Candidate[], witness: string | null, dm: boolean): Promise<Candidate[]> {
     const refs = new Set(picked.map((c) => c.entry.ref));
     const wanted = picked.filter((c) => c.kind === 0 && c.entry.text.includes('?')).map((c) => Number(c.entry.ref) + 1).filter((i) => !refs.has(String(i)));
-    const replies = await this.campaigns.messagesByIndex(campaignId, wanted);
-    const seen = witness ? await this.campaigns.witnessed(campaignId, witness, replies.map((m) => m.index)) : null;
-    const byIndex = new Map(replies.filter((m) => (seen ? seen.has(m.index) : dm || m.visibility !== 'dm')).map((m) => [m.index, m]));
+    const replies = await this.visible(campaignId, await this.campaigns.messagesByIndex(campaignId, wanted), witness, dm);
+    const byIndex = new Map(replies.map((m) => [m.index, m]));
     return picked.flatMap((c) => {
       const reply = c.kind === 0 ? byIndex.get(Number(c.entry.ref) + 1) : undefined;
       return reply ? [c, { entry: messageEntry(reply), score: c.score, kind: 0 }] : [c];
@@ -153,6 +176,64 @@ function messageEntry(m: StoredMessage): SectionEntry {
   const text = oneLine(m.content);
   const cut = text.length > MAX_RECALLED_CHARS ? `${text.slice(0, MAX_RECALLED_CHARS - 1)}…` : text;
   return { ref: String(m.index), createdAt: m.at, group: `round ${m.round} · ${toDay(m.at)}`, seq: m.index, text: `${m.speaker ?? m.role}: ${cut}` };
+}
+
+/**
+ * Ranks message hits (scores relative to the best) beyond the index's bm25, by three rules measured on LoCoMo
+ * (docs/layered-context.md):
+ * - a query that names a speaker ("what did Caroline paint?") asks what that speaker said more than what was said to
+ *   them: the named speakers' messages weigh SPEAKER_BOOST times as much;
+ * - a query that names a date ("on 13 October 2023", "in June") favours what was said that day (or month) by DATE_BOOST;
+ * - hits cluster where a topic was discussed: each message gains CLUSTER_WEIGHT × its round-and-day's share of the
+ *   hits' scores (relative to the busiest round and day), so the quieter lines of that conversation come along.
+ * Returns the candidates with scores relative to the best again, in their input order.
+ */
+export function rankMessages(hits: Candidate[], words: string[], query: string): Candidate[] {
+  if (hits.length === 0) return hits;
+  const named = speakerWords(words, hits);
+  const spoken = named.size ? hits.map((c) => (c.speaker && wordsOf(c.speaker).some((w) => named.has(w)) ? { ...c, score: c.score * SPEAKER_BOOST } : c)) : hits;
+  const clusters = new Map<string, number>();
+  for (const c of spoken) clusters.set(c.entry.group ?? '', (clusters.get(c.entry.group ?? '') ?? 0) + c.score);
+  const busiest = Math.max(...clusters.values()) || 1;
+  const dates = queryDates(query);
+  const scored = spoken.map((c) => {
+    const onDate = dates.length > 0 && c.entry.createdAt !== undefined && dates.some((d) => sameDate(d, c.entry.createdAt!));
+    return { ...c, score: c.score * (onDate ? DATE_BOOST : 1) + (CLUSTER_WEIGHT * clusters.get(c.entry.group ?? '')!) / busiest };
+  });
+  const top = Math.max(...scored.map((c) => c.score)) || 1;
+  return scored.map((c) => ({ ...c, score: c.score / top }));
+}
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTH = `(${MONTHS.join('|')})`;
+const DAY_MONTH = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}\\b,?\\s*(\\d{4})?`, 'gu');
+const MONTH_DAY = new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b,?\\s*(\\d{4})?`, 'gu');
+const MONTH_ONLY = new RegExp(`\\b${MONTH}\\b,?\\s*(\\d{4})?`, 'gu');
+
+/** A date a query names: a day of a month ("13 October 2023", "October 13") or a month ("in June", "July 2023"). */
+export interface QueryDate {
+  year?: number;
+  /** 0–11. */
+  month: number;
+  day?: number;
+}
+
+/** The dates a query names (English month names); "may" counts as a month only with a day or a year beside it. */
+export function queryDates(query: string): QueryDate[] {
+  const text = query.toLowerCase();
+  const year = (y?: string) => (y ? Number(y) : undefined);
+  const days = [
+    ...[...text.matchAll(DAY_MONTH)].map((x) => ({ day: Number(x[1]), month: MONTHS.indexOf(x[2]), year: year(x[3]) })),
+    ...[...text.matchAll(MONTH_DAY)].map((x) => ({ day: Number(x[2]), month: MONTHS.indexOf(x[1]), year: year(x[3]) })),
+  ].filter((d) => d.day >= 1 && d.day <= 31);
+  if (days.length) return days;
+  return [...text.matchAll(MONTH_ONLY)].filter((x) => x[1] !== 'may' || x[2]).map((x) => ({ month: MONTHS.indexOf(x[1]), year: year(x[2]) }));
+}
+
+/** Whether an ISO time falls on the date (UTC, as messages' `at` are stored). */
+function sameDate(d: QueryDate, iso: string): boolean {
+  const at = new Date(iso);
+  return !Number.isNaN(at.getTime()) && d.month === at.getUTCMonth() && (d.year === undefined || d.year === at.getUTCFullYear()) && (d.day === undefined || d.day === at.getUTCDate());
 }
 
 /** Query words that name a speaker of the hits (case-insensitive). */
