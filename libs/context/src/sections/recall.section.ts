@@ -123,8 +123,9 @@ export class RecallSection implements ContextSection {
   }
 
   /**
-   * Each recalled message that asks something (has a `?`) brings the one after it — usually its answer — unless it is a
-   * hit itself or the viewer never saw it; a statement stands alone (tuned on LoCoMo, docs/layered-context.md).
+   * Each recalled message that asks something (has a `?`) brings the one after it — usually its answer — right behind it,
+   * unless it is a hit itself or the viewer never saw it (tuned on LoCoMo, docs/layered-context.md). A statement's next
+   * message is not attached: it competes at a lower score (statementReplies).
    */
   private async withReplies(campaignId: string, picked: Candidate[], witness: string | null, dm: boolean): Promise<Candidate[]> {
     const refs = new Set(picked.map((c) => c.entry.ref));
