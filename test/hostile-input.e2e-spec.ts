@@ -57,6 +57,18 @@ describe('hostile input: fuzzer findings stay fixed', () => {
     });
   });
 
+  it('counts a tokenizer special-token string in a message as plain text (a budgeted context threw on "<|endoftext|>")', async () => {
+    const c = scenario(t, 'special-tokens');
+    await c.create();
+    const content = 'The scroll reads <|endoftext|> and <|endofprompt|>, nothing more.';
+    expect((await t.http('POST', '/v1/campaigns/special-tokens/messages', { messages: [{ role: 'dm', content }] })).status).toBe(201);
+    for (const q of ['?agent=dm&budget=4000', '?agent=dm&query=scroll', '?include=recent&format=text']) {
+      const res = await c.context(q);
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(res.body ?? res.text)).toContain('<|endoftext|>');
+    }
+  });
+
   describe('game-state snapshot content (found once the fuzzer covered the §5 routes)', () => {
     const deep = (d: number) => `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`;
     const put = (tool: string, body: string) => t.http('PUT', `/v1/campaigns/${cid}/accounts/acc/snapshots/${tool}`, body, { 'content-type': 'application/json' });
