@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { loadConfig } from '@app/common';
 import { TiktokenCounter } from '@app/context';
 import { DefineTermInput, LocalSummarizer, LocationSummaryInput, NpcSummaryInput, RollingSummaryInput, Summarizer, WorldSummaryInput } from '@app/summarizer';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { createApp } from '../apps/memory-service/src/bootstrap';
 import { answerRecall, contentWords, wordSet } from './locomo/answer-recall';
@@ -102,15 +103,16 @@ export interface LayeredBenchOptions extends BenchOptions {
   budgets?: readonly number[];
 }
 
-/** Replays LoCoMo and measures the dm context against the baselines; resolves to printable figures. */
-export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figures> {
-  const path = locomoPath(repoRoot());
-  const data = loadLocomo(path);
-  if (!data) return { skipped: `LoCoMo data not found at ${path} (set LOCOMO_PATH)` };
-  const [from, to] = opts.conversations ?? [1, opts.quick ? 1 : data.length];
-  const samples = data.slice(from - 1, to);
+/** What one process measured over some conversations: summed tallies, so parts add up. */
+interface Part {
+  tallies: [string, Tally][];
+  messages: number;
+  calls: { rolling: number; define: number; memories: number };
+}
+
+/** Replays the given conversations (each in a fresh campaign and app) and sums what they measured. */
+async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts: LayeredBenchOptions, budgets: readonly number[]): Promise<Part> {
   const roles = opts.roles ?? ['player', 'player'];
-  const budgets = opts.budgets ?? BUDGETS;
   const counter = new TiktokenCounter();
   const tallies = new Map<string, Tally>();
   const add = (strategy: string, category: number, recall: number, tokens: number) => {
@@ -124,7 +126,6 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
   };
   let messages = 0;
   const calls = { rolling: 0, define: 0, memories: 0 };
-  const started = Date.now();
 
   for (const sample of samples) {
     const dir = tempDir('layered');
@@ -190,6 +191,45 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
     }
   }
 
+  return { tallies: [...tallies], messages, calls };
+}
+
+/**
+ * Full mode replays the conversations in two processes, one per core (this one and a child taking every other
+ * conversation): the figures are sums, so they do not depend on the split.
+ */
+async function replayAll(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts: LayeredBenchOptions, budgets: readonly number[], picked: number[]): Promise<Part> {
+  if (opts.quick || samples.length < 2 || process.env.LAYERED_BENCH_SERIAL) return replay(samples, opts, budgets);
+  const mine = samples.filter((_, i) => i % 2 === 0);
+  const theirs = picked.filter((_, i) => i % 2 === 1);
+  const args = [__filename, '--part', `--pick=${theirs.join(',')}`, `--budgets=${budgets.join(',')}`, ...(opts.roles?.[0] === 'npc' ? ['--speakers-as-npc'] : [])];
+  const child = new Promise<Part>((resolve, reject) => {
+    execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024, env: process.env }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Part)));
+  });
+  const [a, b] = await Promise.all([replay(mine, opts, budgets), child]);
+  const tallies = new Map<string, Tally>(a.tallies.map(([k, t]) => [k, { ...t }]));
+  for (const [k, t] of b.tallies) {
+    const sum = tallies.get(k) ?? { recall: 0, n: 0, tokens: 0 };
+    tallies.set(k, { recall: sum.recall + t.recall, n: sum.n + t.n, tokens: sum.tokens + t.tokens });
+  }
+  const calls = { rolling: a.calls.rolling + b.calls.rolling, define: a.calls.define + b.calls.define, memories: a.calls.memories + b.calls.memories };
+  return { tallies: [...tallies], messages: a.messages + b.messages, calls };
+}
+
+/** Replays LoCoMo and measures the dm context against the baselines; resolves to printable figures. */
+export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figures> {
+  const path = locomoPath(repoRoot());
+  const data = loadLocomo(path);
+  if (!data) return { skipped: `LoCoMo data not found at ${path} (set LOCOMO_PATH)` };
+  const [from, to] = opts.conversations ?? [1, opts.quick ? 1 : data.length];
+  const samples = data.slice(from - 1, to);
+  const budgets = opts.budgets ?? BUDGETS;
+  const started = Date.now();
+  const picked = samples.map((_, k) => from + k);
+  const part = await replayAll(samples, opts, budgets, picked);
+  const tallies = new Map(part.tallies);
+  const { messages, calls } = part;
+
   const strategies = ['full transcript', 'last 20 messages', ...budgets.flatMap((b) => [`BM25 @${b}`, `layered dm @${b}`])];
   const pct = (t?: Tally) => (t && t.n ? Math.round((1000 * t.recall) / t.n) / 10 : 0);
   const table: Row[] = strategies.map((s) => {
@@ -233,6 +273,18 @@ if (require.main === module) {
   // `--budgets=2000,100000` serves other budgets.
   const budgetArg = process.argv.find((a) => a.startsWith('--budgets='));
   const budgets = budgetArg ? budgetArg.slice('--budgets='.length).split(',').map(Number) : undefined;
+  const pick = process.argv.find((a) => a.startsWith('--pick='));
+  if (process.argv.includes('--part') && pick) {
+    // A child of replayAll: replays the conversations it was given and prints its sums as one JSON line.
+    const data = loadLocomo(locomoPath(repoRoot()))!;
+    const samples = pick.slice('--pick='.length).split(',').map((n) => data[Number(n) - 1]);
+    replay(samples, { quick: false, roles: npc ? ['npc', 'npc'] : undefined }, budgets ?? BUDGETS)
+      .then((part) => process.stdout.write(`${JSON.stringify(part)}\n`))
+      .catch((err) => {
+        console.error(err);
+        process.exitCode = 1;
+      });
+  } else
   runLayeredBench({ quick, conversations, budgets, roles: npc ? ['npc', 'npc'] : undefined })
     .then((f) => {
       const { table, ...rest } = f as { table?: Row[] };

@@ -210,7 +210,7 @@ export async function runPgBench(opts: PgBenchOptions): Promise<Record<string, u
     { label: 'PostgreSQL', replicas: 1, database: pg() },
     { label: 'PostgreSQL', replicas: 3, database: pg() },
   ];
-  const ingestOptions = opts.quick ? { campaigns: 12, connections: 12, seconds: 2 } : { campaigns: 50, connections: 48, seconds: 15 };
+  const ingestOptions = opts.quick ? { campaigns: 12, connections: 12, seconds: 2 } : { campaigns: 50, connections: 48, seconds: 8 };
   const workerOptions = opts.quick ? { campaigns: 12, triggers: 2 } : { campaigns: 60, triggers: 5 };
   try {
     const ingestRows = [];
