@@ -198,16 +198,17 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
  * Full mode replays the conversations in two processes, one per core (this one and a child taking every other
  * conversation): the figures are sums, so they do not depend on the split.
  */
-async function replayAll(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts: LayeredBenchOptions, budgets: readonly number[], picked: number[]): Promise<Part> {
-  if (opts.quick || samples.length < 2 || process.env.LAYERED_BENCH_SERIAL) return replay(samples, opts, budgets);
-  const mine = samples.filter((_, i) => i % 2 === 0);
+async function replayAll(data: NonNullable<ReturnType<typeof loadLocomo>>, picked: number[], opts: LayeredBenchOptions, budgets: readonly number[]): Promise<Part> {
+  const samplesOf = (numbers: number[]) => numbers.map((n) => data[n - 1]);
+  if (opts.quick || picked.length < 2 || process.env.LAYERED_BENCH_SERIAL) return replay(samplesOf(picked), opts, budgets);
+  const mine = picked.filter((_, i) => i % 2 === 0);
   const theirs = picked.filter((_, i) => i % 2 === 1);
   const args = [__filename, '--part', `--pick=${theirs.join(',')}`, `--budgets=${budgets.join(',')}`, ...(opts.roles?.[0] === 'npc' ? ['--speakers-as-npc'] : [])];
   const child = new Promise<Part>((resolve, reject) => {
     execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024, env: process.env }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Part)));
   });
-  const [a, b] = await Promise.all([replay(mine, opts, budgets), child]);
-  const tallies = new Map<string, Tally>(a.tallies.map(([k, t]) => [k, { ...t }]));
+  const [a, b] = await Promise.all([replay(samplesOf(mine), opts, budgets), child]);
+  const tallies = new Map<string, Tally>(a.tallies);
   for (const [k, t] of b.tallies) {
     const sum = tallies.get(k) ?? { recall: 0, n: 0, tokens: 0 };
     tallies.set(k, { recall: sum.recall + t.recall, n: sum.n + t.n, tokens: sum.tokens + t.tokens });
@@ -222,11 +223,11 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
   const data = loadLocomo(path);
   if (!data) return { skipped: `LoCoMo data not found at ${path} (set LOCOMO_PATH)` };
   const [from, to] = opts.conversations ?? [1, opts.quick ? 1 : data.length];
-  const samples = data.slice(from - 1, to);
   const budgets = opts.budgets ?? BUDGETS;
   const started = Date.now();
-  const picked = samples.map((_, k) => from + k);
-  const part = await replayAll(samples, opts, budgets, picked);
+  // 1-based numbers of the conversations to replay.
+  const picked = data.slice(from - 1, to).map((_, k) => from + k);
+  const part = await replayAll(data, picked, opts, budgets);
   const tallies = new Map(part.tallies);
   const { messages, calls } = part;
 
@@ -243,7 +244,7 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
   const fullAll = pct(tallies.get('full transcript|all'));
   const at2000 = pct(tallies.get('layered dm @2000|all'));
   return {
-    conversations: samples.length,
+    conversations: picked.length,
     messages,
     qa: tallies.get('full transcript|all')?.n ?? 0,
     table,

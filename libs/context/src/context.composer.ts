@@ -37,8 +37,6 @@ export interface ComposedContext {
 /** The one context composer: picks sections, counts tokens, enforces the budget, reports drops. */
 export class ContextComposer {
   private readonly table = new Map<SectionKey, ContextSection>();
-  /** Token counts of group headers (`### round 2 · 8 May 2023`), which repeat across requests. */
-  private readonly headers = new Map<string, number>();
 
   constructor(
     private readonly counter: TokenCounter,
@@ -94,17 +92,7 @@ export class ContextComposer {
     if (s.entries.length === 0) return 0;
     const heading = s.inline ? 0 : this.counter.count(`## ${s.title}\n`);
     if (!s.entries.some((e) => e.group !== undefined)) return heading + s.entries.reduce((n, e) => n + (e.tokens ?? 0), 0);
-    return layoutEntries(s.entries, s.timeline).reduce((n, l) => n + ('entry' in l ? (l.entry.tokens ?? 0) : this.headerTokens(l.header)), heading);
-  }
-
-  private headerTokens(header: string): number {
-    let n = this.headers.get(header);
-    if (n === undefined) {
-      n = this.counter.count(`${header}\n`);
-      if (this.headers.size > 10_000) this.headers.clear();
-      this.headers.set(header, n);
-    }
-    return n;
+    return layoutEntries(s.entries, s.timeline).reduce((n, l) => n + ('entry' in l ? (l.entry.tokens ?? 0) : this.counter.count(`${l.header}\n`)), heading);
   }
 
   /**

@@ -76,13 +76,14 @@ export class RecallSection implements ContextSection {
       this.index.search(cid, query, { in: 'memories', limit: ask }),
     ]);
     const found = await this.messages(cid, messageHits.filter((h) => !held.has(String(h.ref))), witness, dm);
-    const messages = rankMessages(found, queryWords(words), request.query ?? '');
+    const terms = queryWords(words);
+    const messages = rankMessages(found, terms, request.query ?? '');
     const replies = await this.statementReplies(cid, messages, held, witness, dm);
     const candidates = [
       ...messages,
       ...replies,
       ...(await this.memoryCandidates(cid, memoryHits.filter((h) => !held.has(String(h.ref))), witness)),
-      ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !dm }), heldTerms, wordsOf(queryWords(words).join(' '))),
+      ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !dm }), heldTerms, wordsOf(terms.join(' '))),
     ];
     candidates.sort((a, b) => b.score - a.score || a.kind - b.kind || (a.entry.ref < b.entry.ref ? -1 : a.entry.ref > b.entry.ref ? 1 : 0));
     const picked = await this.withReplies(cid, candidates.slice(0, want + hot), witness, dm);
@@ -113,7 +114,7 @@ export class RecallSection implements ContextSection {
     for (const i of from.keys()) if (refs.has(String(i)) || held.has(String(i))) from.delete(i);
     if (from.size === 0) return [];
     const next = await this.visible(campaignId, await this.campaigns.messagesByIndex(campaignId, [...from.keys()]), witness, dm);
-    return next.map((m) => ({ entry: messageEntry(m), score: from.get(m.index)!.score * REPLY_FACTOR, kind: 0, speaker: m.speaker ?? undefined }));
+    return next.map((m) => ({ entry: messageEntry(m), score: from.get(m.index)!.score * REPLY_FACTOR, kind: 0 }));
   }
 
   /** The messages the viewer may see: witnessed ones for a player or NPC, all but dm-only ones for other agents. */
