@@ -168,13 +168,24 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
 
     const chaos = async () => {
       await sleep(KILL_AT);
+      // r1 dies in the middle of summary calls: from now on its model never answers, so it keeps
+      // (and renews) the leases it is working under, with work waiting behind them. Without this a
+      // fast r1 may hold nothing at the instant of the kill, and there would be nothing to take over.
+      const asked = mocks[0].requests.length;
+      mocks[0].setHandler(() => ({ hang: true }));
+      const r1Behind = `SELECT l.campaign_id FROM leases l JOIN campaigns c ON c.id = l.campaign_id
+        WHERE l.owner = 'r1' AND l.expires_at > clock_timestamp() AND c.processed_version < c.version`;
+      // Until a summary call hangs: its campaign stays behind under r1's lease (a lease held while
+      // r1 just moves a checkpoint is gone a moment later).
+      for (const until = Date.now() + 5000; Date.now() < until; await sleep(50)) {
+        if (mocks[0].requests.length > asked && (await db.query(r1Behind)).rows.length > 0) break;
+      }
       alive.delete(r1);
       r1.kill('SIGKILL');
       // A campaign r1 held while behind stays behind until someone takes its lease over.
       const { rows } = await db.query(`SELECT clock_timestamp() AS now,
         array(SELECT campaign_id FROM leases WHERE owner = 'r1' AND expires_at > clock_timestamp()) AS held,
-        array(SELECT l.campaign_id FROM leases l JOIN campaigns c ON c.id = l.campaign_id
-              WHERE l.owner = 'r1' AND l.expires_at > clock_timestamp() AND c.processed_version < c.version) AS behind`);
+        array(${r1Behind}) AS behind`);
       const killedAt: Date = rows[0].now;
       const heldAtKill: string[] = rows[0].held;
       const behindAtKill: string[] = rows[0].behind;
@@ -267,6 +278,7 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
     );
     // A replica starved of CPU for longer than the TTL may lose a lease while alive; that is a takeover too.
     const afterKill = delays.filter((d) => d.afterKillMs >= 0);
+    expect(kill.behindAtKill.length).toBeGreaterThan(0);
     expect(afterKill.length).toBeGreaterThan(0);
     for (const d of afterKill) expect(kill.heldAtKill).toContain(d.campaignId);
     // Work that was waiting on the dead replica's lease moved within TTL + one poll (+ slack).
