@@ -71,6 +71,7 @@ describe('Database on SQLite: transactions that queue up share one commit, and e
   it('lets a read in between writers that keep coming (no starvation)', async () => {
     const write = (i: number) => db.transaction((m) => insertRows(m, Ledger, [{ id: `w${i}`, amount: i, note: 'w' }]));
     const first = Array.from({ length: 100 }, (_, i) => write(i));
+    await first[0]; // the first group (32) committed, the next one is queued
     const read = db.read(async (m) => (await sql<{ n: number }>(m, 'SELECT COUNT(*) AS "n" FROM "ledger"')).rows[0].n);
     const more = Array.from({ length: 100 }, (_, i) => write(100 + i));
     await Promise.all([...first, ...more]);
@@ -80,11 +81,39 @@ describe('Database on SQLite: transactions that queue up share one commit, and e
     expect(await ids(db)).toHaveLength(200);
   });
 
+  it('starts a group after the current I/O phase, so transactions begun by separate callbacks of one phase share a commit', async () => {
+    const commits = jest.spyOn(ds, 'transaction');
+    // Like requests read from five sockets in one poll phase: each callback begins its own transaction.
+    const arrivals = Array.from(
+      { length: 5 },
+      (_, i) => new Promise((resolve) => setImmediate(() => resolve(db.transaction((m) => insertRows(m, Ledger, [{ id: `b${i}`, amount: i, note: 'b' }]))))),
+    );
+    await Promise.all(arrivals);
+    expect(commits).toHaveBeenCalledTimes(1);
+    // A burst larger than a group: 40 = 32 + 8.
+    commits.mockClear();
+    await Promise.all(Array.from({ length: 40 }, (_, i) => db.transaction((m) => insertRows(m, Ledger, [{ id: `c${i}`, amount: i, note: 'c' }]))));
+    expect(commits).toHaveBeenCalledTimes(2);
+    expect(await ids(db)).toHaveLength(45);
+  });
+
   it('binds integers as integers, also into a text column', async () => {
     await db.transaction((m) => insertRows(m, Ledger, [{ id: 'i', amount: 4, note: 4 as unknown as string }]));
     const { rows } = await db.read((m) => sql(m, 'SELECT "amount", typeof("amount") AS "t", "note" FROM "ledger"'));
     expect(rows).toEqual([{ amount: 4, t: 'integer', note: '4' }]);
     const changed = await db.transaction((m) => sql(m, 'UPDATE "ledger" SET "amount" = ? WHERE "id" = ? AND "amount" = ?', [5, 'i', 4]));
     expect(changed.changes).toBe(1);
+    const flags = await db.read((m) => sql(m, 'SELECT ? AS "yes", ? AS "no"', [true, false]));
+    expect(flags.rows).toEqual([{ yes: 1, no: 0 }]);
+  });
+
+  it('keeps answering past the prepared-statement cache (500 distinct statements)', async () => {
+    await db.transaction((m) => insertRows(m, Ledger, [{ id: 'k', amount: 7, note: 'k' }]));
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 600; i++) {
+        const { rows } = await db.read((m) => sql<{ v: number }>(m, `SELECT "amount" + ${i} AS "v" FROM "ledger" WHERE "id" = ?`, ['k']));
+        expect(rows).toEqual([{ v: 7 + i }]);
+      }
+    }
   });
 });

@@ -20,12 +20,51 @@ function forPostgres(text: string): string {
   return out;
 }
 
+/** The slice of better-sqlite3's API the hot path uses. */
+interface SqliteStatement {
+  reader: boolean;
+  all(...params: unknown[]): unknown[];
+  run(...params: unknown[]): { changes: number };
+}
+interface SqliteConnection {
+  prepare(text: string): SqliteStatement;
+}
+
+/** Prepared statements per connection; most recently used kept, the rest finalized by GC. */
+const STATEMENT_CACHE_SIZE = 500;
+const statements = new WeakMap<SqliteConnection, Map<string, SqliteStatement>>();
+
+function prepared(conn: SqliteConnection, text: string): SqliteStatement {
+  let cache = statements.get(conn);
+  if (!cache) statements.set(conn, (cache = new Map()));
+  let stmt = cache.get(text);
+  if (stmt) {
+    cache.delete(text);
+  } else {
+    stmt = conn.prepare(text);
+    if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  }
+  cache.set(text, stmt);
+  return stmt;
+}
+
 /**
  * One hand-written statement (`?` placeholders, portable SQL) on the manager's connection — for the
  * hot paths, where TypeORM's query builder cost more CPU than SQLite itself (`npm run bench` profile).
- * SQLite reuses the driver's prepared statement for the same text; no entity mapping happens.
+ * On SQLite it runs synchronously on the driver's one connection (the one TypeORM's transactions
+ * use) from a prepared-statement cache, skipping the query runner's per-call promises and
+ * subscriber broadcasts; on PostgreSQL it goes through the transaction's query runner.
  */
 export async function sql<T = Record<string, unknown>>(m: EntityManager, text: string, params: unknown[] = []): Promise<SqlResult<T>> {
+  if (m.connection.options.type !== 'postgres') {
+    const conn = (m.connection.driver as unknown as { databaseConnection?: SqliteConnection }).databaseConnection;
+    if (conn) {
+      const stmt = prepared(conn, text);
+      const bound = params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : sqliteInteger(p)));
+      if (stmt.reader) return { rows: stmt.all(...bound) as T[], changes: 0 };
+      return { rows: [], changes: stmt.run(...bound).changes };
+    }
+  }
   const postgres = m.connection.options.type === 'postgres';
   const own: QueryRunner | undefined = m.queryRunner ? undefined : m.connection.createQueryRunner();
   const runner = m.queryRunner ?? own!;
