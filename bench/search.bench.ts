@@ -98,7 +98,7 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
  */
 export async function runSearchBench(opts: { quick: boolean }): Promise<Record<string, unknown>> {
   const sizes = opts.quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
-  const rounds = opts.quick ? 200 : 600;
+  const rounds = opts.quick ? 200 : 300;
   const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-search-bench-'));
   const dbPath = join(dir, 'bench.db');
   const ds = createDataSource({ database: { type: 'sqlite', path: dbPath }, entities: ENTITIES, migrations: MIGRATIONS });

@@ -1,5 +1,6 @@
 import { AsyncMutex } from '@app/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { sql } from './raw-sql';
 
 interface Job {
   fn: (manager: EntityManager) => Promise<unknown>;
@@ -72,13 +73,13 @@ export class Database {
     try {
       await this.dataSource.transaction(async (m) => {
         for (const job of group) {
-          await m.query('SAVEPOINT lk_group');
+          await sql(m, 'SAVEPOINT lk_group');
           try {
             settled.push({ ok: true, value: await job.fn(m) });
-            await m.query('RELEASE lk_group');
+            await sql(m, 'RELEASE lk_group');
           } catch (err) {
-            await m.query('ROLLBACK TO lk_group');
-            await m.query('RELEASE lk_group');
+            await sql(m, 'ROLLBACK TO lk_group');
+            await sql(m, 'RELEASE lk_group');
             settled.push({ ok: false, err });
           }
         }
