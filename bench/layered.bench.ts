@@ -27,37 +27,61 @@ interface Line {
   tokens: number;
   words: string[];
 }
-/** Plain BM25 (k1 1.2, b 0.75) over the raw turns, best first, packed into the budget: the retrieval baseline. */
-function bm25Pack(lines: Line[], question: string, budget: number, counter: TiktokenCounter): string {
-  const k1 = 1.2;
-  const b = 0.75;
-  const df = new Map<string, number>();
-  for (const l of lines) for (const w of new Set(l.words)) df.set(w, (df.get(w) ?? 0) + 1);
-  const avg = lines.reduce((n, l) => n + l.words.length, 0) / Math.max(1, lines.length);
-  const q = [...new Set(contentWords(question))];
-  const scored = lines
-    .map((l, i) => {
+/** Plain BM25 (k1 1.2, b 0.75) over the raw turns: the retrieval baseline. Term statistics are computed once per conversation. */
+class Bm25 {
+  private readonly df = new Map<string, number>();
+  private readonly tf: Array<Map<string, number>>;
+  private readonly avg: number;
+  private readonly heading: number;
+
+  constructor(
+    private readonly lines: Line[],
+    counter: TiktokenCounter,
+  ) {
+    for (const l of lines) for (const w of new Set(l.words)) this.df.set(w, (this.df.get(w) ?? 0) + 1);
+    this.avg = lines.reduce((n, l) => n + l.words.length, 0) / Math.max(1, lines.length);
+    this.tf = lines.map((l) => {
       const tf = new Map<string, number>();
       for (const w of l.words) tf.set(w, (tf.get(w) ?? 0) + 1);
-      let score = 0;
-      for (const w of q) {
-        const f = tf.get(w) ?? 0;
-        if (!f) continue;
-        const idf = Math.log(1 + (lines.length - df.get(w)! + 0.5) / (df.get(w)! + 0.5));
-        score += idf * ((f * (k1 + 1)) / (f + k1 * (1 - b + (b * l.words.length) / avg)));
-      }
-      return { i, score };
-    })
-    .filter((x) => x.score > 0)
-    .sort((x, y) => y.score - x.score || x.i - y.i);
-  const out: string[] = [];
-  let used = counter.count('## Retrieved\n');
-  for (const { i } of scored) {
-    if (used + lines[i].tokens > budget) continue;
-    used += lines[i].tokens;
-    out.push(lines[i].text);
+      return tf;
+    });
+    this.heading = counter.count('## Retrieved\n');
   }
-  return ['## Retrieved', ...out].join('\n');
+
+  /** Line numbers that match the question, best first. */
+  rank(question: string): number[] {
+    const k1 = 1.2;
+    const b = 0.75;
+    const n = this.lines.length;
+    const q = [...new Set(contentWords(question))];
+    return this.lines
+      .map((l, i) => {
+        let score = 0;
+        for (const w of q) {
+          const f = this.tf[i].get(w) ?? 0;
+          if (!f) continue;
+          const df = this.df.get(w)!;
+          const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+          score += idf * ((f * (k1 + 1)) / (f + k1 * (1 - b + (b * l.words.length) / this.avg)));
+        }
+        return { i, score };
+      })
+      .filter((x) => x.score > 0)
+      .sort((x, y) => y.score - x.score || x.i - y.i)
+      .map((x) => x.i);
+  }
+
+  /** The ranked lines packed into the budget, and their tokens as packed (each line counted with its newline). */
+  pack(ranked: number[], budget: number): { text: string; tokens: number } {
+    const out: string[] = [];
+    let used = this.heading;
+    for (const i of ranked) {
+      if (used + this.lines[i].tokens > budget) continue;
+      used += this.lines[i].tokens;
+      out.push(this.lines[i].text);
+    }
+    return { text: ['## Retrieved', ...out].join('\n'), tokens: used };
+  }
 }
 
 /** Counts the model calls the worker makes, by kind (the offline summarizer answers). */
@@ -166,6 +190,7 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
       const last20 = lines.slice(-20).map((l) => l.text).join('\n');
       const last20Words = wordSet(last20);
       const last20Tokens = counter.count(last20);
+      const bm25 = new Bm25(lines, counter);
 
       // Quick mode is a smoke test: the first 60 QA of one conversation.
       for (const qa of opts.quick ? sample.qa.slice(0, 60) : sample.qa) {
@@ -175,9 +200,10 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
         if (baseline === null) continue;
         add('full transcript', qa.category, baseline, fullTokens);
         add('last 20 messages', qa.category, answerRecall(answer, last20Words)!, last20Tokens);
+        const ranked = bm25.rank(qa.question);
         for (const budget of budgets) {
-          const bm25 = bm25Pack(lines, qa.question, budget, counter);
-          add(`BM25 @${budget}`, qa.category, answerRecall(answer, wordSet(bm25))!, counter.count(bm25));
+          const packed = bm25.pack(ranked, budget);
+          add(`BM25 @${budget}`, qa.category, answerRecall(answer, wordSet(packed.text))!, packed.tokens);
           const served = await call('GET', `/${cid}/context?agent=dm&format=text&explain=false&budget=${budget}&query=${encodeURIComponent(qa.question.slice(0, 2000))}`);
           add(`layered dm @${budget}`, qa.category, answerRecall(answer, wordSet(served))!, counter.count(served));
         }

@@ -46,6 +46,23 @@ describe('ContextComposer budget (DESIGN §8)', () => {
     expect(half.used).toBe(84);
   });
 
+  it('drops at once the recall hits that could never fit, and still reports each of them, adding up', async () => {
+    const sections = [fixed('recall', 40, 10, { limit: 2 }), fixed('recent', 3, 10)];
+    const composer = new ContextComposer(words, sections);
+    const all = await composer.compose(request({ query: 'q' }), snapshot, 10_000);
+    const tight = await composer.compose(request({ query: 'q' }), snapshot, 60);
+    const kept = (key: string) => tight.sections.find((s) => s.key === key)?.entries.map((e) => e.ref) ?? [];
+    // recall0…6 alone already hold 70 > 60 tokens: recall7…39 can never be served. Then the rules as ever: the
+    // five extra hits (50) stay within the share of what they and Recent hold, so Recent goes, then Recall's tail.
+    expect(kept('recall')).toEqual(['recall0', 'recall1', 'recall2', 'recall3', 'recall4']);
+    expect(kept('recent')).toEqual([]);
+    expect(tight.used).toBe(52);
+    expect(tight.dropped).toHaveLength(38);
+    expect(new Set(tight.dropped.map((d) => d.ref))).toEqual(new Set([...Array.from({ length: 35 }, (_, i) => `recall${i + 5}`), 'recent0', 'recent1', 'recent2']));
+    expect(tight.dropped.filter((d) => d.section === 'recall').every((d) => d.tokens === 10)).toBe(true);
+    expect(all.used - tight.dropped.reduce((n, d) => n + d.tokens, 0)).toBe(tight.used);
+  });
+
   it('a recall hit Recent Messages holds is left out, and comes back at its rank when the budget takes it from Recent', async () => {
     const recent: ContextSection = { key: 'recent', title: 'recent', build: async () => ({ key: 'recent', title: 'recent', entries: ['10', '11', '12'].map((ref) => ({ ref, text: 'w w w w' })) }) };
     const recall: ContextSection = {

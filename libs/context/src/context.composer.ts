@@ -1,6 +1,6 @@
 import { CampaignSnapshot } from '@app/campaign';
 import { AgentKind, Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
-import { layoutEntries } from './text-layout';
+import { layoutTokens } from './text-layout';
 import { TokenCounter } from './token-counter.port';
 
 /** Sections each agent gets when `include=` does not say (DESIGN §8). */
@@ -92,7 +92,7 @@ export class ContextComposer {
     if (s.entries.length === 0) return 0;
     const heading = s.inline ? 0 : this.counter.count(`## ${s.title}\n`);
     if (!s.entries.some((e) => e.group !== undefined)) return heading + s.entries.reduce((n, e) => n + (e.tokens ?? 0), 0);
-    return layoutEntries(s.entries, s.timeline).reduce((n, l) => n + ('entry' in l ? (l.entry.tokens ?? 0) : this.counter.count(`${l.header}\n`)), heading);
+    return heading + layoutTokens(s.entries, s.timeline === true, (header) => this.counter.count(`${header}\n`));
   }
 
   /**
@@ -121,6 +121,21 @@ export class ContextComposer {
         used += recall.tokens - was;
       }
     };
+    if (recall) {
+      // Recall is dropped from its lowest rank up, so hits past the rank where its entries alone exceed the whole
+      // budget can never be served: they go at once, lowest rank first, instead of one recount each.
+      let total = 0;
+      const cut = recall.entries.findIndex((e) => (total += e.tokens ?? 0) > budget);
+      if (cut !== -1 && used > budget) {
+        const gone = recall.entries.splice(cut).reverse();
+        const before = recall.tokens;
+        recall.tokens = this.sectionTokens(recall);
+        used -= before - recall.tokens;
+        // Each its own tokens; the group headers (and the heading) that went with them count on the last one.
+        const headers = before - recall.tokens - gone.reduce((n, e) => n + (e.tokens ?? 0), 0);
+        gone.forEach((e, i) => dropped.push({ section: 'recall', ref: e.ref, tokens: (e.tokens ?? 0) + (i === gone.length - 1 ? headers : 0), reason: 'budget' }));
+      }
+    }
     if (recall?.limit !== undefined) {
       const extraTokens = () => recall.entries.slice(recall.limit).reduce((n, e) => n + (e.tokens ?? 0), 0);
       while (used > budget && recall.entries.length > recall.limit!) {

@@ -25,3 +25,29 @@ export function layoutEntries(entries: SectionEntry[], timeline = false): Layout
   }
   return lines;
 }
+
+/**
+ * The tokens of what `layoutEntries` prints — entries plus one header per run of a group — counted without
+ * building the lines (the composer recounts a section after every entry the budget drops).
+ */
+export function layoutTokens(entries: SectionEntry[], timeline: boolean, headerTokens: (header: string) => number): number {
+  let tokens = 0;
+  let group: string | undefined;
+  const visit = (entry: SectionEntry) => {
+    if (entry.group !== undefined && entry.group !== group) tokens += headerTokens(groupHeader(entry.group));
+    group = entry.group;
+    tokens += entry.tokens ?? 0;
+  };
+  if (!timeline) {
+    for (const entry of entries) visit(entry);
+    return tokens;
+  }
+  const dated: SectionEntry[] = [];
+  for (const entry of entries) {
+    if (entry.seq === undefined) visit(entry);
+    else dated.push(entry);
+  }
+  dated.sort((a, b) => a.seq! - b.seq!);
+  for (const entry of dated) visit(entry);
+  return tokens;
+}

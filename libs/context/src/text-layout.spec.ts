@@ -1,0 +1,43 @@
+import { SectionEntry } from './context.types';
+import { groupHeader, layoutEntries, layoutTokens } from './text-layout';
+
+/** Deterministic PRNG (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const headerTokens = (header: string) => header.length; // any function of the header text will do
+const counted = (entries: SectionEntry[], timeline: boolean) =>
+  layoutEntries(entries, timeline).reduce((n, l) => n + ('entry' in l ? (l.entry.tokens ?? 0) : headerTokens(l.header)), 0);
+
+describe('layoutTokens', () => {
+  it('counts exactly what layoutEntries prints: one header per run of a group, timeline order by seq', () => {
+    const random = rng(7);
+    for (let round = 0; round < 300; round++) {
+      const n = Math.floor(random() * 12);
+      const entries: SectionEntry[] = Array.from({ length: n }, (_, i) => ({
+        ref: `e${i}`,
+        text: `entry ${i}`,
+        tokens: 1 + Math.floor(random() * 20),
+        group: random() < 0.2 ? undefined : `round ${1 + Math.floor(random() * 3)}`,
+        seq: random() < 0.2 ? undefined : Math.floor(random() * 50),
+      }));
+      for (const timeline of [false, true]) expect(layoutTokens(entries, timeline, headerTokens)).toBe(counted(entries, timeline));
+    }
+  });
+
+  it('prints a header again when its group comes back after another', () => {
+    const e = (ref: string, group: string | undefined, seq?: number): SectionEntry => ({ ref, text: ref, tokens: 1, group, seq });
+    const entries = [e('a', 'x', 3), e('b', 'y', 2), e('c', 'x', 1)];
+    // Stored order: x, y, x → three headers; timeline order (c, b, a): x, y, x → three headers too.
+    expect(layoutTokens(entries, false, headerTokens)).toBe(3 + 3 * groupHeader('x').length);
+    expect(layoutTokens([e('a', 'x', 1), e('b', 'x', 2), e('c', undefined)], true, headerTokens)).toBe(3 + groupHeader('x').length);
+  });
+});
