@@ -103,15 +103,20 @@ export class ContextComposer {
     let used = sum(sections);
     const recall = sections.find((s) => s.key === 'recall');
     const recent = sections.find((s) => s.key === 'recent');
-    const drop = (section: ComposedSection, index: number) => {
-      const [entry] = section.entries.splice(index, 1);
+    /**
+     * Drops `count` entries from `index` on, the last first. Each is reported with its own tokens; what else went with
+     * them (group headers, the heading when the section empties) counts on the last reported, so drops and `used` add up.
+     */
+    const drop = (section: ComposedSection, index: number, count = 1) => {
+      const gone = section.entries.splice(index, count).reverse();
       const before = section.tokens;
       section.tokens = this.sectionTokens(section);
-      // What the drop saved: the last entry of a section takes its heading along, so drops and `used` add up.
       used -= before - section.tokens;
-      dropped.push({ section: section.key, ref: entry.ref, tokens: before - section.tokens, reason: 'budget' });
-      const back = section === recent ? parked.get(entry.ref) : undefined;
-      if (back && recall) {
+      const alongside = before - section.tokens - gone.reduce((n, e) => n + (e.tokens ?? 0), 0);
+      gone.forEach((e, i) => dropped.push({ section: section.key, ref: e.ref, tokens: (e.tokens ?? 0) + (i === gone.length - 1 ? alongside : 0), reason: 'budget' }));
+      for (const entry of gone) {
+        const back = section === recent ? parked.get(entry.ref) : undefined;
+        if (!back || !recall) continue;
         // No longer in the context: the hit takes its rank in Recall again (and is dropped there by Recall's rules).
         parked.delete(entry.ref);
         const at = recall.entries.findIndex((e) => (e.rank ?? 0) > (back.rank ?? 0));
@@ -126,15 +131,7 @@ export class ContextComposer {
       // budget can never be served: they go at once, lowest rank first, instead of one recount each.
       let total = 0;
       const cut = recall.entries.findIndex((e) => (total += e.tokens ?? 0) > budget);
-      if (cut !== -1 && used > budget) {
-        const gone = recall.entries.splice(cut).reverse();
-        const before = recall.tokens;
-        recall.tokens = this.sectionTokens(recall);
-        used -= before - recall.tokens;
-        // Each its own tokens; the group headers (and the heading) that went with them count on the last one.
-        const headers = before - recall.tokens - gone.reduce((n, e) => n + (e.tokens ?? 0), 0);
-        gone.forEach((e, i) => dropped.push({ section: 'recall', ref: e.ref, tokens: (e.tokens ?? 0) + (i === gone.length - 1 ? headers : 0), reason: 'budget' }));
-      }
+      if (cut !== -1) drop(recall, cut, recall.entries.length - cut);
     }
     if (recall?.limit !== undefined) {
       const extraTokens = () => recall.entries.slice(recall.limit).reduce((n, e) => n + (e.tokens ?? 0), 0);

@@ -7,40 +7,20 @@ export type LayoutLine = { header: string } | { entry: SectionEntry };
 export const groupHeader = (group: string) => `### ${group}`;
 
 /**
- * The order a section's entries print in the text form, group headers included. A `timeline` section (Recall) prints
- * its undated-by-group entries first in their stored order, then the grouped ones by `seq` (oldest first); a run of
- * entries of the same group shares one header, so a day is written once, not once per line. The composer counts
- * tokens from this same layout, so the budget sees exactly what the text form prints.
+ * Walks a section's body as the text form prints it: a `timeline` section (Recall) prints its undated-by-group entries
+ * first in their stored order, then the grouped ones by `seq` (oldest first); a run of entries of the same group shares
+ * one header, so a day is written once, not once per line.
  */
-export function layoutEntries(entries: SectionEntry[], timeline = false): LayoutLine[] {
-  const ordered = timeline
-    ? [...entries.filter((e) => e.seq === undefined), ...entries.filter((e) => e.seq !== undefined).sort((a, b) => a.seq! - b.seq!)]
-    : entries;
-  const lines: LayoutLine[] = [];
-  let group: string | undefined;
-  for (const entry of ordered) {
-    if (entry.group !== undefined && entry.group !== group) lines.push({ header: groupHeader(entry.group) });
-    group = entry.group;
-    lines.push({ entry });
-  }
-  return lines;
-}
-
-/**
- * The tokens of what `layoutEntries` prints — entries plus one header per run of a group — counted without
- * building the lines (the composer recounts a section after every entry the budget drops).
- */
-export function layoutTokens(entries: SectionEntry[], timeline: boolean, headerTokens: (header: string) => number): number {
-  let tokens = 0;
+function walkLayout(entries: SectionEntry[], timeline: boolean, onHeader: (header: string) => void, onEntry: (entry: SectionEntry) => void): void {
   let group: string | undefined;
   const visit = (entry: SectionEntry) => {
-    if (entry.group !== undefined && entry.group !== group) tokens += headerTokens(groupHeader(entry.group));
+    if (entry.group !== undefined && entry.group !== group) onHeader(groupHeader(entry.group));
     group = entry.group;
-    tokens += entry.tokens ?? 0;
+    onEntry(entry);
   };
   if (!timeline) {
     for (const entry of entries) visit(entry);
-    return tokens;
+    return;
   }
   const dated: SectionEntry[] = [];
   for (const entry of entries) {
@@ -49,5 +29,21 @@ export function layoutTokens(entries: SectionEntry[], timeline: boolean, headerT
   }
   dated.sort((a, b) => a.seq! - b.seq!);
   for (const entry of dated) visit(entry);
+}
+
+/** The lines a section's body prints in the text form, group headers included (walkLayout). */
+export function layoutEntries(entries: SectionEntry[], timeline = false): LayoutLine[] {
+  const lines: LayoutLine[] = [];
+  walkLayout(entries, timeline, (header) => lines.push({ header }), (entry) => lines.push({ entry }));
+  return lines;
+}
+
+/**
+ * The tokens of what `layoutEntries` prints, counted without building the lines (the composer recounts a section after
+ * every entry the budget drops), so the budget sees exactly what the text form prints.
+ */
+export function layoutTokens(entries: SectionEntry[], timeline: boolean, headerTokens: (header: string) => number): number {
+  let tokens = 0;
+  walkLayout(entries, timeline, (header) => (tokens += headerTokens(header)), (entry) => (tokens += entry.tokens ?? 0));
   return tokens;
 }

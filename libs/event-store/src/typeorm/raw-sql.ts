@@ -56,7 +56,8 @@ function prepared(conn: SqliteConnection, text: string): SqliteStatement {
  * subscriber broadcasts; on PostgreSQL it goes through the transaction's query runner.
  */
 export async function sql<T = Record<string, unknown>>(m: EntityManager, text: string, params: unknown[] = []): Promise<SqlResult<T>> {
-  if (m.connection.options.type !== 'postgres') {
+  const postgres = m.connection.options.type === 'postgres';
+  if (!postgres) {
     const conn = (m.connection.driver as unknown as { databaseConnection?: SqliteConnection }).databaseConnection;
     if (conn) {
       const stmt = prepared(conn, text);
@@ -65,7 +66,6 @@ export async function sql<T = Record<string, unknown>>(m: EntityManager, text: s
       return { rows: [], changes: stmt.run(...bound).changes };
     }
   }
-  const postgres = m.connection.options.type === 'postgres';
   const own: QueryRunner | undefined = m.queryRunner ? undefined : m.connection.createQueryRunner();
   const runner = m.queryRunner ?? own!;
   try {
