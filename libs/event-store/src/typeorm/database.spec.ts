@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { createDataSource } from './data-source';
-import { Database } from './database';
+import { atGroupEnd, Database } from './database';
 import { insertRows, sql } from './raw-sql';
 
 @Entity('ledger')
@@ -95,6 +95,59 @@ describe('Database on SQLite: transactions that queue up share one commit, and e
     await Promise.all(Array.from({ length: 40 }, (_, i) => db.transaction((m) => insertRows(m, Ledger, [{ id: `c${i}`, amount: i, note: 'c' }]))));
     expect(commits).toHaveBeenCalledTimes(2);
     expect(await ids(db)).toHaveLength(45);
+  });
+
+  it('runs work parked with atGroupEnd after the last savepoint of the group, in order, in the same commit, without that of a failed transaction', async () => {
+    const log: string[] = [];
+    const commits = jest.spyOn(ds, 'transaction');
+    const results = await Promise.allSettled(
+      Array.from({ length: 4 }, (_, i) =>
+        db.transaction(async (m) => {
+          await insertRows(m, Ledger, [{ id: `p${i}`, amount: i, note: 'row' }]);
+          await atGroupEnd(m, async () => {
+            log.push(`parked ${i}`);
+            await insertRows(m, Ledger, [{ id: `p${i}-index`, amount: i, note: 'index' }]);
+          });
+          log.push(`ran ${i}`);
+          if (i === 2) throw new Error('boom 2');
+          return i;
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(log).toEqual(['ran 0', 'ran 1', 'ran 2', 'ran 3', 'parked 0', 'parked 1', 'parked 3']);
+    expect(commits).toHaveBeenCalledTimes(1);
+    expect(await ids(db)).toEqual(['p0', 'p0-index', 'p1', 'p1-index', 'p3', 'p3-index']);
+  });
+
+  it('runs atGroupEnd work at once in a transaction of its own', async () => {
+    const log: string[] = [];
+    await db.transaction(async (m) => {
+      await atGroupEnd(m, async () => {
+        log.push('parked');
+      });
+      log.push('ran');
+    });
+    expect(log).toEqual(['parked', 'ran']);
+  });
+
+  it('fails the whole group, keeping nothing of it, when parked work fails', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 3 }, (_, i) =>
+        db.transaction(async (m) => {
+          await insertRows(m, Ledger, [{ id: `f${i}`, amount: i, note: 'row' }]);
+          await atGroupEnd(m, async () => {
+            // The second transaction's index row collides with the first's: a failure only the group end sees.
+            await insertRows(m, Ledger, [{ id: i === 1 ? 'f-index0' : `f-index${i}`, amount: i, note: 'index' }]);
+          });
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(await ids(db)).toEqual([]);
+    // The connection is usable afterwards, and a new transaction parks nothing of the failed group.
+    await db.transaction((m) => insertRows(m, Ledger, [{ id: 'after', amount: 0, note: 'x' }]));
+    expect(await ids(db)).toEqual(['after']);
   });
 
   it('binds integers as integers, also into a text column', async () => {

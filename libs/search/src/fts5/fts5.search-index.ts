@@ -1,4 +1,4 @@
-import { Database } from '@app/event-store';
+import { atGroupEnd, Database, sql } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { compileFts5, QueryNode } from '../query/query-language';
 import { BroadcastDoc, candidateLimit, HIT_CLOSE, HIT_OPEN, MemoryDoc, MessageDoc, SearchFilters, SearchHit, SearchIndex, SearchIndexOptions, SNIPPET_ELLIPSIS, SNIPPET_WORDS } from '../search-index.port';
@@ -30,16 +30,21 @@ export class Fts5SearchIndex implements SearchIndex {
     const content = docs.filter((d) => d.content.trim() !== '');
     const reasoning = docs.filter((d) => d.reasoning !== null && d.reasoning.trim() !== '');
     if (content.length === 0 && reasoning.length === 0) return;
-    const num = await this.campaignNum(m, campaignId);
-    const row = (d: MessageDoc, text: string) => [num, d.index, text, d.role, d.locationId, d.at, d.round];
-    await insert(m, 'search_messages (rowid, content, role, location_id, at, round)', 7, content.map((d) => row(d, d.content)));
-    await insert(m, 'search_reasoning (rowid, reasoning, role, location_id, at, round)', 7, reasoning.map((d) => row(d, d.reasoning!)));
+    // Same transaction, but once per commit group rather than inside each write's savepoint.
+    await atGroupEnd(m, async () => {
+      const num = await this.campaignNum(m, campaignId);
+      const row = (d: MessageDoc, text: string) => [num, d.index, text, d.role, d.locationId, d.at, d.round];
+      await insert(m, 'search_messages (rowid, content, role, location_id, at, round)', 7, content.map((d) => row(d, d.content)));
+      await insert(m, 'search_reasoning (rowid, reasoning, role, location_id, at, round)', 7, reasoning.map((d) => row(d, d.reasoning!)));
+    });
   }
 
   async indexMemories(m: EntityManager, campaignId: string, docs: MemoryDoc[]): Promise<void> {
     if (docs.length === 0) return;
-    const num = await this.campaignNum(m, campaignId);
-    await insert(m, 'search_memories (rowid, summary, memory_id, location_id, at, round)', 7, docs.map((d) => [num, d.seq, d.summary, d.id, d.locationId, d.at, d.round]));
+    await atGroupEnd(m, async () => {
+      const num = await this.campaignNum(m, campaignId);
+      await insert(m, 'search_memories (rowid, summary, memory_id, location_id, at, round)', 7, docs.map((d) => [num, d.seq, d.summary, d.id, d.locationId, d.at, d.round]));
+    });
   }
 
   async indexBroadcasts(m: EntityManager, docs: BroadcastDoc[]): Promise<void> {
@@ -99,9 +104,9 @@ export class Fts5SearchIndex implements SearchIndex {
 
   /** The campaign's number, created on its first indexed row (inside the caller's transaction). */
   private async campaignNum(m: EntityManager, campaignId: string): Promise<number> {
-    const found = (await m.query('SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])) as { num: number }[];
+    const found = (await sql<{ num: number }>(m, 'SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])).rows;
     if (found.length) return Number(found[0].num);
-    const created = (await m.query('INSERT INTO search_campaigns (campaign_id) VALUES (?) RETURNING num', [campaignId])) as { num: number }[];
+    const created = (await sql<{ num: number }>(m, 'INSERT INTO search_campaigns (campaign_id) VALUES (?) RETURNING num', [campaignId])).rows;
     return Number(created[0].num);
   }
 }
@@ -114,6 +119,6 @@ async function insert(m: EntityManager, target: string, width: number, rows: unk
   const tuple = `((? << 32) + ?${', ?'.repeat(width - 2)})`;
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
-    await m.query(`INSERT INTO ${target} VALUES ${chunk.map(() => tuple).join(', ')}`, chunk.flat());
+    await sql(m, `INSERT INTO ${target} VALUES ${chunk.map(() => tuple).join(', ')}`, chunk.flat());
   }
 }
