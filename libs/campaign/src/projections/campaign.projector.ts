@@ -1,4 +1,4 @@
-import { insertRows, sql, StoredEvent } from '@app/event-store';
+import { insertRows, sql, StoredEvent, transactionLocal } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { GameEvent } from '../domain/events';
 import { evolve } from '../domain/evolve';
@@ -29,6 +29,12 @@ export class CampaignProjector {
   private readonly projections: GameEventProjection[] = [];
   /** JSON size of each state `apply` wrote, for the cache's bound. */
   private readonly docChars = new WeakMap<CampaignState, number>();
+  /**
+   * Key of the states written in the running transaction, by campaign: the next write of a campaign
+   * in the same SQLite commit group reads its row at a version no commit has put in the cache yet,
+   * and would otherwise parse the whole document again.
+   */
+  private readonly written = {};
 
   constructor(readonly cache = new CampaignStateCache()) {}
 
@@ -42,7 +48,7 @@ export class CampaignProjector {
 
   /** The campaign's state as of its row's version: from the cache when it has that version, else parsed. */
   async load(m: EntityManager, campaignId: string): Promise<CampaignState> {
-    const row = await readCampaignRow(m, campaignId, this.cache);
+    const row = await readCampaignRow(m, campaignId, this.cache, this.writtenIn(m).get(campaignId));
     if (!row) return emptyState(campaignId);
     if (row.parsedChars !== null) this.docChars.set(row.state, row.parsedChars);
     return row.state;
@@ -73,6 +79,8 @@ export class CampaignProjector {
       const res = await sql(m, 'UPDATE "campaigns" SET "version" = ?, "name" = ?, "state" = ? WHERE "id" = ? AND "version" = ?', [after.version, after.name, doc, after.id, before.version]);
       if (res.changes === 0) throw new Error(`campaign ${after.id} moved during append`);
     }
+    // Kept from here on, though what follows may still fail: a reader takes it only at the row's version.
+    this.writtenIn(m).set(after.id, after);
     const messages = events.filter((e) => e.type === 'MessageRecorded');
     const recorded = messages.map((e) => e.data as Message);
     for (let i = 0; i < messages.length; i += CHUNK) {
@@ -84,5 +92,9 @@ export class CampaignProjector {
     for (const indexer of this.indexers) if (recorded.length) await indexer.indexMessages(m, after.id, recorded);
     for (const projection of this.projections) await projection.project(m, after.id, events);
     return after;
+  }
+
+  private writtenIn(m: EntityManager): Map<string, CampaignState> {
+    return transactionLocal(m, this.written, () => new Map<string, CampaignState>());
   }
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { createDataSource } from './data-source';
-import { atGroupEnd, Database } from './database';
+import { atGroupEnd, Database, transactionLocal } from './database';
 import { insertRows, sql } from './raw-sql';
 
 @Entity('ledger')
@@ -148,6 +148,26 @@ describe('Database on SQLite: transactions that queue up share one commit, and e
     // The connection is usable afterwards, and a new transaction parks nothing of the failed group.
     await db.transaction((m) => insertRows(m, Ledger, [{ id: 'after', amount: 0, note: 'x' }]));
     expect(await ids(db)).toEqual(['after']);
+  });
+
+  it('shares a transactionLocal value among the members of one group and starts each group afresh', async () => {
+    const key = {};
+    const seen = async () =>
+      Promise.all(
+        Array.from({ length: 3 }, (_, i) =>
+          db.transaction(async (m) => {
+            const list = transactionLocal(m, key, () => [] as number[]);
+            list.push(i);
+            return [...list];
+          }),
+        ),
+      );
+    expect(await seen()).toEqual([[0], [0, 1], [0, 1, 2]]);
+    expect(await seen()).toEqual([[0], [0, 1], [0, 1, 2]]);
+    // Outside a transaction Database runs, nothing is shared.
+    const outside = ds.manager;
+    transactionLocal(outside, key, () => [1]).push(2);
+    expect(transactionLocal(outside, key, () => [1])).toEqual([1]);
   });
 
   it('binds integers as integers, also into a text column', async () => {

@@ -13,8 +13,38 @@ const MAX_GROUP = 32;
 
 type Parked = () => Promise<unknown>;
 
-/** The work parked by the transaction now running on a group's manager (see `atGroupEnd`). */
-const parking = new WeakMap<EntityManager, Parked[]>();
+/** What lives as long as one transaction run by `Database` (on SQLite: one commit group). */
+interface TransactionScope {
+  /** Where `atGroupEnd` parks the running member's work; null when it runs at once. */
+  parked: Parked[] | null;
+  locals: Map<object, unknown>;
+}
+
+const scopes = new WeakMap<EntityManager, TransactionScope>();
+
+/**
+ * A value shared by everything that runs in the transaction `m` — on SQLite, by all the members of its
+ * commit group — and dropped with it; a fresh `init()` for a transaction `Database` does not run.
+ * Not rolled back with a member's savepoint: keep only what readers check against the database
+ * (a campaign state by its row's version, say).
+ */
+export function transactionLocal<T>(m: EntityManager, key: object, init: () => T): T {
+  const scope = scopes.get(m);
+  if (!scope) return init();
+  if (!scope.locals.has(key)) scope.locals.set(key, init());
+  return scope.locals.get(key) as T;
+}
+
+/** Runs `fn` with a transaction scope on its manager. */
+async function scoped<T>(m: EntityManager, fn: (scope: TransactionScope) => Promise<T>): Promise<T> {
+  const scope: TransactionScope = { parked: null, locals: new Map() };
+  scopes.set(m, scope);
+  try {
+    return await fn(scope);
+  } finally {
+    scopes.delete(m);
+  }
+}
 
 /**
  * Runs `work` inside the caller's transaction `m` — at once, or, when `m` carries a SQLite commit
@@ -27,7 +57,7 @@ const parking = new WeakMap<EntityManager, Parked[]>();
  * failed COMMIT does (nobody has been answered yet; nothing of the group is kept).
  */
 export async function atGroupEnd(m: EntityManager, work: Parked): Promise<void> {
-  const parked = parking.get(m);
+  const parked = scopes.get(m)?.parked;
   if (parked) parked.push(work);
   else await work();
 }
@@ -54,7 +84,7 @@ export class Database {
   }
 
   transaction<T>(fn: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.dialect === 'postgres') return this.dataSource.transaction(fn);
+    if (this.dialect === 'postgres') return this.dataSource.transaction((m) => scoped(m, () => fn(m)));
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
@@ -87,17 +117,17 @@ export class Database {
   private async commitGroup(group: Job[]): Promise<void> {
     if (group.length === 1) {
       const [job] = group;
-      await this.dataSource.transaction(job.fn).then(job.resolve, job.reject);
+      await this.dataSource.transaction((m) => scoped(m, () => job.fn(m))).then(job.resolve, job.reject);
       return;
     }
     const settled: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }> = [];
     try {
-      await this.dataSource.transaction(async (m) => {
-        const parked: Parked[] = [];
-        try {
+      await this.dataSource.transaction((m) =>
+        scoped(m, async (scope) => {
+          const parked: Parked[] = [];
           for (const job of group) {
             const own: Parked[] = [];
-            parking.set(m, own);
+            scope.parked = own;
             await sql(m, 'SAVEPOINT lk_group');
             try {
               settled.push({ ok: true, value: await job.fn(m) });
@@ -109,11 +139,10 @@ export class Database {
               settled.push({ ok: false, err });
             }
           }
-        } finally {
-          parking.delete(m);
-        }
-        for (const work of parked) await work();
-      });
+          scope.parked = null;
+          for (const work of parked) await work();
+        }),
+      );
     } catch (err) {
       // The commit itself failed: nothing of the group is durable.
       for (const job of group) job.reject(err);

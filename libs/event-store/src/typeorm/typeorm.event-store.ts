@@ -45,29 +45,23 @@ export class TypeOrmEventStore implements EventStore {
   }
 
   async readStream(streamId: string, o: ReadOptions = {}): Promise<StoredEvent[]> {
-    return this.db.read(async (m) => {
-      const qb = m
-        .getRepository(EventRecord)
-        .createQueryBuilder('e')
-        .where('e.streamId = :streamId AND e.version > :after', { streamId, after: o.after ?? 0 })
-        .orderBy('e.version', 'ASC');
-      if (o.until !== undefined) qb.andWhere('e.version <= :until', { until: o.until });
-      if (o.limit !== undefined) qb.limit(o.limit);
-      return (await qb.getMany()).map(toStored);
-    });
+    const where = ['"stream_id" = ?', '"stream_version" > ?'];
+    const params: unknown[] = [streamId, o.after ?? 0];
+    if (o.until !== undefined) where.push('"stream_version" <= ?'), params.push(o.until);
+    return this.select(where, params, '"stream_version"', o.limit);
   }
 
   async readAll(o: ReadOptions = {}): Promise<StoredEvent[]> {
-    return this.db.read(async (m) => {
-      const qb = m
-        .getRepository(EventRecord)
-        .createQueryBuilder('e')
-        .where('e.position > :after', { after: o.after ?? 0 })
-        .orderBy('e.position', 'ASC');
-      if (o.until !== undefined) qb.andWhere('e.position <= :until', { until: o.until });
-      if (o.limit !== undefined) qb.limit(o.limit);
-      return (await qb.getMany()).map(toStored);
-    });
+    const where = ['"position" > ?'];
+    const params: unknown[] = [o.after ?? 0];
+    if (o.until !== undefined) where.push('"position" <= ?'), params.push(o.until);
+    return this.select(where, params, '"position"', o.limit);
+  }
+
+  /** Plain SQL: the memory worker reads a campaign's new events once per group of writes. */
+  private select(where: string[], params: unknown[], order: string, limit: number | undefined): Promise<StoredEvent[]> {
+    const text = `SELECT ${COLUMNS} FROM "events" WHERE ${where.join(' AND ')} ORDER BY ${order}${limit === undefined ? '' : ' LIMIT ?'}`;
+    return this.db.read(async (m) => (await sql<EventRow>(m, text, limit === undefined ? params : [...params, limit])).rows.map(toStored));
   }
 
   async streamVersion(streamId: string, tx?: Tx): Promise<number> {
@@ -79,14 +73,26 @@ export class TypeOrmEventStore implements EventStore {
   }
 }
 
-function toStored(r: EventRecord): StoredEvent {
+const COLUMNS = '"position", "stream_id", "stream_version", "type", "data", "metadata", "recorded_at"';
+
+interface EventRow {
+  position: number | string;
+  stream_id: string;
+  stream_version: number | string;
+  type: string;
+  data: string;
+  metadata: string;
+  recorded_at: string;
+}
+
+function toStored(r: EventRow): StoredEvent {
   return {
     position: Number(r.position),
-    streamId: r.streamId,
-    version: Number(r.version),
+    streamId: r.stream_id,
+    version: Number(r.stream_version),
     type: r.type,
     data: JSON.parse(r.data),
     metadata: JSON.parse(r.metadata),
-    recordedAt: r.recordedAt,
+    recordedAt: r.recorded_at,
   };
 }

@@ -1,0 +1,98 @@
+import { FixedClock } from '@app/common';
+import { createDataSource, Database, EventRecord, TypeOrmEventStore } from '@app/event-store';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { CampaignRunner } from './campaign.runner';
+import { CampaignState, Message } from './domain/state';
+import { CampaignRecord } from './projections/campaign.entity';
+import { CampaignProjector } from './projections/campaign.projector';
+import { IdempotencyRecord } from './projections/idempotency.entity';
+import { MessageRecord, ToolCallRecord } from './projections/message.entity';
+import { MessageWitnessRecord } from './projections/witness.entity';
+
+const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MessageWitnessRecord];
+const NAME = 'Saga of the parse counter';
+
+describe('CampaignRunner on SQLite: writes that share a commit group', () => {
+  let dir: string;
+  let ds: DataSource;
+  let db: Database;
+  let projector: CampaignProjector;
+  let runner: CampaignRunner;
+  const clock = new FixedClock(new Date('2026-03-01T10:00:00.000Z'));
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lorekeeper-runner-'));
+    ds = createDataSource({ database: { type: 'sqlite', path: join(dir, 'lk.db') }, entities: ENTITIES, migrations: [], synchronize: true });
+    await ds.initialize();
+    db = new Database(ds);
+    projector = new CampaignProjector();
+    runner = new CampaignRunner(db, new TypeOrmEventStore(db), projector, clock);
+    await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {}, (r) => r.version);
+    await runner.run('c1', { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' }, {}, (r) => r.version);
+    await runner.run('c1', { type: 'ChangeLocation', toLocationId: 'tavern' }, {}, (r) => r.version);
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await ds.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const say = (content: string) =>
+    runner.run('c1', { type: 'RecordMessages', messages: [{ role: 'player', content }], now: clock.now().toISOString() }, {}, (r) => ({ version: r.version, state: r.state }));
+
+  /** The state as a fresh projector (empty cache) parses it from the row. */
+  const reloaded = () => db.read((m) => new CampaignProjector().load(m, 'c1'));
+
+  it('serves each member of a group the state the previous member wrote, without parsing the document again', async () => {
+    const parse = jest.spyOn(JSON, 'parse');
+    const documentParses = () => parse.mock.calls.filter(([text]) => typeof text === 'string' && text.includes(NAME)).length;
+    const commits = jest.spyOn(ds, 'transaction');
+
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => say(`line ${i}`)));
+
+    expect(commits).toHaveBeenCalledTimes(1); // one group
+    expect(documentParses()).toBe(0); // was 9: every member after the first read a version no commit had cached
+    expect(answers.map((a) => a.body.version)).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    const last = answers[9].body.state;
+    const fresh = await reloaded();
+    expect(fresh).toEqual(last);
+    expect(fresh.messageCount).toBe(10);
+    const rows = await db.read((m) => m.getRepository(MessageRecord).find({ where: { campaignId: 'c1' }, order: { index: 'ASC' } }));
+    expect(rows.map((r) => [r.index, r.content, Number(r.version)])).toEqual(Array.from({ length: 10 }, (_, i) => [i, `line ${i}`, 4 + i]));
+  });
+
+  it('does not let a member that failed after writing its state leak that state to the next member', async () => {
+    // A listener of the projection that fails for one message: that member has already written its
+    // campaign row when it fails, and its savepoint takes the row back.
+    projector.addIndexer({
+      indexMessages: async (_m, _id, messages: Message[]) => {
+        if (messages.some((x) => x.content === 'cursed')) throw new Error('index down');
+      },
+    });
+    const commits = jest.spyOn(ds, 'transaction');
+    const results = await Promise.allSettled(['a', 'b', 'cursed', 'c', 'd'].map((c) => say(c)));
+
+    // One group, no member retried: 'c' decided on the row as the savepoint left it (version 5), not on
+    // the state 'cursed' wrote (version 6), which would have lost the append's version check.
+    expect(commits).toHaveBeenCalledTimes(1);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    const versions = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.body.version] : []));
+    expect(versions).toEqual([4, 5, 6, 7]);
+    const fresh: CampaignState = await reloaded();
+    expect(fresh.version).toBe(7);
+    expect(fresh.messageCount).toBe(4);
+    const rows = await db.read((m) => m.getRepository(MessageRecord).find({ where: { campaignId: 'c1' }, order: { index: 'ASC' } }));
+    expect(rows.map((r) => [r.index, r.content])).toEqual([
+      [0, 'a'],
+      [1, 'b'],
+      [2, 'c'],
+      [3, 'd'],
+    ]);
+    expect((results[3] as PromiseFulfilledResult<{ state: CampaignState }>).value.body.state).toEqual(
+      expect.objectContaining({ version: 6, messageCount: 3 }),
+    );
+  });
+});
