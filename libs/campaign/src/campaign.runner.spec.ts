@@ -91,7 +91,7 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
       [2, 'c'],
       [3, 'd'],
     ]);
-    expect((results[3] as PromiseFulfilledResult<{ state: CampaignState }>).value.body.state).toEqual(
+    expect((results[3] as PromiseFulfilledResult<{ body: { state: CampaignState } }>).value.body.state).toEqual(
       expect.objectContaining({ version: 6, messageCount: 3 }),
     );
   });
