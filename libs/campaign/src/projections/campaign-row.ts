@@ -14,15 +14,13 @@ export interface CampaignRow {
 type Counters = { version: number | string; processed_version: number | string; memory_version: number | string };
 
 /**
- * The campaign row: its counters first (small columns), its state document only when neither
- * `pending` (a state written earlier in the same transaction) nor `cache` has that version. Nothing is
- * put in the cache here: only the caller knows whether the row is committed.
+ * The campaign row: its counters first (small columns), its state document only when `cache` lacks
+ * that version. Nothing is put in the cache here: only the caller knows whether the row is committed.
  */
-export async function readCampaignRow(m: EntityManager, campaignId: string, cache: CampaignStateCache, pending?: CampaignState): Promise<CampaignRow | null> {
+export async function readCampaignRow(m: EntityManager, campaignId: string, cache: CampaignStateCache): Promise<CampaignRow | null> {
   const head = (await sql<Counters>(m, 'SELECT "version", "processed_version", "memory_version" FROM "campaigns" WHERE "id" = ?', [campaignId])).rows[0];
   if (!head) return null;
-  const version = Number(head.version);
-  const cached = pending?.version === version ? pending : cache.get(campaignId, version);
+  const cached = cache.get(campaignId, Number(head.version));
   if (cached) return { state: cached, processedVersion: Number(head.processed_version), memoryVersion: Number(head.memory_version), parsedChars: null };
   // Counters and document from one read: on PostgreSQL another replica may have written in between.
   const row = (await sql<Counters & { state: string }>(m, 'SELECT "version", "processed_version", "memory_version", "state" FROM "campaigns" WHERE "id" = ?', [campaignId])).rows[0];

@@ -31,8 +31,9 @@ export class CampaignProjector {
   private readonly docChars = new WeakMap<CampaignState, number>();
   /**
    * Key of the states written in the running transaction, by campaign: the next write of a campaign
-   * in the same SQLite commit group reads its row at a version no commit has put in the cache yet,
-   * and would otherwise parse the whole document again.
+   * in the same SQLite commit group needs a version no commit has put in the cache yet, and would
+   * otherwise read the row and parse the whole document again. `transactionLocal` drops them when a
+   * member's savepoint is rolled back, so one found there is the row's current state.
    */
   private readonly written = {};
 
@@ -48,7 +49,9 @@ export class CampaignProjector {
 
   /** The campaign's state as of its row's version: from the cache when it has that version, else parsed. */
   async load(m: EntityManager, campaignId: string): Promise<CampaignState> {
-    const row = await readCampaignRow(m, campaignId, this.cache, this.writtenIn(m).get(campaignId));
+    const written = this.writtenIn(m).get(campaignId);
+    if (written) return written;
+    const row = await readCampaignRow(m, campaignId, this.cache);
     if (!row) return emptyState(campaignId);
     if (row.parsedChars !== null) this.docChars.set(row.state, row.parsedChars);
     return row.state;
@@ -79,7 +82,7 @@ export class CampaignProjector {
       const res = await sql(m, 'UPDATE "campaigns" SET "version" = ?, "name" = ?, "state" = ? WHERE "id" = ? AND "version" = ?', [after.version, after.name, doc, after.id, before.version]);
       if (res.changes === 0) throw new Error(`campaign ${after.id} moved during append`);
     }
-    // Kept from here on, though what follows may still fail: a reader takes it only at the row's version.
+    // Kept from here on: should what follows fail, the rollback of this member's savepoint drops it.
     this.writtenIn(m).set(after.id, after);
     const messages = events.filter((e) => e.type === 'MessageRecorded');
     const recorded = messages.map((e) => e.data as Message);

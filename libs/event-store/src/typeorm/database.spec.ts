@@ -164,6 +164,17 @@ describe('Database on SQLite: transactions that queue up share one commit, and e
       );
     expect(await seen()).toEqual([[0], [0, 1], [0, 1, 2]]);
     expect(await seen()).toEqual([[0], [0, 1], [0, 1, 2]]);
+    // A member that fails takes every value with its savepoint: the next one starts afresh.
+    const afterFailure = await Promise.allSettled(
+      Array.from({ length: 3 }, (_, i) =>
+        db.transaction(async (m) => {
+          transactionLocal(m, key, () => [] as number[]).push(i);
+          if (i === 1) throw new Error('boom');
+          return [...transactionLocal(m, key, () => [] as number[])];
+        }),
+      ),
+    );
+    expect(afterFailure.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual([[0], 'failed', [2]]);
     // Outside a transaction Database runs, nothing is shared.
     const outside = ds.manager;
     transactionLocal(outside, key, () => [1]).push(2);

@@ -25,8 +25,8 @@ const scopes = new WeakMap<EntityManager, TransactionScope>();
 /**
  * A value shared by everything that runs in the transaction `m` — on SQLite, by all the members of its
  * commit group — and dropped with it; a fresh `init()` for a transaction `Database` does not run.
- * Not rolled back with a member's savepoint: keep only what readers check against the database
- * (a campaign state by its row's version, say).
+ * Every value is dropped too when a member of the group fails and its savepoint is rolled back, so
+ * none outlives writes that were undone: what a member finds here, the database still holds.
  */
 export function transactionLocal<T>(m: EntityManager, key: object, init: () => T): T {
   const scope = scopes.get(m);
@@ -136,6 +136,7 @@ export class Database {
             } catch (err) {
               await sql(m, 'ROLLBACK TO lk_group');
               await sql(m, 'RELEASE lk_group');
+              scope.locals.clear();
               settled.push({ ok: false, err });
             }
           }

@@ -1,4 +1,4 @@
-import { atGroupEnd, Database, sql } from '@app/event-store';
+import { atGroupEnd, Database, sql, transactionLocal } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { compileFts5, QueryNode } from '../query/query-language';
 import { BroadcastDoc, candidateLimit, HIT_CLOSE, HIT_OPEN, MemoryDoc, MessageDoc, SearchFilters, SearchHit, SearchIndex, SearchIndexOptions, SNIPPET_ELLIPSIS, SNIPPET_WORDS } from '../search-index.port';
@@ -18,6 +18,8 @@ const CAMPAIGN_RANGE = `rowid BETWEEN (? << 32) AND (? << 32) + ${LOW_32}`;
  */
 export class Fts5SearchIndex implements SearchIndex {
   private readonly candidates: number;
+  /** Key of the campaign numbers a transaction has looked up (a commit group indexes many messages of one campaign). */
+  private readonly nums = {};
 
   constructor(
     private readonly db: Database,
@@ -102,12 +104,16 @@ export class Fts5SearchIndex implements SearchIndex {
     )) as Row[];
   }
 
-  /** The campaign's number, created on its first indexed row (inside the caller's transaction). */
+  /** The campaign's number, created on its first indexed row (inside the caller's transaction); looked up once per transaction. */
   private async campaignNum(m: EntityManager, campaignId: string): Promise<number> {
-    const found = (await sql<{ num: number }>(m, 'SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])).rows;
-    if (found.length) return Number(found[0].num);
-    const created = (await sql<{ num: number }>(m, 'INSERT INTO search_campaigns (campaign_id) VALUES (?) RETURNING num', [campaignId])).rows;
-    return Number(created[0].num);
+    const known = transactionLocal(m, this.nums, () => new Map<string, number>());
+    let num = known.get(campaignId);
+    if (num === undefined) {
+      const found = (await sql<{ num: number }>(m, 'SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])).rows;
+      num = Number((found.length ? found : (await sql<{ num: number }>(m, 'INSERT INTO search_campaigns (campaign_id) VALUES (?) RETURNING num', [campaignId])).rows)[0].num);
+      known.set(campaignId, num);
+    }
+    return num;
   }
 }
 
