@@ -3,8 +3,6 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { SchemaValidationPipe } from './http/schema-validation.pipe';
 import { TerminusModule } from '@nestjs/terminus';
-import { LoggerModule } from 'nestjs-pino';
-import { randomUUID } from 'node:crypto';
 import { MetricsController } from './observability/metrics.controller';
 import { CoreModule, CoreOverrides } from './core.module';
 import { CampaignsController } from './http/controllers/campaigns.controller';
@@ -27,19 +25,6 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(config, overrides),
         TerminusModule.forRoot({ logger: false }),
-        LoggerModule.forRoot({
-          pinoHttp: [
-            {
-            level: config.logLevel,
-            // The id Fastify gave the request (bootstrap.ts puts it in x-request-id): one id in logs, events and worker logs.
-            genReqId: (req) => String(req.headers['x-request-id'] ?? randomUUID()),
-            customProps: (req) => ({ correlationId: (req as { id?: unknown }).id }),
-            redact: ['req.headers.authorization', 'req.headers["x-api-key"]'],
-            transport: process.stdout.isTTY && !overrides.logDestination && config.logLevel !== 'silent' ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
-            },
-            (overrides.logDestination ?? process.stdout) as never,
-          ],
-        }),
       ],
       controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController, GameStateController, WorldStateController, SearchController, BroadcastsController],
       providers: [

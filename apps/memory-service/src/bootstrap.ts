@@ -4,9 +4,9 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { Logger as PinoLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { serveOpenApi } from './http/openapi';
+import { Logging } from './observability/logger';
 import { Metrics } from './observability/metrics';
 import { CoreOverrides } from './core.module';
 import { installApiKeyAuth } from './http/api-key.auth';
@@ -44,8 +44,12 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
     // Boot errors (bad database, failed migration) reject here with their cause instead of exiting the process.
     abortOnError: false,
   });
-  if (logger !== false) app.useLogger(app.get(PinoLogger));
   const fastify = app.getHttpAdapter().getInstance();
+  if (logger !== false) {
+    const logging = new Logging({ level: config.logLevel, destination: overrides.logDestination });
+    app.useLogger(logging.nestLogger());
+    logging.installRequestLogging(fastify);
+  }
   acceptJsonOnly(fastify);
   const routes: { method: string; url: string }[] = [];
   ROUTES.set(app, routes);
