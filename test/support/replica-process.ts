@@ -1,5 +1,5 @@
-import { ChildProcess, execSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 
@@ -14,22 +14,8 @@ export function projectRoot(from = __dirname): string {
 const ROOT = projectRoot();
 const MAIN = join(ROOT, 'dist', 'apps', 'memory-service', 'src', 'main.js');
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/** Replicas run the built service: build it when dist/ is missing or older than the sources. */
-export function ensureBuilt(): void {
-  const built = existsSync(MAIN) ? statSync(MAIN).mtimeMs : 0;
-  if (built >= Math.max(newestSource(join(ROOT, 'apps')), newestSource(join(ROOT, 'libs')))) return;
-  execSync('npm run build --silent', { cwd: ROOT, stdio: 'inherit' });
-}
+/** Replicas run the built service: the same build-when-stale as the single-service tests. */
+export { ensureBuilt } from './service-process';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
@@ -12,24 +12,15 @@ export const REPO_ROOT = ((): string => {
 
 export const SERVICE_MAIN = join(REPO_ROOT, 'dist/apps/memory-service/src/main.js');
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(p));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') && !entry.name.endsWith('.e2e-spec.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
+/** scripts/build.js: plain JavaScript, so it is loaded from the repository both under jest and from dist/. */
+const builder = (): { staleReason(): string | null } => require(join(REPO_ROOT, 'scripts/build.js'));
 
 /**
- * Runs `npm run build` when dist/ is missing or older than a source file, so tests of the built
- * service work from a fresh checkout. A directory lock keeps parallel jest workers from building twice.
+ * Builds (swc, `node scripts/build.js --if-stale`) when dist/ is missing or older than a source, so tests of
+ * the built service work from a fresh checkout. A directory lock keeps parallel jest workers from building twice.
  */
 export function ensureBuilt(): void {
-  const sources = ['apps', 'libs', 'scripts', 'test/support'].map((d) => join(REPO_ROOT, d)).filter(existsSync);
-  const stamp = join(REPO_ROOT, 'dist/.built-at');
-  const fresh = () => existsSync(SERVICE_MAIN) && existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(...sources.map(newestMtime));
+  const fresh = () => existsSync(SERVICE_MAIN) && builder().staleReason() === null;
   if (fresh()) return;
   const lock = join(REPO_ROOT, '.build-lock');
   const started = Date.now();
@@ -43,13 +34,7 @@ export function ensureBuilt(): void {
     }
   }
   try {
-    if (!fresh()) {
-      const builtAt = Date.now();
-      execFileSync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, stdio: 'pipe' });
-      // Stamped with the build's start, so a source saved during the build counts as newer.
-      writeFileSync(stamp, '');
-      utimesSync(stamp, builtAt / 1000, builtAt / 1000);
-    }
+    if (!fresh()) execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/build.js')], { cwd: REPO_ROOT, stdio: 'pipe' });
   } finally {
     rmdirSync(lock);
   }
