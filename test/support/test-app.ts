@@ -74,7 +74,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logs = options.logs;
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: logs ? 'info' : 'silent', SUMMARIZER: 'local', ...options.env });
   const logDestination = logs ? { write: (line: string) => void logs.push(line) } : undefined;
-  const app = await createApp(config, { summarizer: options.summarizer, clock: options.clock, logDestination }, logs ? undefined : false).catch((err) => {
+  const app = await createApp(config, { summarizer: options.summarizer, clock: options.clock, logDestination, checkResponses: true }, logs ? undefined : false).catch((err) => {
     if (schema) schema.open--;
     throw err;
   });

@@ -1,6 +1,7 @@
 import { AppConfig } from '@app/common';
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ResponseCheckInterceptor } from './http/response-check.interceptor';
 import { SchemaValidationPipe } from './http/schema-validation.pipe';
 import { TerminusModule } from '@nestjs/terminus';
 import { MetricsController } from './observability/metrics.controller';
@@ -30,6 +31,7 @@ export class AppModule {
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useClass: SchemaValidationPipe },
+        ...(overrides.checkResponses ? [{ provide: APP_INTERCEPTOR, useClass: ResponseCheckInterceptor }] : []),
       ],
     };
   }

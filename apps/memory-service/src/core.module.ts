@@ -41,6 +41,8 @@ export interface CoreOverrides {
   summarizer?: Summarizer;
   /** Where JSON logs go (tests capture them); default stdout. */
   logDestination?: { write(line: string): void };
+  /** Check every JSON answer against its documented schema (the e2e harness; see ResponseCheckInterceptor). */
+  checkResponses?: boolean;
 }
 
 @EventsHandler(CampaignEventsAppended)

@@ -1,16 +1,131 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
-/** The OpenAPI document, generated from the controllers and their zod (Standard Schema) DTOs. */
-export function buildOpenApi(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+const PROBLEM_REF = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+
+const TAGS: Record<string, string> = {
+  campaigns: 'Create a campaign and register its locations, NPCs and quests.',
+  messages: 'Record what is said and done; read it back.',
+  commands: 'Game events that trigger memories (202: the memory worker follows asynchronously).',
+  'memory and context': 'Memories, the event log, and the prompt-ready context for an agent.',
+  'layered context': 'The campaign bible and the glossary every context is anchored on.',
+  'game state': 'Snapshots of game tool results per account, staleness, log-in and log-out.',
+  'world state': 'World facts, the digest and player characters with their HUD line.',
+  search: 'Ranked full-text search in a campaign.',
+  broadcasts: 'Agent-to-agent announcements that belong to no campaign.',
+  operations: 'Liveness, readiness and metrics (no key needed).',
+};
+
+/**
+ * The OpenAPI document, generated from the controllers and their zod DTOs (request and response), then
+ * completed with what applies to whole groups of routes: bearer security with 401/403 on /v1, the
+ * Idempotency-Key and If-Match headers on the writes that honour them, servers and tag descriptions.
+ */
+export function buildOpenApi(app: INestApplication, serverUrl = 'http://localhost:3000'): OpenAPIObject {
+  const builder = new DocumentBuilder()
     .setTitle('Lorekeeper')
-    .setDescription('Event-sourced narrative memory for AI game masters and game-playing agents. Errors are application/problem+json {type, title, status, detail, code, errors?}.')
+    .setDescription(
+      'Event-sourced narrative memory for AI game masters and game-playing agents. Errors are application/problem+json ' +
+        '{type, title, status, detail, code, errors?}: bad input is a 4xx with a code, never a 5xx, and appends nothing.',
+    )
     .setVersion('1')
-    .addBearerAuth()
-    .build();
-  return SwaggerModule.createDocument(app, config);
+    .setLicense('MIT', 'https://opensource.org/licenses/MIT')
+    .addServer(serverUrl, 'Lorekeeper (npm start listens on PORT, default 3000)')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'An opaque key from LOREKEEPER_API_KEYS (not a JWT). Not needed when the variable is unset.' },
+      'bearer',
+    )
+    .addSecurityRequirements('bearer');
+  for (const [name, description] of Object.entries(TAGS)) builder.addTag(name, description);
+  const doc = SwaggerModule.createDocument(app, builder.build());
+  return complete(doc);
 }
+
+type Operation = {
+  operationId?: string;
+  parameters?: unknown[];
+  responses: Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
+  security?: unknown[];
+  tags?: string[];
+};
+
+function complete(doc: OpenAPIObject): OpenAPIObject {
+  doc.components ??= {};
+  doc.components.schemas = { ...doc.components.schemas, Problem: PROBLEM_SCHEMA as never };
+  doc.components.parameters = { ...doc.components.parameters, ...HEADER_PARAMETERS } as never;
+  doc.components.headers = { ...doc.components.headers, ...RESPONSE_HEADERS } as never;
+  const seenIds = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, raw] of Object.entries(item as Record<string, unknown>)) {
+      if (!['get', 'put', 'post', 'delete', 'patch'].includes(method)) continue;
+      const op = raw as Operation;
+      // One handler on two paths (login and register) would share an operationId: name it after its path.
+      if (op.operationId && seenIds.has(op.operationId)) op.operationId = camel(path.split('/').pop() ?? op.operationId);
+      if (op.operationId) seenIds.add(op.operationId);
+      for (const response of Object.values(op.responses)) {
+        if (response.content?.['application/problem+json']) response.content = PROBLEM_REF;
+      }
+      if (!path.startsWith('/v1/')) {
+        op.security = []; // health, readiness and metrics are open
+        continue;
+      }
+      op.responses['401'] ??= { description: 'Missing or invalid bearer key (UNAUTHORIZED)', content: PROBLEM_REF };
+      op.responses['403'] ??= { description: 'The key may not do this (CAMPAIGN_OUT_OF_SCOPE, …)', content: PROBLEM_REF };
+      // The writes that go through writeMeta document 422 (Idempotency-Key reuse) and, on a campaign, 412 (If-Match).
+      const params = (op.parameters ??= []);
+      if (op.responses['422']) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
+      if (op.responses['412']) params.push({ $ref: '#/components/parameters/IfMatch' });
+      if (op.responses['422']) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (status.startsWith('2')) response.headers = { ...response.headers, 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
+        }
+      }
+    }
+  }
+  return doc;
+}
+
+const camel = (s: string) => s.replace(/[^A-Za-z0-9]+(.)/g, (_m, c: string) => c.toUpperCase());
+
+const PROBLEM_SCHEMA = {
+  type: 'object',
+  description: 'RFC 9457 problem details with a stable machine-readable code.',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string', example: 'LOCATION_NOT_FOUND' },
+    errors: {
+      type: 'array',
+      items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+    },
+  },
+};
+
+const HEADER_PARAMETERS = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Send a write twice safely: the same key and body return the first answer (header idempotent-replayed: true) and ' +
+      'append nothing; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
+    schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,200}$' },
+  },
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description: 'Optimistic concurrency: the campaign version this write expects; a mismatch is 412 VERSION_MISMATCH.',
+    schema: { type: 'string', pattern: '^\\s*(W/)?"?\\d{1,9}"?\\s*$', example: '7' },
+  },
+};
+
+const RESPONSE_HEADERS = {
+  IdempotentReplayed: { description: '"true" when this answer is the replay of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+};
 
 /** Serves the UI at /docs and the document at /docs/openapi.json. */
 export function serveOpenApi(app: INestApplication): void {

@@ -86,10 +86,14 @@ function canonical(v: unknown): string {
   return JSON.stringify(v ?? null);
 }
 
-/** Integer query parameter within bounds; absent → default. */
+/**
+ * Integer query parameter within bounds; absent → default. Query strings are text, so it is parsed here,
+ * yet documented as what it means (an integer with its bounds) so generated clients take a number.
+ */
 export const queryInt = (min: number, max: number) =>
   z
     .string()
-    .regex(/^-?\d{1,10}$/, 'must be an integer')
+    .refine((s) => /^-?\d{1,10}$/.test(s), 'must be an integer')
     .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+    .pipe(z.number().int().min(min).max(max))
+    .meta({ type: 'integer', minimum: min, maximum: max });

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Metrics } from './metrics';
 
 @ApiTags('operations')
@@ -8,8 +8,8 @@ export class MetricsController {
   constructor(@Inject(Metrics) private readonly metrics: Metrics) {}
 
   @Get()
-  @ApiOperation({ summary: 'Prometheus metrics' })
-  @ApiProduces('text/plain')
+  @ApiOperation({ summary: 'Prometheus metrics', operationId: 'getMetrics' })
+  @ApiResponse({ status: 200, description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } })
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   scrape(): Promise<string> {
     return this.metrics.registry.metrics();

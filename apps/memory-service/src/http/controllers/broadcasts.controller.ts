@@ -3,6 +3,7 @@ import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
+import * as R from '../dto/responses';
 import { ApiRoute, ApiZodBody, ApiZodQuery } from '../api-docs';
 import { LIMITS } from '../dto/campaign.dto';
 import { idSchema, parse, queryInt } from '../validation';
@@ -26,7 +27,7 @@ export class BroadcastsController {
   constructor(@Inject(BroadcastService) private readonly broadcasts: BroadcastService) {}
 
   @Post()
-  @ApiRoute('Post an agent-to-agent announcement (no campaign)', { status: 201, example: { id: '5f0c…', content: 'Pirates spotted near Vega', from: 'agent-7', at: '2026-11-23T07:30:00.000Z' } }, [400, 413, 422])
+  @ApiRoute('Post an agent-to-agent announcement (no campaign)', { schema: R.broadcastResponse, operationId: 'postBroadcast', status: 201, example: { id: '5f0c…', content: 'Pirates spotted near Vega', from: 'agent-7', at: '2026-11-23T07:30:00.000Z' } }, [400, 413, 422])
   @ApiZodBody(broadcastBody)
   @HttpCode(201)
   async post(@Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -38,7 +39,7 @@ export class BroadcastsController {
   }
 
   @Get()
-  @ApiRoute('Broadcasts, newest first, or ranked by q', { status: 200, example: { items: [{ kind: 'broadcast', ref: '5f0c…', snippet: '«Pirates» spotted near Vega', score: 3.2, at: '2026-11-23T07:30:00.000Z' }] } })
+  @ApiRoute('Broadcasts, newest first, or ranked by q', { schema: R.broadcastsResponse, operationId: 'listBroadcasts', status: 200, example: { items: [{ kind: 'broadcast', ref: '5f0c…', id: '5f0c…', content: 'Pirates spotted near Vega', from: 'agent-7', snippet: '«Pirates» spotted near Vega', score: 3.2, at: '2026-11-23T07:30:00.000Z' }] } })
   @ApiZodQuery(listQuery)
   async list(@Query() query: unknown) {
     const q = parse(listQuery, query);

@@ -6,6 +6,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import * as R from '../dto/responses';
 import { ApiRoute, WRITE_ERRORS } from '../api-docs';
 import { createCampaignBody, locationBody, npcBody, questBody, settingsBody } from '../dto/campaign.dto';
 import { idSchema } from '../validation';
@@ -20,10 +21,13 @@ const CAMPAIGN_EXAMPLE = {
   currentLocationId: 'docks',
   currentActId: null,
   round: 1,
+  settings: { perRoleMemory: false },
+  messageCount: 2,
   locations: [{ id: 'tavern', name: 'The Rusty Anchor', dangerLevel: 'SAFE', completedEncounters: [] }],
   npcs: [{ id: 'mira', name: 'Mira', aliases: ['the barkeep'], locationId: 'tavern' }],
   quests: [],
   cursors: { world: 1, locations: { tavern: 1 }, npcs: { mira: 1 } },
+  createdAt: '2026-11-23T07:20:00.000Z',
 };
 
 @ApiTags('campaigns')
@@ -37,7 +41,7 @@ export class CampaignsController {
 
   @Post()
   @HttpCode(201)
-  @ApiRoute('Create a campaign (the party starts nowhere)', { status: 201, example: { ...CAMPAIGN_EXAMPLE, version: 1, processedVersion: 0 } }, [400, 409, 413, 422])
+  @ApiRoute('Create a campaign (the party starts nowhere)', { schema: R.campaignResponse, operationId: 'createCampaign', status: 201, example: { ...CAMPAIGN_EXAMPLE, version: 1, processedVersion: 0 } }, [400, 409, 413, 422])
   async create(@Body({ schema: createCampaignBody }) dto: z.infer<typeof createCampaignBody>, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const id = dto.id ?? newId();
     const out: WriteOutcome<unknown> = await this.commands.execute(
@@ -48,14 +52,14 @@ export class CampaignsController {
   }
 
   @Get(':cid')
-  @ApiRoute('Campaign state, versions and memory cursors', { status: 200, example: CAMPAIGN_EXAMPLE })
+  @ApiRoute('Campaign state, versions and memory cursors', { schema: R.campaignResponse, operationId: 'getCampaign', status: 200, example: CAMPAIGN_EXAMPLE })
   async get(@Param('cid', { schema: idSchema }) cid: string) {
     const snap = await this.campaigns.get(cid);
     return campaignView(snap.state, snap.processedVersion, await this.memories.cursors(cid));
   }
 
   @Put(':cid/settings')
-  @ApiRoute('Change campaign settings (perRoleMemory)', { status: 200, example: { version: 4, settings: { perRoleMemory: true } } }, WRITE_ERRORS)
+  @ApiRoute('Change campaign settings (perRoleMemory)', { schema: R.settingsResponse, operationId: 'changeSettings', status: 200, example: { version: 4, settings: { perRoleMemory: true } } }, WRITE_ERRORS)
   async settings(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: settingsBody }) dto: z.infer<typeof settingsBody>,
@@ -68,7 +72,7 @@ export class CampaignsController {
   }
 
   @Put(':cid/locations/:lid')
-  @ApiRoute('Register or update a location', { status: 200, example: { version: 2, location: CAMPAIGN_EXAMPLE.locations[0] } }, WRITE_ERRORS)
+  @ApiRoute('Register or update a location', { schema: R.locationResponse, operationId: 'putLocation', status: 200, example: { version: 2, location: CAMPAIGN_EXAMPLE.locations[0] } }, WRITE_ERRORS)
   async putLocation(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('lid', { schema: idSchema }) lid: string,
@@ -82,7 +86,7 @@ export class CampaignsController {
   }
 
   @Put(':cid/npcs/:nid')
-  @ApiRoute('Register or update an NPC (locationId null = nowhere; a move is an update)', { status: 200, example: { version: 3, npc: CAMPAIGN_EXAMPLE.npcs[0] } }, WRITE_ERRORS)
+  @ApiRoute('Register or update an NPC (locationId null = nowhere; a move is an update)', { schema: R.npcResponse, operationId: 'putNpc', status: 200, example: { version: 3, npc: CAMPAIGN_EXAMPLE.npcs[0] } }, WRITE_ERRORS)
   async putNpc(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('nid', { schema: idSchema }) nid: string,
@@ -96,7 +100,7 @@ export class CampaignsController {
   }
 
   @Put(':cid/quests/:qid')
-  @ApiRoute('Register or update a quest and its objectives', { status: 200, example: { version: 4, quest: { id: 'relic', name: 'The Drowned Relic', completed: false, objectives: [{ id: 'find-map', name: 'Find the map', completed: false }] } } }, WRITE_ERRORS)
+  @ApiRoute('Register or update a quest and its objectives', { schema: R.questResponse, operationId: 'putQuest', status: 200, example: { version: 4, quest: { id: 'relic', name: 'The Drowned Relic', completed: false, objectives: [{ id: 'find-map', name: 'Find the map', completed: false }] } } }, WRITE_ERRORS)
   async putQuest(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('qid', { schema: idSchema }) qid: string,

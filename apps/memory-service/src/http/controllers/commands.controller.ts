@@ -4,6 +4,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import * as R from '../dto/responses';
 import { ApiRoute, WRITE_ERRORS } from '../api-docs';
 import { changeLocationBody, completeObjectiveBody, completeQuestBody, emptyBody, progressActBody, updateLocationStateBody } from '../dto/campaign.dto';
 import { idSchema } from '../validation';
@@ -25,7 +26,7 @@ export class CommandsController {
 
   @Post('change-location')
   @HttpCode(202)
-  @ApiRoute('Move the party; leaving a location records its location and NPC memories', ACCEPTED, WRITE_ERRORS)
+  @ApiRoute('Move the party; leaving a location records its location and NPC memories', { ...ACCEPTED, schema: R.versionOnly, operationId: 'changeLocation' }, WRITE_ERRORS)
   changeLocation(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: changeLocationBody }) dto: z.infer<typeof changeLocationBody>,
@@ -37,7 +38,7 @@ export class CommandsController {
 
   @Post('complete-objective')
   @HttpCode(202)
-  @ApiRoute('Complete a quest objective (world memory objective_completed)', ACCEPTED, WRITE_ERRORS)
+  @ApiRoute('Complete a quest objective (world memory objective_completed)', { ...ACCEPTED, schema: R.versionOnly, operationId: 'completeObjective' }, WRITE_ERRORS)
   completeObjective(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: completeObjectiveBody }) dto: z.infer<typeof completeObjectiveBody>,
@@ -49,7 +50,7 @@ export class CommandsController {
 
   @Post('complete-quest')
   @HttpCode(202)
-  @ApiRoute('Complete a quest (world memory quest_completed)', ACCEPTED, WRITE_ERRORS)
+  @ApiRoute('Complete a quest (world memory quest_completed)', { ...ACCEPTED, schema: R.versionOnly, operationId: 'completeQuest' }, WRITE_ERRORS)
   completeQuest(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: completeQuestBody }) dto: z.infer<typeof completeQuestBody>,
@@ -61,7 +62,7 @@ export class CommandsController {
 
   @Post('progress-act')
   @HttpCode(202)
-  @ApiRoute('Move the story to a new act (world memory act_progressed)', ACCEPTED, WRITE_ERRORS)
+  @ApiRoute('Move the story to a new act (world memory act_progressed)', { ...ACCEPTED, schema: R.versionOnly, operationId: 'progressAct' }, WRITE_ERRORS)
   progressAct(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: progressActBody }) dto: z.infer<typeof progressActBody>,
@@ -73,7 +74,7 @@ export class CommandsController {
 
   @Post('update-location-state')
   @HttpCode(202)
-  @ApiRoute('Change a danger level and/or complete an encounter (CLEARED and encounters are world memories)', ACCEPTED, WRITE_ERRORS)
+  @ApiRoute('Change a danger level and/or complete an encounter (CLEARED and encounters are world memories)', { ...ACCEPTED, schema: R.versionOnly, operationId: 'updateLocationState' }, WRITE_ERRORS)
   updateLocationState(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: updateLocationStateBody }) dto: z.infer<typeof updateLocationStateBody>,
@@ -85,7 +86,7 @@ export class CommandsController {
 
   @Post('end-round')
   @HttpCode(202)
-  @ApiRoute('End the current round (messages after it belong to the next round)', { ...ACCEPTED, example: { version: 13, round: 2 } }, WRITE_ERRORS)
+  @ApiRoute('End the current round (messages after it belong to the next round)', { ...ACCEPTED, schema: R.endRoundResponse, operationId: 'endRound', example: { version: 13, round: 2 } }, WRITE_ERRORS)
   endRound(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: emptyBody }) _dto: unknown,

@@ -1,7 +1,9 @@
 import { MemoryWorker } from '@app/memory';
 import { ReplicaMetrics, workerLag } from '@app/replica';
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiRoute, jsonSchemaOf } from '../api-docs';
+import * as R from '../dto/responses';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
@@ -20,7 +22,7 @@ export class HealthController {
 
   @Get()
   @HealthCheck()
-  @ApiOperation({ summary: 'Liveness with a database check' })
+  @ApiRoute('Liveness with a database check', { status: 200, schema: R.livenessResponse, operationId: 'getHealth' }, [503])
   liveness() {
     return this.health.check([
       async () => {
@@ -37,7 +39,8 @@ export class HealthController {
 
   /** Readiness: database reachable, worker running, the leases this replica holds, worker lag; 503 when not ready. */
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: database, memory worker, this replica and its leases, worker lag' })
+  @ApiRoute('Readiness: database, memory worker, this replica and its leases, worker lag', { status: 200, schema: R.readinessResponse, operationId: 'getReadiness' }, [])
+  @ApiResponse({ status: 503, description: 'Not ready (database down or worker stopped)', content: { 'application/json': { schema: jsonSchemaOf(R.readinessResponse, 'output') as never } } })
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const lag = await workerLag(this.dataSource).catch(() => null);
     const database = lag ? 'up' : 'down';

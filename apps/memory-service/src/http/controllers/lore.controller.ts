@@ -5,6 +5,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import * as R from '../dto/responses';
 import { ApiRoute, WRITE_ERRORS } from '../api-docs';
 import { bibleBody, glossaryTermBody, pathTerm } from '../dto/layers.dto';
 import { idSchema } from '../validation';
@@ -24,14 +25,14 @@ export class LoreController {
   ) {}
 
   @Get('bible')
-  @ApiRoute('The campaign bible (both parts)', { status: 200, example: BIBLE_EXAMPLE })
+  @ApiRoute('The campaign bible (both parts)', { schema: R.bibleResponse, operationId: 'getBible', status: 200, example: BIBLE_EXAMPLE })
   async bible(@Param('cid', { schema: idSchema }) cid: string) {
     const { state } = await this.campaigns.get(cid);
     return { text: state.bible?.text ?? '', dmOnly: state.bible?.dmOnly ?? '' };
   }
 
   @Put('bible')
-  @ApiRoute('Set the campaign bible (each part ≤ 32,000 characters, else BIBLE_TOO_LARGE; dmOnly omitted = kept)', { status: 200, example: { version: 3, bible: BIBLE_EXAMPLE } }, WRITE_ERRORS)
+  @ApiRoute('Set the campaign bible (each part ≤ 32,000 characters, else BIBLE_TOO_LARGE; dmOnly omitted = kept)', { schema: R.putBibleResponse, operationId: 'putBible', status: 200, example: { version: 3, bible: BIBLE_EXAMPLE } }, WRITE_ERRORS)
   async putBible(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: bibleBody }) dto: z.infer<typeof bibleBody>,
@@ -46,14 +47,14 @@ export class LoreController {
   }
 
   @Get('glossary')
-  @ApiRoute('The glossary, alphabetical, hidden terms included (flagged)', { status: 200, example: { items: [TERM_EXAMPLE] } })
+  @ApiRoute('The glossary, alphabetical, hidden terms included (flagged)', { schema: R.glossaryResponse, operationId: 'getGlossary', status: 200, example: { items: [TERM_EXAMPLE] } })
   async glossary(@Param('cid', { schema: idSchema }) cid: string) {
     const { state } = await this.campaigns.get(cid);
     return { items: await this.layers.glossary(cid, state.glossary ?? {}, { includeHidden: true }) };
   }
 
   @Put('glossary/:term')
-  @ApiRoute('Set and lock a glossary term’s definition', { status: 200, example: { version: 7, term: 'Void-Chisel', definition: 'A blade that cuts doors into stone.', locked: true } }, WRITE_ERRORS)
+  @ApiRoute('Set and lock a glossary term’s definition', { schema: R.setTermResponse, operationId: 'setGlossaryTerm', status: 200, example: { version: 7, term: 'Void-Chisel', definition: 'A blade that cuts doors into stone.', locked: true } }, WRITE_ERRORS)
   async setTerm(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('term') raw: string,
@@ -70,7 +71,7 @@ export class LoreController {
   }
 
   @Delete('glossary/:term')
-  @ApiRoute('Hide a glossary term (the worker never re-adds it)', { status: 200, example: { version: 8, term: 'Void-Chisel', hidden: true } }, WRITE_ERRORS)
+  @ApiRoute('Hide a glossary term (the worker never re-adds it)', { schema: R.hideTermResponse, operationId: 'hideGlossaryTerm', status: 200, example: { version: 8, term: 'Void-Chisel', hidden: true } }, WRITE_ERRORS)
   async hideTerm(@Param('cid', { schema: idSchema }) cid: string, @Param('term') raw: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const term = pathTerm(raw);
     const out = await this.commands.execute(new HideGlossaryTermCommand(cid, { term }, writeMeta(req, cid, null), (r) => ({ version: r.version, term, hidden: true })));

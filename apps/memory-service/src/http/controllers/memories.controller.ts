@@ -3,11 +3,12 @@ import { AGENTS, ComposedContext, GetContextQuery, renderJson, renderText, SECTI
 import { APP_CONFIG, AppConfig, DomainError } from '@app/common';
 import { MemoryReader } from '@app/memory';
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import { ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { LIMITS } from '../dto/campaign.dto';
+import * as R from '../dto/responses';
 import { ApiRoute } from '../api-docs';
 import { idSchema, queryInt } from '../validation';
 
@@ -56,7 +57,8 @@ export const contextQuery = z.strictObject({
   waitMs: queryInt(0, 30_000).optional(),
   viewer: idSchema.optional(),
   include: z.string().max(500).optional(),
-  budget: z.string().max(12).optional(),
+  // Parsed by parseBudget (its own INVALID_BUDGET code); documented as the integer it is.
+  budget: z.string().refine((s) => s.length <= 12, 'must be an integer from 50 to 200000').meta({ type: 'integer', minimum: 50, maximum: 200_000 }).optional(),
   query: z.string().min(1).max(2000).optional(),
   explain: bool.optional(),
   account: idSchema.optional(),
@@ -76,14 +78,14 @@ export class MemoriesController {
   ) {}
 
   @Get('memories')
-  @ApiRoute('Memories, newest first', { status: 200, example: { items: [MEMORY_EXAMPLE] } })
+  @ApiRoute('Memories, newest first', { schema: R.memoriesResponse, operationId: 'listMemories', status: 200, example: { items: [MEMORY_EXAMPLE] } })
   async list(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: memoriesQuery }) q: z.infer<typeof memoriesQuery>) {
     await this.campaigns.get(cid);
     return { items: await this.memories.list(cid, { scope: q.scope, subjectId: q.subjectId, limit: q.limit ?? 50, before: q.before }) };
   }
 
   @Get('events')
-  @ApiRoute('Events of the game or memory stream, oldest first', {
+  @ApiRoute('Events of the game or memory stream, oldest first', { schema: R.eventsResponse, operationId: 'listEvents',
     status: 200,
     example: { items: [{ version: 5, type: 'LocationChanged', data: { fromLocationId: null, toLocationId: 'tavern', npcsPresent: [] }, metadata: { correlationId: 'req-1' }, recordedAt: '2026-11-23T07:27:00.000Z' }] },
   })
@@ -94,8 +96,7 @@ export class MemoriesController {
   }
 
   @Get('context')
-  @ApiProduces('application/json', 'text/plain')
-  @ApiRoute('Prompt-ready context for an agent (JSON or text/plain); minVersion+waitMs wait for the worker', { status: 200, example: CONTEXT_EXAMPLE })
+  @ApiRoute('Prompt-ready context for an agent (JSON or text/plain); minVersion+waitMs wait for the worker', { schema: R.contextResponse, operationId: 'getContext', text: true, status: 200, example: CONTEXT_EXAMPLE })
   async context(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: contextQuery }) q: z.infer<typeof contextQuery>, @Res({ passthrough: true }) reply: FastifyReply) {
     const include = q.include === undefined ? undefined : parseInclude(q.include);
     const budget = q.budget === undefined ? undefined : parseBudget(q.budget);

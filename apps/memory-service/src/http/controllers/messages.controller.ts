@@ -5,6 +5,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import * as R from '../dto/responses';
 import { ApiRoute, WRITE_ERRORS } from '../api-docs';
 import { LIMITS, messagesBody } from '../dto/campaign.dto';
 import { idSchema, queryInt } from '../validation';
@@ -43,7 +44,7 @@ export class MessagesController {
 
   @Post()
   @HttpCode(201)
-  @ApiRoute('Record 1–500 messages (all or nothing)', { status: 201, example: { indexes: [0, 1], version: 7 } }, WRITE_ERRORS)
+  @ApiRoute('Record 1–500 messages (all or nothing)', { schema: R.recordMessagesResponse, operationId: 'recordMessages', status: 201, example: { indexes: [0, 1], version: 7 } }, WRITE_ERRORS)
   async record(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: messagesBody }) dto: z.infer<typeof messagesBody>,
@@ -61,7 +62,7 @@ export class MessagesController {
   }
 
   @Get()
-  @ApiRoute('Messages after an index, oldest first', { status: 200, example: { items: [MESSAGE_EXAMPLE] } })
+  @ApiRoute('Messages after an index, oldest first', { schema: R.messagesResponse, operationId: 'listMessages', status: 200, example: { items: [MESSAGE_EXAMPLE] } })
   async list(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: listMessagesQuery }) q: z.infer<typeof listMessagesQuery>) {
     await this.campaigns.get(cid);
     const items = await this.campaigns.messages(cid, { after: q.after, limit: q.limit ?? 100, locationId: q.locationId });

@@ -4,6 +4,7 @@ import { SEARCH_IN, SearchService } from '@app/search';
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
+import * as R from '../dto/responses';
 import { ApiRoute, ApiZodQuery } from '../api-docs';
 import { idSchema, parse, pathId, queryInt } from '../validation';
 
@@ -25,7 +26,7 @@ export class SearchController {
   constructor(@Inject(SearchService) private readonly searches: SearchService) {}
 
   @Get()
-  @ApiRoute('Ranked full-text search over messages, reasoning or memories (query language: words, "phrases", prefix*, OR, NOT)', { status: 200, example: { items: [{ kind: 'message', ref: 412, snippet: 'the «iron» «ore» shipment…', score: 7.1, at: '2026-11-23T07:27:00.000Z', round: 3 }] } })
+  @ApiRoute('Ranked full-text search over messages, reasoning or memories (query language: words, "phrases", prefix*, OR, NOT)', { schema: R.searchResponse, operationId: 'search', status: 200, example: { items: [{ kind: 'message', ref: 412, snippet: 'the «iron» «ore» shipment…', score: 7.1, at: '2026-11-23T07:27:00.000Z', round: 3 }] } })
   @ApiZodQuery(searchQuery)
   async search(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');

@@ -6,6 +6,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, 
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiTags } from '@nestjs/swagger';
 import { ApiQuery } from '@nestjs/swagger';
+import * as R from '../dto/responses';
 import { ApiRoute, ApiZodBody } from '../api-docs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { emptyBody } from '../dto/campaign.dto';
@@ -14,6 +15,16 @@ import { parse, pathId } from '../validation';
 import { markReplay, writeMeta } from '../write-context';
 
 /** World facts, the digest, and player characters with their HUD (DESIGN §6). */
+const FACT_EXAMPLE = { type: 'conflict', key: 'guild-war', value: 'The Guild is at war with the Syndicate', priority: 0, status: 'active', expiresAt: null, assertedAt: '2026-11-23T07:30:00.000Z', resolvedAt: null };
+const PLAYER_EXAMPLE = {
+  id: 'aria',
+  name: 'Aria',
+  aliases: [],
+  stats: { HP: '12/20' },
+  registeredVersion: 5,
+  hud: { text: 'HUD: HP 12/20', tokens: 6, dropped: [] },
+};
+
 @ApiTags('world state')
 @Controller('v1/campaigns/:cid')
 export class WorldStateController {
@@ -25,7 +36,7 @@ export class WorldStateController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  @ApiRoute('Assert a fact (upsert of type+key); ephemeral types need a TTL', { status: 200, example: { version: 9, fact: { type: 'conflict', key: 'guild-war', value: 'The Guild is at war with the Syndicate', priority: 0, status: 'active' } } }, [400, 404, 409, 412, 413, 422])
+  @ApiRoute('Assert a fact (upsert of type+key); ephemeral types need a TTL', { schema: R.factResponse, operationId: 'assertFact', status: 200, example: { version: 9, fact: FACT_EXAMPLE } }, [400, 404, 409, 412, 413, 422])
   @ApiZodBody(factBody)
   @Put('facts/:type/:key')
   async putFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -46,7 +57,7 @@ export class WorldStateController {
     return out.body;
   }
 
-  @ApiRoute('Resolve a fact (it leaves the digest)', { status: 200, example: { version: 10 } }, [400, 404, 409, 412, 413, 422])
+  @ApiRoute('Resolve a fact (it leaves the digest)', { schema: R.factResponse, operationId: 'resolveFact', status: 200, example: { version: 10, fact: { ...FACT_EXAMPLE, status: 'resolved', resolvedAt: '2026-11-23T08:00:00.000Z' } } }, [400, 404, 409, 412, 413, 422])
   @Post('facts/:type/:key/resolve')
   @HttpCode(200)
   async resolveFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -62,7 +73,7 @@ export class WorldStateController {
     return out.body;
   }
 
-  @ApiRoute('Facts by status (active, resolved, expired, all)', { status: 200, example: { items: [{ type: 'conflict', key: 'guild-war', value: 'The Guild is at war with the Syndicate', status: 'active' }] } })
+  @ApiRoute('Facts by status (active, resolved, expired, all)', { schema: R.factsResponse, operationId: 'listFacts', status: 200, example: { items: [FACT_EXAMPLE] } })
   @ApiQuery({ name: 'status', required: false, enum: ['active', 'resolved', 'expired', 'all'] })
   @Get('facts')
   async facts(@Param('cid') cid: string, @Query() query: Record<string, unknown>) {
@@ -81,7 +92,7 @@ export class WorldStateController {
     return { items };
   }
 
-  @ApiRoute('The deterministic world-state digest and its SHA-256 version', { status: 200, example: { version: 'b5bb9d8014a0f9b1d61e21e796d78dccdf1352f23cd32812f4850b878ae4944c', text: 'Conflict: The Guild is at war with the Syndicate', tokens: 11, dropped: [] } })
+  @ApiRoute('The deterministic world-state digest and its SHA-256 version', { schema: R.digestResponse, operationId: 'getDigest', status: 200, example: { version: 'b5bb9d8014a0f9b1d61e21e796d78dccdf1352f23cd32812f4850b878ae4944c', text: 'Conflict: The Guild is at war with the Syndicate', tokens: 11, dropped: [] } })
   @Get('digest')
   async digest(@Param('cid') cid: string) {
     pathId(cid, 'campaign id');
@@ -90,7 +101,7 @@ export class WorldStateController {
     return { version: d.version, text: d.text, tokens: d.tokens, dropped: d.dropped.map((x) => ({ section: 'digest', ref: x.ref, tokens: x.tokens, reason: 'budget' })) };
   }
 
-  @ApiRoute('Register or update a player character (name, aliases, ordered stats for the HUD)', { status: 200, example: { version: 11, player: { id: 'aria', name: 'Aria', aliases: [], stats: [{ label: 'HP', value: '12/20' }] } } }, [400, 404, 409, 412, 413, 422])
+  @ApiRoute('Register or update a player character (name, aliases, ordered stats for the HUD)', { schema: R.putPlayerResponse, operationId: 'putPlayer', status: 200, example: { version: 11, player: PLAYER_EXAMPLE } }, [400, 404, 409, 412, 413, 422])
   @ApiZodBody(playerBody)
   @Put('players/:pid')
   async putPlayer(@Param('cid') cid: string, @Param('pid') pid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -108,7 +119,7 @@ export class WorldStateController {
     return out.body;
   }
 
-  @ApiRoute('Player characters', { status: 200, example: { items: [{ id: 'aria', name: 'Aria', hud: 'HUD: HP 12/20' }] } })
+  @ApiRoute('Player characters', { schema: R.playersResponse, operationId: 'listPlayers', status: 200, example: { items: [PLAYER_EXAMPLE] } })
   @Get('players')
   async players(@Param('cid') cid: string) {
     pathId(cid, 'campaign id');
@@ -116,7 +127,7 @@ export class WorldStateController {
     return { items: Object.values(state.players ?? {}).sort((a, b) => (a.id < b.id ? -1 : 1)).map((p) => this.playerView(p)) };
   }
 
-  @ApiRoute('One player character with its HUD line', { status: 200, example: { id: 'aria', name: 'Aria', hud: 'HUD: HP 12/20' } })
+  @ApiRoute('One player character with its HUD line', { schema: R.playerResponse, operationId: 'getPlayer', status: 200, example: PLAYER_EXAMPLE })
   @Get('players/:pid')
   async player(@Param('cid') cid: string, @Param('pid') pid: string) {
     pathId(cid, 'campaign id');

@@ -1,0 +1,232 @@
+import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
+import { AGENTS, SECTION_ORDER } from '@app/context';
+import { z } from 'zod';
+
+/**
+ * The success bodies of the API, as zod schemas: the OpenAPI document is generated from them (so every 2xx
+ * JSON body has a schema a client generator can use) and, when response checking is on (the e2e harness
+ * turns it on), every answer is checked against its schema, so the document cannot drift from what the
+ * service sends. Objects are not strict: a new field is not a break; a changed type or a missing field is.
+ */
+const int = z.number().int();
+const count = int.min(0);
+const time = z.string().describe('ISO 8601 date-time');
+const nullableTime = time.nullable();
+
+export const versionOnly = z.object({ version: count.describe('the campaign version after this write') });
+
+const location = z.object({ id: z.string(), name: z.string(), dangerLevel: z.enum(DANGER_LEVELS).nullable(), completedEncounters: z.array(z.string()) });
+const npc = z.object({ id: z.string(), name: z.string(), aliases: z.array(z.string()), locationId: z.string().nullable() });
+const quest = z.object({
+  id: z.string(),
+  name: z.string(),
+  completed: z.boolean(),
+  objectives: z.array(z.object({ id: z.string(), name: z.string(), completed: z.boolean() })),
+});
+const cursors = z.object({
+  world: int.describe('last message index in a world memory; -1 = none yet'),
+  locations: z.record(z.string(), int),
+  npcs: z.record(z.string(), int),
+});
+
+export const campaignResponse = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    version: count,
+    processedVersion: count.describe('the game version the memory worker has processed through'),
+    currentLocationId: z.string().nullable(),
+    currentActId: z.string().nullable(),
+    round: int.min(1),
+    settings: z.object({ perRoleMemory: z.boolean() }),
+    messageCount: count,
+    locations: z.array(location),
+    npcs: z.array(npc),
+    quests: z.array(quest),
+    cursors,
+    createdAt: time,
+  });
+
+export const settingsResponse = z.object({ version: count, settings: z.object({ perRoleMemory: z.boolean() }) });
+export const locationResponse = z.object({ version: count, location });
+export const npcResponse = z.object({ version: count, npc });
+export const questResponse = z.object({ version: count, quest });
+
+export const recordMessagesResponse = z.object({ indexes: z.array(count).describe('campaign-wide indexes of the recorded messages'), version: count });
+export const endRoundResponse = z.object({ version: count, round: int.min(1).describe('the round now current') });
+
+const message = z
+  .object({
+    index: count,
+    role: z.enum(MESSAGE_ROLES),
+    speaker: z.string().nullable(),
+    content: z.string(),
+    locationId: z.string().nullable(),
+    npcIds: z.array(z.string()),
+    at: time,
+    round: int.min(1),
+    visibility: z.enum(VISIBILITIES),
+    audience: z.array(z.string()),
+    toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
+    toolCallId: z.string().nullable(),
+    reasoning: z.string().nullable(),
+  });
+export const messagesResponse = z.object({ items: z.array(message) });
+
+const memory = z
+  .object({
+    id: z.string(),
+    scope: z.enum(['location', 'npc', 'world']),
+    subjectId: z.string(),
+    summary: z.string(),
+    tags: z.array(z.string()),
+    locationId: z.string().nullable(),
+    npcIds: z.array(z.string()),
+    questId: z.string().nullable(),
+    encounterId: z.string().nullable(),
+    sinceMessageIndex: int,
+    throughMessageIndex: int,
+    sinceTimestamp: time,
+    createdAt: time,
+    triggerVersion: count,
+  });
+export const memoriesResponse = z.object({ items: z.array(memory) });
+
+export const eventsResponse = z.object({
+  items: z.array(
+    z.object({
+      version: count,
+      type: z.string(),
+      data: z.record(z.string(), z.unknown()),
+      metadata: z.record(z.string(), z.unknown()),
+      recordedAt: time,
+    }),
+  ),
+});
+
+const sectionKey = z.enum(SECTION_ORDER);
+const entry = z.object({
+  ref: z.string(),
+  text: z.string(),
+  subjectId: z.string().optional(),
+  createdAt: z.string().optional(),
+  rank: int.optional(),
+  group: z.string().optional(),
+  seq: int.optional(),
+  tokens: count.optional(),
+});
+const dropped = z
+  .object({ section: z.string(), ref: z.string(), tokens: count, reason: z.enum(['compacted', 'budget']) });
+
+export const contextResponse = z
+  .object({
+    version: count,
+    processedVersion: count,
+    agent: z.enum(AGENTS).optional().describe('absent in the DESIGN §2 form (no agent, viewer, include, budget or query given)'),
+    viewer: z.string().optional(),
+    sections: z.array(z.object({ key: sectionKey.optional(), title: z.string(), tokens: count.optional(), entries: z.array(entry) })),
+    tokens: z.object({ budget: count.nullable(), used: count }).optional(),
+    dropped: z.array(dropped).optional(),
+    overBudget: z.boolean().optional(),
+  })
+  .catchall(z.unknown())
+  .describe('Sections in canonical order; sections may add fields of their own (e.g. `digest`).');
+
+export const bibleResponse = z.object({ text: z.string(), dmOnly: z.string() });
+export const putBibleResponse = z.object({ version: count, bible: bibleResponse });
+const glossaryEntry = z.object({
+  term: z.string(),
+  definition: z.string(),
+  coinedMessageIndex: int.nullable(),
+  locked: z.boolean(),
+  hidden: z.boolean(),
+  createdAt: nullableTime,
+});
+export const glossaryResponse = z.object({ items: z.array(glossaryEntry) });
+export const setTermResponse = z.object({ version: count, term: z.string(), definition: z.string(), locked: z.literal(true) });
+export const hideTermResponse = z.object({ version: count, term: z.string(), hidden: z.literal(true) });
+
+const tick = count.nullable();
+export const putSnapshotResponse = z.object({ tool: z.string(), tick, capturedAt: time, bytes: count });
+export const snapshotsResponse = z.object({ items: z.array(z.object({ tool: z.string(), tick, capturedAt: time, bytes: count, stale: z.boolean() })) });
+export const snapshotResponse = z.object({
+  tool: z.string(),
+  tick,
+  capturedAt: time,
+  stale: z.boolean(),
+  fieldTicks: z.record(z.string(), tick),
+  content: z.unknown().describe('the stored tool result, any JSON value'),
+});
+export const actionResponse = z.object({ stale: z.array(z.string()).describe('tools this action made stale') });
+export const loginResponse = z.object({ version: count, account: z.string(), agentId: z.string(), previousAccount: z.string().nullable() });
+export const logoutResponse = z.object({ version: count, account: z.string(), loggedOut: z.literal(true) });
+export const accountsResponse = z.object({ items: z.array(z.object({ account: z.string(), agentId: z.string().nullable() })) });
+const toolRule = z.object({
+  tool: z.string(),
+  title: z.string().nullable(),
+  fields: z.array(z.string()).nullable(),
+  invalidatedBy: z.array(z.string()).nullable(),
+  maxAgeTicks: count.nullable(),
+});
+export const toolRuleResponse = toolRule;
+export const toolRulesResponse = z.object({ items: z.array(toolRule) });
+
+const fact = z
+  .object({
+    type: z.string(),
+    key: z.string(),
+    value: z.string(),
+    priority: int,
+    status: z.enum(['active', 'resolved', 'expired']),
+    expiresAt: nullableTime,
+    assertedAt: time,
+    resolvedAt: nullableTime,
+  });
+export const factResponse = z.object({ version: count, fact });
+export const factsResponse = z.object({ items: z.array(fact) });
+export const digestResponse = z.object({
+  version: z.string().describe('SHA-256 of the digest text'),
+  text: z.string(),
+  tokens: count,
+  dropped: z.array(dropped),
+});
+const player = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    aliases: z.array(z.string()),
+    stats: z.record(z.string(), z.union([z.string(), z.number()])),
+    registeredVersion: count,
+    hud: z.object({ text: z.string(), tokens: count, dropped: z.array(dropped) }),
+  });
+export const playerResponse = player;
+export const putPlayerResponse = z.object({ version: count, player });
+export const playersResponse = z.object({ items: z.array(player) });
+
+const searchHit = z.object({
+  kind: z.enum(['message', 'reasoning', 'memory', 'broadcast']),
+  ref: z.union([int, z.string()]).describe('message index (messages, reasoning) or memory id'),
+  snippet: z.string().describe('text around the hits, each hit wrapped in «…»'),
+  score: z.number(),
+  at: time,
+  round: int.nullable(),
+});
+export const searchResponse = z.object({ items: z.array(searchHit) });
+const broadcast = z.object({ id: z.string(), content: z.string(), from: z.string(), at: time });
+export const broadcastResponse = broadcast;
+export const broadcastsResponse = z.object({
+  items: z.array(broadcast.extend({ kind: z.literal('broadcast'), ref: z.string(), snippet: z.string().optional(), score: z.number().optional() })),
+});
+
+export const readinessResponse = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  database: z.enum(['up', 'down']),
+  worker: z.enum(['running', 'stopped']),
+  replica: z.record(z.string(), z.unknown()),
+});
+export const livenessResponse = z.object({
+  status: z.string(),
+  info: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  error: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  details: z.record(z.string(), z.record(z.string(), z.unknown())),
+});
