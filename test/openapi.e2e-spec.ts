@@ -1,5 +1,14 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { routesOf } from '../apps/memory-service/src/bootstrap';
+import { REPO_ROOT } from './support/service-process';
 import { startTestApp, TestApp } from './support/test-app';
+
+jest.setTimeout(120_000);
+const run = promisify(execFile);
 
 /** Every route Nest maps must be in /docs/openapi.json, with a summary, a success example and its error responses. */
 describe('OpenAPI at /docs', () => {
@@ -37,6 +46,73 @@ describe('OpenAPI at /docs', () => {
         const success = Object.entries<any>(op.responses).find(([s]) => s.startsWith('2'))![1];
         expect(JSON.stringify(success)).toContain('example');
       }
+    }
+  });
+
+  it('gives every 2xx JSON body a schema and every operation a clean, unique operationId, a tag and security', async () => {
+    const doc = (await t.http('GET', '/docs/openapi.json')).body;
+    const ids: string[] = [];
+    const problems: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        ids.push(op.operationId);
+        if (!/^[a-z][A-Za-z0-9]*$/.test(op.operationId ?? '')) problems.push(`${where}: operationId ${op.operationId}`);
+        if (!op.tags?.length) problems.push(`${where}: no tag`);
+        for (const [status, r] of Object.entries<any>(op.responses)) {
+          const json = r.content?.['application/json'];
+          if (status.startsWith('2') && json && !json.schema?.type) problems.push(`${where} ${status}: JSON body without a schema`);
+        }
+        const secured = JSON.stringify(op.security ?? doc.security) === JSON.stringify([{ bearer: [] }]);
+        if (path.startsWith('/v1/') && (!secured || !op.responses['401'] || !op.responses['403'])) problems.push(`${where}: bearer security, 401 and 403`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.bearer.bearerFormat).toBeUndefined(); // opaque keys, not JWT
+    expect(doc.servers.length).toBeGreaterThan(0);
+    expect(doc.tags.every((tag: { description?: string }) => tag.description)).toBe(true);
+  });
+
+  it('documents integer query parameters as integers and the Idempotency-Key and If-Match headers on writes', async () => {
+    const doc = (await t.http('GET', '/docs/openapi.json')).body;
+    const query = (path: string) => Object.fromEntries(doc.paths[path].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema]));
+    const context = query('/v1/campaigns/{cid}/context');
+    for (const name of ['limit', 'minVersion', 'waitMs', 'budget', 'tick']) expect(context[name]).toMatchObject({ type: 'integer' });
+    expect(context.waitMs).toMatchObject({ minimum: 0, maximum: 30_000 });
+    expect(query('/v1/campaigns/{cid}/messages').limit).toMatchObject({ type: 'integer', minimum: 1 });
+    const refs = (op: any) => op.parameters.map((p: any) => p.$ref).filter(Boolean);
+    expect(refs(doc.paths['/v1/campaigns/{cid}/messages'].post)).toEqual(['#/components/parameters/IdempotencyKey', '#/components/parameters/IfMatch']);
+    expect(refs(doc.paths['/v1/broadcasts'].post)).toEqual(['#/components/parameters/IdempotencyKey']);
+    expect(doc.components.parameters.IfMatch).toMatchObject({ name: 'If-Match', in: 'header' });
+    expect(doc.paths['/v1/campaigns/{cid}/messages'].post.responses['201'].headers['idempotent-replayed']).toBeDefined();
+  });
+
+  it('response schemas come from the zod schemas that check the answers: a documented body matches a real one', async () => {
+    const doc = (await t.http('GET', '/docs/openapi.json')).body;
+    const schema = doc.paths['/v1/campaigns/{cid}'].get.responses['200'].content['application/json'].schema;
+    expect(schema.required).toEqual(expect.arrayContaining(['id', 'version', 'processedVersion', 'locations', 'cursors']));
+    expect(schema.properties.version).toMatchObject({ type: 'integer', minimum: 0 });
+    await t.http('POST', '/v1/campaigns', { id: 'doc-check', name: 'Doc' });
+    const real = await t.http('GET', '/v1/campaigns/doc-check');
+    expect(Object.keys(real.body).sort()).toEqual(Object.keys(schema.properties).sort());
+  });
+
+  it('passes redocly lint (recommended rules) with no error and examples that fit their schemas', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lk-openapi-'));
+    try {
+      writeFileSync(join(dir, 'openapi.json'), (await t.http('GET', '/docs/openapi.json')).text);
+      const redocly = join(REPO_ROOT, 'node_modules/@redocly/cli/bin/cli.js');
+      const out = await run(process.execPath, [redocly, 'lint', join(dir, 'openapi.json'), '--format=json', `--config=${join(REPO_ROOT, 'redocly.yaml')}`], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).catch(
+        (err: { stdout: string }) => err,
+      );
+      const report = JSON.parse(out.stdout.slice(out.stdout.indexOf('{')));
+      const errors = report.problems.filter((p: any) => p.severity === 'error').map((p: any) => `${p.ruleId}: ${p.message}`);
+      expect(errors).toEqual([]);
+      expect(report.problems.filter((p: any) => p.ruleId === 'no-invalid-media-type-examples').map((p: any) => p.message)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -51,6 +51,8 @@ type Operation = {
 
 function complete(doc: OpenAPIObject): OpenAPIObject {
   doc.components ??= {};
+  // addBearerAuth defaults bearerFormat to JWT; these keys are opaque strings.
+  delete (doc.components.securitySchemes?.bearer as { bearerFormat?: string } | undefined)?.bearerFormat;
   doc.components.schemas = { ...doc.components.schemas, Problem: PROBLEM_SCHEMA as never };
   doc.components.parameters = { ...doc.components.parameters, ...HEADER_PARAMETERS } as never;
   doc.components.headers = { ...doc.components.headers, ...RESPONSE_HEADERS } as never;
