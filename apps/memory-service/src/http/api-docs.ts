@@ -1,6 +1,40 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { z } from 'zod';
+
+type Swagger = typeof import('@nestjs/swagger');
+type AnyDecorator = (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => unknown;
+
+/**
+ * @nestjs/swagger takes ≈0.4 s to load, a third of a cold start, and only /docs needs it. So the Api*
+ * decorators below record what they were given and apply swagger's own decorators when the document is
+ * first built (loadSwagger); decorations made after that apply at once. Import them from here, not from
+ * @nestjs/swagger, or the boot pays for swagger again (test/boot-footprint.e2e-spec.ts checks).
+ */
+let swagger: Swagger | undefined;
+const pending: Array<(s: Swagger) => void> = [];
+
+export function loadSwagger(): Swagger {
+  if (!swagger) {
+    swagger = require('@nestjs/swagger') as Swagger;
+    for (const apply of pending.splice(0)) apply(swagger);
+  }
+  return swagger;
+}
+
+function deferred(make: (s: Swagger) => AnyDecorator): MethodDecorator & ClassDecorator {
+  return ((target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    const apply = (s: Swagger) => void make(s)(target, key, descriptor);
+    if (swagger) apply(swagger);
+    else pending.push(apply);
+    return descriptor;
+  }) as MethodDecorator & ClassDecorator;
+}
+
+export const ApiTags = (...tags: string[]) => deferred((s) => s.ApiTags(...tags) as AnyDecorator);
+export const ApiOperation = (...a: Parameters<Swagger['ApiOperation']>) => deferred((s) => s.ApiOperation(...a) as AnyDecorator);
+export const ApiResponse = (...a: Parameters<Swagger['ApiResponse']>) => deferred((s) => s.ApiResponse(...a) as AnyDecorator);
+export const ApiQuery = (...a: Parameters<Swagger['ApiQuery']>) => deferred((s) => s.ApiQuery(...a) as AnyDecorator);
+export const ApiBody = (...a: Parameters<Swagger['ApiBody']>) => deferred((s) => s.ApiBody(...a) as AnyDecorator);
 
 const PROBLEM = {
   type: 'object',
@@ -49,16 +83,23 @@ export interface RouteSuccess {
 
 /** One route's documentation: summary, success schema and example, and its problem+json error responses. */
 export function ApiRoute(summary: string, success: RouteSuccess, errors: number[] = [400, 404]) {
-  const json = success.schema ? { schema: jsonSchemaOf(success.schema, 'output') as never } : {};
-  const example = success.example === undefined ? {} : { example: success.example };
-  const content: Record<string, object> = { 'application/json': { ...json, ...example } };
-  if (success.text) content['text/plain'] = { schema: { type: 'string' } };
+  // The JSON Schemas are made when the document is built, not at boot.
+  const content = (): Record<string, object> => {
+    const json = success.schema ? { schema: jsonSchemaOf(success.schema, 'output') } : {};
+    const example = success.example === undefined ? {} : { example: success.example };
+    return { 'application/json': { ...json, ...example }, ...(success.text ? { 'text/plain': { schema: { type: 'string' } } } : {}) };
+  };
   return applyDecorators(
     ApiOperation({ summary, ...(success.operationId ? { operationId: success.operationId } : {}) }),
-    ApiResponse({ status: success.status, description: success.description ?? 'OK', content }),
+    deferred((s) => s.ApiResponse({ status: success.status, description: success.description ?? 'OK', content: content() as never }) as AnyDecorator),
     ...errors.map((status) => ApiResponse({ status, description: PROBLEM_TEXT[status] ?? 'Problem', content: { 'application/problem+json': { schema: PROBLEM } } })),
     ...(success.schema ? [SetMetadata(RESPONSE_SCHEMA, success.schema)] : []),
   );
+}
+
+/** A JSON response documented by a zod schema (other than the route's success, e.g. a 503 body). */
+export function ApiZodResponse(status: number, description: string, schema: z.ZodType) {
+  return deferred((s) => s.ApiResponse({ status, description, content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') as never } } }) as AnyDecorator);
 }
 
 /** Errors every write may return besides its own. */
@@ -66,13 +107,14 @@ export const WRITE_ERRORS = [400, 404, 409, 412, 413, 422];
 
 /** Documents a body validated in the handler with `parse(schema, body)`: the zod DTO stays the one source. */
 export function ApiZodBody(schema: z.ZodType) {
-  return ApiBody({ schema: jsonSchemaOf(schema, 'input') });
+  return deferred((s) => s.ApiBody({ schema: jsonSchemaOf(schema, 'input') }) as AnyDecorator);
 }
 
 /** Documents each property of a zod query object as a query parameter. */
 export function ApiZodQuery(schema: z.ZodObject) {
-  const json = jsonSchemaOf(schema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
-  return applyDecorators(
-    ...Object.entries(json.properties ?? {}).map(([name, s]) => ApiQuery({ name, required: json.required?.includes(name) ?? false, schema: s as never })),
-  );
+  return deferred((s) => {
+    const json = jsonSchemaOf(schema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+    const decorators = Object.entries(json.properties ?? {}).map(([name, p]) => s.ApiQuery({ name, required: json.required?.includes(name) ?? false, schema: p as never }));
+    return applyDecorators(...(decorators as MethodDecorator[])) as AnyDecorator;
+  });
 }

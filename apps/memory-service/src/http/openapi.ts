@@ -1,5 +1,9 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { loadSwagger } from './api-docs';
 
 const PROBLEM_REF = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
 
@@ -22,6 +26,7 @@ const TAGS: Record<string, string> = {
  * Idempotency-Key and If-Match headers on the writes that honour them, servers and tag descriptions.
  */
 export function buildOpenApi(app: INestApplication, serverUrl = 'http://localhost:3000'): OpenAPIObject {
+  const { DocumentBuilder, SwaggerModule } = loadSwagger();
   const builder = new DocumentBuilder()
     .setTitle('Lorekeeper')
     .setDescription(
@@ -129,7 +134,53 @@ const RESPONSE_HEADERS = {
   IdempotentReplayed: { description: '"true" when this answer is the replay of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
 };
 
-/** Serves the UI at /docs and the document at /docs/openapi.json. */
-export function serveOpenApi(app: INestApplication): void {
-  SwaggerModule.setup('docs', app, () => buildOpenApi(app), { jsonDocumentUrl: 'docs/openapi.json' });
+/** The Swagger UI files /docs serves (from swagger-ui-dist, which @nestjs/swagger brings). */
+const UI_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+  'favicon-16x16.png': 'image/png',
+};
+
+const UI_PAGE = `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Lorekeeper API — Swagger UI</title>
+  <link rel="stylesheet" href="/docs/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/swagger-ui-bundle.js"></script>
+  <script src="/docs/swagger-ui-standalone-preset.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
+  </script>
+</body>
+</html>
+`;
+
+/**
+ * Serves the UI at /docs, the document at /docs/openapi.json (and YAML at /docs-yaml). Built on the first
+ * request, not at boot: loading @nestjs/swagger and generating the document cost more than the rest of a
+ * cold start.
+ */
+export function serveOpenApi(app: NestFastifyApplication): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  let document: OpenAPIObject | undefined;
+  const doc = () => (document ??= buildOpenApi(app));
+  fastify.get('/docs/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(doc()));
+  fastify.get('/docs-yaml', async (_req, reply) => {
+    const yaml = require('js-yaml') as { dump(value: unknown, options?: object): string };
+    return reply.type('text/yaml; charset=utf-8').send(yaml.dump(doc(), { skipInvalid: true, noRefs: true }));
+  });
+  fastify.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(UI_PAGE));
+  fastify.get<{ Params: { asset: string } }>('/docs/:asset', async (req, reply) => {
+    const type = Object.hasOwn(UI_ASSETS, req.params.asset) ? UI_ASSETS[req.params.asset] : undefined;
+    if (!type) return reply.callNotFound();
+    const dir = dirname(require.resolve('swagger-ui-dist/package.json'));
+    return reply.type(type).header('cache-control', 'public, max-age=86400').send(await readFile(join(dir, req.params.asset)));
+  });
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Metrics } from './metrics';
+import { ApiOperation, ApiResponse, ApiTags } from '../http/api-docs';
 
 @ApiTags('operations')
 @Controller('metrics')

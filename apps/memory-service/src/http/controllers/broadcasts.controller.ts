@@ -1,10 +1,9 @@
 import { BroadcastService } from '@app/search';
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import * as R from '../dto/responses';
-import { ApiRoute, ApiZodBody, ApiZodQuery } from '../api-docs';
+import { ApiRoute, ApiTags, ApiZodBody, ApiZodQuery } from '../api-docs';
 import { LIMITS } from '../dto/campaign.dto';
 import { idSchema, parse, queryInt } from '../validation';
 import { markReplay, writeMeta } from '../write-context';

@@ -1,11 +1,10 @@
 import { CampaignWrite, ChangeLocationCommand, CompleteObjectiveCommand, CompleteQuestCommand, EndRoundCommand, ProgressActCommand, UpdateLocationStateCommand } from '@app/campaign';
 import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
-import { ApiRoute, WRITE_ERRORS } from '../api-docs';
+import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
 import { changeLocationBody, completeObjectiveBody, completeQuestBody, emptyBody, progressActBody, updateLocationStateBody } from '../dto/campaign.dto';
 import { idSchema } from '../validation';
 import { markReplay, writeMeta } from '../write-context';

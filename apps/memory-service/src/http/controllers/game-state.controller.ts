@@ -2,9 +2,8 @@ import { CampaignReader, LogInAccountCommand, LogOutAccountCommand } from '@app/
 import { SnapshotStore } from '@app/state';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiTags } from '@nestjs/swagger';
 import * as R from '../dto/responses';
-import { ApiRoute, ApiZodBody, ApiZodQuery } from '../api-docs';
+import { ApiRoute, ApiTags, ApiZodBody, ApiZodQuery } from '../api-docs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { emptyBody } from '../dto/campaign.dto';

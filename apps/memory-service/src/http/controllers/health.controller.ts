@@ -1,8 +1,7 @@
 import { MemoryWorker } from '@app/memory';
 import { ReplicaMetrics, workerLag } from '@app/replica';
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiRoute, jsonSchemaOf } from '../api-docs';
+import { ApiRoute, ApiTags, ApiZodResponse } from '../api-docs';
 import * as R from '../dto/responses';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
@@ -21,7 +20,8 @@ export class HealthController {
   ) {}
 
   @Get()
-  @HealthCheck()
+  // Terminus would load @nestjs/swagger at boot to document it; ApiRoute documents it lazily instead.
+  @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiRoute('Liveness with a database check', { status: 200, schema: R.livenessResponse, operationId: 'getHealth' }, [503])
   liveness() {
     return this.health.check([
@@ -40,7 +40,7 @@ export class HealthController {
   /** Readiness: database reachable, worker running, the leases this replica holds, worker lag; 503 when not ready. */
   @Get('ready')
   @ApiRoute('Readiness: database, memory worker, this replica and its leases, worker lag', { status: 200, schema: R.readinessResponse, operationId: 'getReadiness' }, [])
-  @ApiResponse({ status: 503, description: 'Not ready (database down or worker stopped)', content: { 'application/json': { schema: jsonSchemaOf(R.readinessResponse, 'output') as never } } })
+  @ApiZodResponse(503, 'Not ready (database down or worker stopped)', R.readinessResponse)
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const lag = await workerLag(this.dataSource).catch(() => null);
     const database = lag ? 'up' : 'down';

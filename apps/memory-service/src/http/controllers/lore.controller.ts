@@ -2,11 +2,10 @@ import { CampaignReader, PutBibleCommand, SetGlossaryTermCommand } from '@app/ca
 import { HideGlossaryTermCommand, LayersReader } from '@app/memory';
 import { Body, Controller, Delete, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
-import { ApiRoute, WRITE_ERRORS } from '../api-docs';
+import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
 import { bibleBody, glossaryTermBody, pathTerm } from '../dto/layers.dto';
 import { idSchema } from '../validation';
 import { markReplay, writeMeta } from '../write-context';

@@ -3,13 +3,12 @@ import { AGENTS, ComposedContext, GetContextQuery, renderJson, renderText, SECTI
 import { APP_CONFIG, AppConfig, DomainError } from '@app/common';
 import { MemoryReader } from '@app/memory';
 import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
 import { QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { LIMITS } from '../dto/campaign.dto';
 import * as R from '../dto/responses';
-import { ApiRoute } from '../api-docs';
+import { ApiRoute, ApiTags } from '../api-docs';
 import { idSchema, queryInt } from '../validation';
 
 const MEMORY_EXAMPLE = {

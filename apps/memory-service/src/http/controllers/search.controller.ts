@@ -2,10 +2,9 @@ import { MESSAGE_ROLES } from '@app/campaign';
 import { DomainError } from '@app/common';
 import { SEARCH_IN, SearchService } from '@app/search';
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import * as R from '../dto/responses';
-import { ApiRoute, ApiZodQuery } from '../api-docs';
+import { ApiRoute, ApiTags, ApiZodQuery } from '../api-docs';
 import { idSchema, parse, pathId, queryInt } from '../validation';
 
 export const SEARCH_LIMIT = { default: 20, max: 100 };
