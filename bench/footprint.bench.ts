@@ -16,29 +16,35 @@ export async function runFootprintBench(options: BenchOptions): Promise<Figures>
   try {
     const measure = async (label: string, spawnOne: (i: number) => ReturnType<typeof spawnServer>) => {
       const startMs: number[] = [];
+      const cpuMs: number[] = [];
       const rss: number[] = [];
       for (let i = 0; i < starts; i++) {
         const server = await spawnOne(i);
         try {
           startMs.push(server.startMs);
+          cpuMs.push(server.cpuMs());
           await sleep(SETTLE_MS);
           rss.push(server.rssMb());
         } finally {
           await server.stop();
         }
       }
-      return { server: label, 'cold start ms (median)': round(median(startMs)), 'cold start ms (min)': round(Math.min(...startMs)), 'idle RSS MB (median)': round(median(rss), 1) };
+      return { server: label, 'cold start ms (median)': round(median(startMs)), 'cold start ms (min)': round(Math.min(...startMs)), 'CPU ms to healthy (median)': round(median(cpuMs)), 'idle RSS MB (median)': round(median(rss), 1) };
     };
     const service = await measure('lorekeeper', (i) => spawnServer({ dir: tmp.path, env: localServiceEnv(join(tmp.path, `service-${i}.db`)) }));
     const raw = await measure('raw fastify+sqlite', (i) => spawnServer({ dir: tmp.path, entry: baselineEntry(), env: { DB_PATH: join(tmp.path, `raw-${i}.db`) } }));
     const figures: Figures = {
       'lorekeeper cold start → healthy (ms)': service['cold start ms (median)'],
       'lorekeeper idle RSS (MB)': service['idle RSS MB (median)'],
+      // DESIGN/issue 22 targets on this machine: cold start ≤ 1,000 ms, idle RSS ≤ 150 MB. Under shared load the wall
+      // time stretches with the run queue; the CPU time a start uses is the steadier figure.
+      'lorekeeper CPU ms to healthy': service['CPU ms to healthy (median)'],
+      'targets (cold start ≤ 1000 ms, idle RSS ≤ 150 MB)': `${service['cold start ms (median)'] <= 1000 ? 'met' : 'missed'} / ${service['idle RSS MB (median)'] <= 150 ? 'met' : 'missed'}`,
       'cold start ratio lorekeeper/raw': ratio(service['cold start ms (median)'], raw['cold start ms (median)']),
       'idle RSS ratio lorekeeper/raw': ratio(service['idle RSS MB (median)'], raw['idle RSS MB (median)']),
       servers: [service, raw],
       notes: [
-        `${starts} starts each on a fresh SQLite file (migrations run at boot), polling GET /health every 10 ms; RSS = VmRSS from /proc/<pid>/status ${SETTLE_MS / 1000} s after healthy`,
+        `${starts} starts each on a fresh SQLite file (migrations run at boot), polling GET /health every 10 ms; CPU = user + system time of the process when healthy; RSS = VmRSS from /proc/<pid>/status ${SETTLE_MS / 1000} s after healthy`,
       ],
     };
     if (options.profile || !options.quick) figures['boot profile (spawn → healthy)'] = await profileBoot(tmp.path);

@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { WorkerLag } from './replica-metrics';
 
@@ -99,7 +99,9 @@ export class ReplicaCoordinator {
   }
 
   private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.options.url, application_name: `lorekeeper-listen-${this.options.replicaId}`.slice(0, 63) });
+    // pg is loaded only on PostgreSQL: a SQLite boot need not pay for it.
+    const { Client: PgClient } = require('pg') as typeof import('pg');
+    const client = new PgClient({ connectionString: this.options.url, application_name: `lorekeeper-listen-${this.options.replicaId}`.slice(0, 63) });
     client.on('notification', (msg) => {
       if (msg.channel !== this.channel || !msg.payload) return;
       // Payload "<campaign> <replica>": this replica already woke its own worker when it appended.

@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ensureBuilt, REPO_ROOT } from './support/service-process';
+import { tempDb } from './support/test-app';
+
+jest.setTimeout(120_000);
+const run = promisify(execFile);
+
+/**
+ * Issue 22 item 3: a cold start loads only what serving needs. Packages that only some requests use are
+ * loaded on first use (the bench's footprint suite measures the time and memory this saves): the OpenAPI
+ * tooling (≈0.4 s) on the first /docs request, the PostgreSQL driver only on PostgreSQL.
+ */
+describe('boot footprint (built service)', () => {
+  it('boots on SQLite without loading @nestjs/swagger, @fastify/static or pg, and loads swagger on the first /docs request', async () => {
+    ensureBuilt();
+    const db = tempDb();
+    const probe = `
+      const { loadConfig } = require(${JSON.stringify(join(REPO_ROOT, 'dist/libs/common/src'))});
+      const { createApp } = require(${JSON.stringify(join(REPO_ROOT, 'dist/apps/memory-service/src/bootstrap'))});
+      const loaded = () => [...new Set(Object.keys(require.cache).map((f) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(f)?.[1]).filter(Boolean))];
+      (async () => {
+        const app = await createApp(loadConfig({ DATABASE_URL: 'sqlite:${db.path}', LOG_LEVEL: 'silent', SUMMARIZER: 'local' }), {}, false);
+        await app.listen({ port: 0, host: '127.0.0.1' });
+        const atBoot = loaded();
+        const { port } = app.getHttpServer().address();
+        const doc = await fetch('http://127.0.0.1:' + port + '/docs/openapi.json');
+        const afterDocs = loaded();
+        await app.close();
+        console.log(JSON.stringify({ atBoot, afterDocs, docStatus: doc.status }));
+      })().catch((err) => { console.error(err); process.exit(1); });
+    `;
+    try {
+      const { stdout } = await run(process.execPath, ['-e', probe], { cwd: REPO_ROOT });
+      const { atBoot, afterDocs, docStatus } = JSON.parse(stdout.trim().split('\n').pop()!);
+      expect(atBoot).toEqual(expect.arrayContaining(['@nestjs/core', 'fastify', 'typeorm', 'better-sqlite3']));
+      expect(atBoot.filter((p: string) => ['@nestjs/swagger', '@fastify/static', 'swagger-ui-dist', 'pg'].includes(p))).toEqual([]);
+      expect(docStatus).toBe(200);
+      expect(afterDocs).toContain('@nestjs/swagger');
+    } finally {
+      db.cleanup();
+    }
+  });
+});
