@@ -36,8 +36,10 @@ export const ApiResponse = (...a: Parameters<Swagger['ApiResponse']>) => deferre
 export const ApiQuery = (...a: Parameters<Swagger['ApiQuery']>) => deferred((s) => s.ApiQuery(...a) as AnyDecorator);
 export const ApiBody = (...a: Parameters<Swagger['ApiBody']>) => deferred((s) => s.ApiBody(...a) as AnyDecorator);
 
-const PROBLEM = {
+/** RFC 9457 problem details with a code: every 4xx/5xx answer (openapi.ts names it components.schemas.Problem). */
+export const PROBLEM = {
   type: 'object',
+  description: 'RFC 9457 problem details with a stable machine-readable code.',
   required: ['type', 'title', 'status', 'detail', 'code'],
   properties: {
     type: { type: 'string' },
@@ -45,7 +47,7 @@ const PROBLEM = {
     status: { type: 'integer' },
     detail: { type: 'string' },
     code: { type: 'string', example: 'LOCATION_NOT_FOUND' },
-    errors: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+    errors: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
   },
 };
 

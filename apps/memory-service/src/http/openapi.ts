@@ -3,7 +3,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { loadSwagger } from './api-docs';
+import { loadSwagger, PROBLEM } from './api-docs';
 
 const PROBLEM_REF = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
 
@@ -58,7 +58,7 @@ function complete(doc: OpenAPIObject): OpenAPIObject {
   doc.components ??= {};
   // addBearerAuth defaults bearerFormat to JWT; these keys are opaque strings.
   delete (doc.components.securitySchemes?.bearer as { bearerFormat?: string } | undefined)?.bearerFormat;
-  doc.components.schemas = { ...doc.components.schemas, Problem: PROBLEM_SCHEMA as never };
+  doc.components.schemas = { ...doc.components.schemas, Problem: PROBLEM as never };
   doc.components.parameters = { ...doc.components.parameters, ...HEADER_PARAMETERS } as never;
   doc.components.headers = { ...doc.components.headers, ...RESPONSE_HEADERS } as never;
   const seenIds = new Set<string>();
@@ -93,23 +93,6 @@ function complete(doc: OpenAPIObject): OpenAPIObject {
 }
 
 const camel = (s: string) => s.replace(/[^A-Za-z0-9]+(.)/g, (_m, c: string) => c.toUpperCase());
-
-const PROBLEM_SCHEMA = {
-  type: 'object',
-  description: 'RFC 9457 problem details with a stable machine-readable code.',
-  required: ['type', 'title', 'status', 'detail', 'code'],
-  properties: {
-    type: { type: 'string' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: { type: 'string' },
-    code: { type: 'string', example: 'LOCATION_NOT_FOUND' },
-    errors: {
-      type: 'array',
-      items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
-    },
-  },
-};
 
 const HEADER_PARAMETERS = {
   IdempotencyKey: {
