@@ -104,7 +104,7 @@ describe('OpenAPI at /docs', () => {
     try {
       writeFileSync(join(dir, 'openapi.json'), (await t.http('GET', '/docs/openapi.json')).text);
       const redocly = join(REPO_ROOT, 'node_modules/@redocly/cli/bin/cli.js');
-      const out = await run(process.execPath, [redocly, 'lint', join(dir, 'openapi.json'), '--format=json', `--config=${join(REPO_ROOT, 'redocly.yaml')}`], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).catch(
+      const out = await run(process.execPath, [redocly, 'lint', join(dir, 'openapi.json'), '--format=json', `--config=${join(REPO_ROOT, 'redocly.yaml')}`], { cwd: dir, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } }).catch(
         (err: { stdout: string }) => err,
       );
       const report = JSON.parse(out.stdout.slice(out.stdout.indexOf('{')));
