@@ -14,7 +14,7 @@ interface ToolAnswer {
   structured: any;
 }
 
-const resourceText = (content: { text?: unknown }): string => String(content.text);
+const resourceText = (content: object): string => ('text' in content ? String(content.text) : '');
 
 /** The built MCP server over stdio, as Claude Desktop/Code start it (docs/mcp.md). */
 async function connectMcp(env: Record<string, string>): Promise<Client> {
