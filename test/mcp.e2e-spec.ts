@@ -32,7 +32,8 @@ async function connectMcp(env: Record<string, string>): Promise<Client> {
 
 async function callWith(client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
   const res: any = await client.callTool({ name, arguments: args });
-  return { isError: !!res.isError, text: res.content.map((c: { text: string }) => c.text).join('\n'), structured: res.structuredContent };
+  const text = res.content.map((c: { text: string }) => c.text).join('\n');
+  return { isError: !!res.isError, text, structured: res.structuredContent };
 }
 
 describe('MCP server over stdio (SDK client → built MCP server → real HTTP service)', () => {
@@ -63,27 +64,31 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
     const names = tools.map((t) => t.name);
     expect(names).toEqual(
       expect.arrayContaining([
-        'create_campaign', 'get_campaign', 'change_settings', 'put_location', 'put_npc', 'put_player', 'put_quest', 'put_bible',
-        'record_messages', 'list_messages', 'change_location', 'complete_objective', 'complete_quest', 'progress_act',
-        'update_location_state', 'end_round', 'assert_fact', 'resolve_fact', 'list_facts', 'get_digest', 'store_snapshot',
-        'get_snapshot', 'list_snapshots', 'report_action', 'login_account', 'logout_account', 'list_glossary',
-        'set_glossary_term', 'get_context', 'list_memories', 'search_messages', 'search_reasoning', 'search_memories',
-        'search_broadcasts',
+        'create_campaign', 'get_campaign', 'change_settings', 'put_location', 'put_npc', 'put_player', 'put_quest',
+        'put_bible', 'record_messages', 'list_messages', 'change_location', 'complete_objective', 'complete_quest',
+        'progress_act', 'update_location_state', 'end_round', 'assert_fact', 'resolve_fact', 'list_facts', 'get_digest',
+        'store_snapshot', 'get_snapshot', 'list_snapshots', 'report_action', 'login_account', 'logout_account',
+        'list_glossary', 'set_glossary_term', 'get_context', 'list_memories', 'search_messages', 'search_reasoning',
+        'search_memories', 'search_broadcasts',
       ]),
     );
     for (const t of tools) {
-      expect({ tool: t.name, additionalProperties: t.inputSchema.additionalProperties }).toEqual({ tool: t.name, additionalProperties: false });
+      const strict = { tool: t.name, additionalProperties: t.inputSchema.additionalProperties };
+      expect(strict).toEqual({ tool: t.name, additionalProperties: false });
       expect(t.outputSchema?.type).toBe('object');
     }
     const message = (tools.find((t) => t.name === 'record_messages')!.inputSchema.properties as any).messages.items;
-    expect(Object.keys(message.properties)).toEqual(expect.arrayContaining(['visibility', 'audience', 'at', 'toolCalls', 'toolCallId', 'reasoning']));
+    const fields = ['visibility', 'audience', 'at', 'toolCalls', 'toolCallId', 'reasoning'];
+    expect(Object.keys(message.properties)).toEqual(expect.arrayContaining(fields));
     const context = tools.find((t) => t.name === 'get_context')!.inputSchema.properties as Record<string, unknown>;
     expect(Object.keys(context).sort()).toEqual(
-      ['account', 'agent', 'agentId', 'budget', 'campaignId', 'digestVersion', 'explain', 'format', 'include', 'limit', 'minVersion', 'query', 'tick', 'viewer', 'waitMs'],
+      ['account', 'agent', 'agentId', 'budget', 'campaignId', 'digestVersion', 'explain', 'format', 'include', 'limit']
+        .concat(['minVersion', 'query', 'tick', 'viewer', 'waitMs'])
+        .sort(),
     );
   });
 
-  it('plays a scene: setup, a whisper that stays private, a move, an objective, a budgeted dm context, search', async () => {
+  it('plays a scene: setup, a private whisper, a move, an objective, a budgeted dm context, search', async () => {
     const cid = 'mcp-scene';
     const created = await ok('create_campaign', { id: cid, name: 'Saltmere' });
     expect(created.structured).toMatchObject({ id: cid, name: 'Saltmere', currentLocationId: null });
@@ -92,15 +97,17 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
     await ok('put_npc', { campaignId: cid, npcId: 'mira', name: 'Mira', aliases: ['the barmaid'], locationId: 'inn' });
     await ok('put_player', { campaignId: cid, playerId: 'aria', name: 'Aria', stats: { HP: '12/20', Gold: 40 } });
     await ok('put_player', { campaignId: cid, playerId: 'bram', name: 'Bram' });
-    await ok('put_quest', { campaignId: cid, questId: 'relic', name: 'The Drowned Relic', objectives: [{ id: 'map', name: 'Find the map' }] });
-    const bible = await ok('put_bible', { campaignId: cid, text: 'Saltmere is a smugglers’ port.', dmOnly: 'Mira informs for the Tide Court.' });
+    const objectives = [{ id: 'map', name: 'Find the map' }];
+    await ok('put_quest', { campaignId: cid, questId: 'relic', name: 'The Drowned Relic', objectives });
+    const lore = { text: 'Saltmere is a smugglers’ port.', dmOnly: 'Mira informs for the Tide Court.' };
+    const bible = await ok('put_bible', { campaignId: cid, ...lore });
     expect(bible.structured.version).toEqual(expect.any(Number));
     await ok('change_location', { campaignId: cid, toLocationId: 'inn' });
 
     const recorded = await ok('record_messages', {
       campaignId: cid,
       messages: [
-        { role: 'player', speaker: 'Aria', content: 'Aria orders a round of ale for the table.', at: '1402-05-03T20:00:00Z' },
+        { role: 'player', speaker: 'Aria', content: 'Aria orders ale for the table.', at: '1402-05-03T20:00:00Z' },
         {
           role: 'npc',
           speaker: 'Mira',
@@ -110,7 +117,12 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
           npcIds: ['mira'],
         },
         { role: 'dm', content: 'DM note: the harbourmaster is the traitor.', visibility: 'dm' },
-        { role: 'assistant', content: 'Checking the ship.', toolCalls: [{ id: 'call-1', name: 'get_ship' }], reasoning: 'The hull took damage at the reef.' },
+        {
+          role: 'assistant',
+          content: 'Checking the ship.',
+          toolCalls: [{ id: 'call-1', name: 'get_ship' }],
+          reasoning: 'The hull took damage at the reef.',
+        },
         { role: 'tool', content: '{"hull": 61}', toolCallId: 'call-1' },
       ],
     });
@@ -122,7 +134,8 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
     expect(stored[1]).toMatchObject({ visibility: 'private', audience: ['aria'] });
     expect(stored[0].at).toBe('1402-05-03T20:00:00Z');
     expect(stored[2].visibility).toBe('dm');
-    expect(stored[3]).toMatchObject({ toolCalls: [{ id: 'call-1', name: 'get_ship' }], reasoning: 'The hull took damage at the reef.' });
+    expect(stored[3].toolCalls).toEqual([{ id: 'call-1', name: 'get_ship' }]);
+    expect(stored[3].reasoning).toBe('The hull took damage at the reef.');
     expect(stored[4].toolCallId).toBe('call-1');
 
     const bram = await ok('get_context', { campaignId: cid, agent: 'player', viewer: 'bram' });
@@ -172,41 +185,50 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
     await ok('put_location', { campaignId: cid, locationId: 'belt', name: 'Asteroid Belt' });
     await ok('put_quest', { campaignId: cid, questId: 'q', name: 'Ore run', objectives: [] });
     await ok('change_location', { campaignId: cid, toLocationId: 'belt' });
-    await ok('update_location_state', { campaignId: cid, locationId: 'belt', dangerLevel: 'CLEARED', completeEncounter: 'pirates' });
+    const cleared = { locationId: 'belt', dangerLevel: 'CLEARED', completeEncounter: 'pirates' };
+    await ok('update_location_state', { campaignId: cid, ...cleared });
     await ok('progress_act', { campaignId: cid, actId: 'act-2' });
     await ok('complete_quest', { campaignId: cid, questId: 'q' });
     const round = await ok('end_round', { campaignId: cid });
     expect(round.structured.version).toEqual(expect.any(Number));
     await ok('change_settings', { campaignId: cid, perRoleMemory: true });
 
-    await ok('assert_fact', { campaignId: cid, type: 'conflict', key: 'guild-war', value: 'The Guild is at war with the Syndicate' });
-    await ok('assert_fact', { campaignId: cid, type: 'buff', key: 'shield', value: 'Shields boosted', ttlSeconds: 3600, priority: 2 });
+    const war = { type: 'conflict', key: 'guild-war', value: 'The Guild is at war with the Syndicate' };
+    await ok('assert_fact', { campaignId: cid, ...war });
+    const shield = { type: 'buff', key: 'shield', value: 'Shields boosted', ttlSeconds: 3600, priority: 2 };
+    await ok('assert_fact', { campaignId: cid, ...shield });
     const digest = await ok('get_digest', { campaignId: cid });
     expect(digest.structured.text).toBe('Buff: Shields boosted\nConflict: The Guild is at war with the Syndicate');
     await ok('resolve_fact', { campaignId: cid, type: 'conflict', key: 'guild-war' });
-    expect((await ok('list_facts', { campaignId: cid, status: 'resolved' })).structured.items).toEqual([expect.objectContaining({ key: 'guild-war', status: 'resolved' })]);
-    const held = { campaignId: cid, agent: 'dm', include: ['digest'], format: 'json', digestVersion: digest.structured.version };
+    const resolved = (await ok('list_facts', { campaignId: cid, status: 'resolved' })).structured.items;
+    expect(resolved).toEqual([expect.objectContaining({ key: 'guild-war', status: 'resolved' })]);
+    const digestVersion = digest.structured.version;
+    const held = { campaignId: cid, agent: 'dm', include: ['digest'], format: 'json', digestVersion };
     // Resolving the conflict changed the digest, so the version the caller holds is stale and it is sent again.
     expect((await ok('get_context', held)).structured.digest.injected).toBe(true);
     const current = (await ok('get_digest', { campaignId: cid })).structured.version;
     expect((await ok('get_context', { ...held, digestVersion: current })).structured.digest.injected).toBe(false);
 
     await ok('login_account', { campaignId: cid, account: 'acc-1', agentId: 'agent-1' });
-    await ok('configure_snapshot_tool', { campaignId: cid, tool: 'get_status', title: 'Status', invalidatedBy: ['travel'] });
-    const put = await ok('store_snapshot', { campaignId: cid, account: 'acc-1', tool: 'get_status', content: { credits: 1200, ship: { hull: 90 } }, tick: 10 });
+    const rule = { tool: 'get_status', title: 'Status', invalidatedBy: ['travel'] };
+    await ok('configure_snapshot_tool', { campaignId: cid, ...rule });
+    const status = { campaignId: cid, account: 'acc-1', tool: 'get_status' };
+    const put = await ok('store_snapshot', { ...status, content: { credits: 1200, ship: { hull: 90 } }, tick: 10 });
     expect(put.structured).toMatchObject({ tool: 'get_status', tick: 10 });
-    await ok('store_snapshot', { campaignId: cid, account: 'acc-1', tool: 'get_status', content: { ship: { hull: 70 } }, tick: 12, merge: true });
-    const snap = await ok('get_snapshot', { campaignId: cid, account: 'acc-1', tool: 'get_status' });
+    await ok('store_snapshot', { ...status, content: { ship: { hull: 70 } }, tick: 12, merge: true });
+    const snap = await ok('get_snapshot', status);
     expect(snap.structured.content).toEqual({ credits: 1200, ship: { hull: 70 } });
-    expect((await ok('report_action', { campaignId: cid, account: 'acc-1', action: 'travel', tick: 13 })).structured.stale).toEqual(['get_status']);
-    expect((await ok('list_snapshots', { campaignId: cid, account: 'acc-1' })).structured.items).toEqual([expect.objectContaining({ tool: 'get_status', stale: true })]);
+    const acted = await ok('report_action', { campaignId: cid, account: 'acc-1', action: 'travel', tick: 13 });
+    expect(acted.structured.stale).toEqual(['get_status']);
+    const stored = (await ok('list_snapshots', { campaignId: cid, account: 'acc-1' })).structured.items;
+    expect(stored).toEqual([expect.objectContaining({ tool: 'get_status', stale: true })]);
     const agentCtx = await ok('get_context', { campaignId: cid, agent: 'agent', agentId: 'agent-1', tick: 15 });
     expect(agentCtx.text).toContain('Current Game State');
     expect(agentCtx.text).toContain('Stale: get_status');
     await ok('logout_account', { campaignId: cid, account: 'acc-1' });
     expect((await ok('list_snapshots', { campaignId: cid, account: 'acc-1' })).structured.items).toEqual([]);
 
-    await ok('set_glossary_term', { campaignId: cid, term: 'Void-Chisel', definition: 'A blade that cuts doors into stone.' });
+    await ok('set_glossary_term', { campaignId: cid, term: 'Void-Chisel', definition: 'A blade that cuts stone.' });
     const glossary = await ok('list_glossary', { campaignId: cid });
     expect(glossary.structured.items).toEqual([expect.objectContaining({ term: 'Void-Chisel', locked: true })]);
     await ok('hide_glossary_term', { campaignId: cid, term: 'Void-Chisel' });
@@ -233,7 +255,9 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
   it('names the URL and the problem when the service refuses a call', async () => {
     const res = await call('change_location', { campaignId: 'nope', toLocationId: 'x' });
     expect(res.isError).toBe(true);
-    expect(res.text).toBe(`POST ${svc.url}/v1/campaigns/nope/commands/change-location → 404 CAMPAIGN_NOT_FOUND: campaign nope not found`);
+    expect(res.text).toBe(
+      `POST ${svc.url}/v1/campaigns/nope/commands/change-location → 404 CAMPAIGN_NOT_FOUND: campaign nope not found`,
+    );
     const bad = await call('search_messages', { campaignId: 'mcp-scene', q: '"unclosed' });
     expect(bad.isError).toBe(true);
     expect(bad.text).toContain('400 INVALID_QUERY');
@@ -255,7 +279,8 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
     const memories = await mcp.readResource({ uri: 'lorekeeper://campaigns/mcp-scene/memories/location/inn' });
     expect(memories.contents[0].mimeType).toBe('application/json');
     expect(JSON.parse(resourceText(memories.contents[0])).items).toHaveLength(1);
-    await expect(mcp.readResource({ uri: 'lorekeeper://campaigns/nope/memories' })).rejects.toThrow(/404 CAMPAIGN_NOT_FOUND/);
+    const missing = mcp.readResource({ uri: 'lorekeeper://campaigns/nope/memories' });
+    await expect(missing).rejects.toThrow(/404 CAMPAIGN_NOT_FOUND/);
   });
 
   it('passes its key through: without LOREKEEPER_API_KEY the error says to set it', async () => {
@@ -339,7 +364,8 @@ const viewerKeysSupported = (() => {
     expect(dm.isError).toBe(true);
     expect(dm.text).toContain('403 VIEWER_BOUND');
     expect(dm.text).toContain('bound to one character');
-    const write = await callWith(player, 'record_messages', { campaignId: 'vb-1', messages: [{ role: 'player', content: 'I peek.' }] });
+    const peek = { campaignId: 'vb-1', messages: [{ role: 'player', content: 'I peek.' }] };
+    const write = await callWith(player, 'record_messages', peek);
     expect(write.isError).toBe(true);
     expect(write.text).toContain('403');
   });

@@ -225,10 +225,34 @@ function registerPlayTools(tool: Define): void {
         return c.command(campaignId, path, body, w);
       },
     });
-  command('change_location', 'change-location', 'Move the party', 'Move the party; leaving a location records its memory.', input.changeLocation);
-  command('complete_objective', 'complete-objective', 'Complete an objective', 'Complete a quest objective (records a world memory).', input.completeObjective);
-  command('complete_quest', 'complete-quest', 'Complete a quest', 'Complete a quest (records a world memory).', input.completeQuest);
-  command('progress_act', 'progress-act', 'Progress the act', 'Move the story to a new act (records a world memory).', input.progressAct);
+  command(
+    'change_location',
+    'change-location',
+    'Move the party',
+    'Move the party; leaving a location records its memory.',
+    input.changeLocation,
+  );
+  command(
+    'complete_objective',
+    'complete-objective',
+    'Complete an objective',
+    'Complete a quest objective (records a world memory).',
+    input.completeObjective,
+  );
+  command(
+    'complete_quest',
+    'complete-quest',
+    'Complete a quest',
+    'Complete a quest (records a world memory).',
+    input.completeQuest,
+  );
+  command(
+    'progress_act',
+    'progress-act',
+    'Progress the act',
+    'Move the story to a new act (records a world memory).',
+    input.progressAct,
+  );
   command(
     'update_location_state',
     'update-location-state',
@@ -236,7 +260,13 @@ function registerPlayTools(tool: Define): void {
     'Change a location’s danger level and/or complete an encounter (CLEARED and encounters record world memories).',
     input.updateLocationState,
   );
-  command('end_round', 'end-round', 'End the round', 'End the current round (Recent Messages keep the last rounds in full).', input.endRound);
+  command(
+    'end_round',
+    'end-round',
+    'End the round',
+    'End the current round (Recent Messages keep the last rounds in full).',
+    input.endRound,
+  );
   tool('post_broadcast', {
     title: 'Post a broadcast',
     description: 'Announce something to other agents (belongs to no campaign).',
@@ -253,7 +283,8 @@ function registerPlayTools(tool: Define): void {
 function registerStateTools(tool: Define): void {
   tool('assert_fact', {
     title: 'Assert a fact',
-    description: 'Assert a world fact (upsert of type+key) for the World State digest; buff/debuff/alert/rumor/timer need a TTL.',
+    description:
+      'Assert a world fact (upsert of type+key) for the World State digest; buff/debuff/alert/rumor/timer need a TTL.',
     input: input.assertFact,
     output: output.versioned,
     kind: 'upsert',
@@ -345,7 +376,8 @@ function registerStateTools(tool: Define): void {
   });
   tool('configure_snapshot_tool', {
     title: 'Configure a game tool',
-    description: 'How a game tool shows in Current Game State: title, fields, the actions that make it stale, maxAgeTicks.',
+    description:
+      'How a game tool shows in Current Game State: title, fields, the actions that make it stale, maxAgeTicks.',
     input: input.snapshotTool,
     output: output.snapshotTool,
     kind: 'upsert',
@@ -386,7 +418,8 @@ function registerStateTools(tool: Define): void {
 type ContextArgs = Args<typeof input.context>;
 
 /** GET /context with every parameter; text (prompt-ready) unless format json. */
-async function readContext(c: LorekeeperClient, { campaignId, include, format, ...q }: ContextArgs): Promise<Structured> {
+async function readContext(c: LorekeeperClient, args: ContextArgs): Promise<Structured> {
+  const { campaignId, include, format, ...q } = args;
   const query = { ...q, include: include?.join(',') };
   if (format === 'json') return { format: 'json', ...(await c.context(campaignId, query)) };
   return { format: 'text', text: await c.contextText(campaignId, query) };
@@ -452,7 +485,8 @@ function registerResources(server: McpServer, options: ServiceOptions): void {
     const call = new ServiceCall(options);
     try {
       const value = await fetchIt(call.client);
-      return { contents: [{ uri: uri.href, mimeType, text: typeof value === 'string' ? value : JSON.stringify(value) }] };
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      return { contents: [{ uri: uri.href, mimeType, text }] };
     } catch (err) {
       throw new Error(call.describe(err));
     }
@@ -463,12 +497,16 @@ function registerResources(server: McpServer, options: ServiceOptions): void {
       name,
       new ResourceTemplate(template, { list: undefined }),
       { title: name, description, mimeType: 'text/plain' },
-      (uri, v) =>
-        read(uri, 'text/plain', (c) =>
-          c.contextText(str(v.campaignId), { agent: v.agent ? str(v.agent) : undefined, viewer: v.viewer ? str(v.viewer) : undefined }),
-        ),
+      (uri, v) => {
+        const query = { agent: v.agent ? str(v.agent) : undefined, viewer: v.viewer ? str(v.viewer) : undefined };
+        return read(uri, 'text/plain', (c) => c.contextText(str(v.campaignId), query));
+      },
     );
-  contextResource('campaign-context', 'lorekeeper://campaigns/{campaignId}/context', 'The campaign’s narrative context (text).');
+  contextResource(
+    'campaign-context',
+    'lorekeeper://campaigns/{campaignId}/context',
+    'The campaign’s narrative context (text).',
+  );
   contextResource(
     'campaign-agent-context',
     'lorekeeper://campaigns/{campaignId}/context/{agent}',
@@ -482,7 +520,11 @@ function registerResources(server: McpServer, options: ServiceOptions): void {
   server.registerResource(
     'campaign-memories',
     new ResourceTemplate('lorekeeper://campaigns/{campaignId}/memories', { list: undefined }),
-    { title: 'campaign-memories', description: 'The campaign’s memories, newest first (JSON).', mimeType: 'application/json' },
+    {
+      title: 'campaign-memories',
+      description: 'The campaign’s memories, newest first (JSON).',
+      mimeType: 'application/json',
+    },
     (uri, v) => read(uri, 'application/json', (c) => c.memories(str(v.campaignId))),
   );
   server.registerResource(
@@ -493,6 +535,9 @@ function registerResources(server: McpServer, options: ServiceOptions): void {
       description: 'Memories of one location or NPC (scope location or npc), newest first (JSON).',
       mimeType: 'application/json',
     },
-    (uri, v) => read(uri, 'application/json', (c) => c.memories(str(v.campaignId), { scope: str(v.scope), subjectId: str(v.subjectId) })),
+    (uri, v) => {
+      const query = { scope: str(v.scope), subjectId: str(v.subjectId) };
+      return read(uri, 'application/json', (c) => c.memories(str(v.campaignId), query));
+    },
   );
 }

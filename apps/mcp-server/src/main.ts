@@ -10,7 +10,9 @@ import { DEFAULT_TIMEOUT_MS } from './service-call';
 async function main(): Promise<void> {
   const timeout = process.env.LOREKEEPER_TIMEOUT_MS;
   const timeoutMs = timeout === undefined || timeout === '' ? DEFAULT_TIMEOUT_MS : Number(timeout);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1000) throw new Error('LOREKEEPER_TIMEOUT_MS must be an integer ≥ 1000');
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1000) {
+    throw new Error('LOREKEEPER_TIMEOUT_MS must be an integer ≥ 1000');
+  }
   const baseUrl = process.env.LOREKEEPER_URL || 'http://localhost:3000';
   if (!/^https?:\/\/[^\s]+$/i.test(baseUrl)) throw new Error(`LOREKEEPER_URL must be an http(s) URL, got "${baseUrl}"`);
   const server = createLorekeeperMcpServer({ baseUrl, apiKey: process.env.LOREKEEPER_API_KEY || undefined, timeoutMs });

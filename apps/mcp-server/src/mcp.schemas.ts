@@ -43,7 +43,11 @@ export const messageInput = z.strictObject({
     .enum(VISIBILITIES)
     .optional()
     .describe('public (default): everyone present; private: only `audience` (a whisper); dm: the dm agent only'),
-  audience: z.array(id).max(100).optional().describe('player/NPC ids who hear a private message (needs visibility private)'),
+  audience: z
+    .array(id)
+    .max(100)
+    .optional()
+    .describe('player/NPC ids who hear a private message (needs visibility private)'),
   toolCalls: z
     .array(z.strictObject({ id, name: id }))
     .max(64)
@@ -119,7 +123,10 @@ export const input = {
     type: z
       .string()
       .regex(/^[a-z][a-z0-9_-]{0,39}$/)
-      .describe('conflict, relationship, debt, quest, reputation, alliance, record (durable) or buff, debuff, alert, rumor, timer (need a TTL)'),
+      .describe(
+        'conflict, relationship, debt, quest, reputation, alliance, record (durable) ' +
+          'or buff, debuff, alert, rumor, timer (need a TTL)',
+      ),
     key: id,
     value: z.string().min(1).max(500),
     ttlSeconds: z.number().int().min(1).optional(),
@@ -140,7 +147,12 @@ export const input = {
   },
   snapshot: { campaignId, account: id, tool: id },
   listSnapshots: { campaignId, account: id, tick: tick.optional() },
-  reportAction: { campaignId, account: id, action: id.describe('travel, mine, buy, sell, attack, …'), tick: tick.optional() },
+  reportAction: {
+    campaignId,
+    account: id,
+    action: id.describe('travel, mine, buy, sell, attack, …'),
+    tick: tick.optional(),
+  },
   login: { campaignId, account: id, agentId: id, ...writeOptions },
   logout: { campaignId, account: id, ...writeOptions },
   snapshotTool: {
@@ -170,10 +182,16 @@ export const input = {
       .min(1)
       .max(20)
       .optional()
-      .describe('exactly these section keys: bible, glossary, hud, digest, scene, state, previously, location, npc, world, recall, recent'),
+      .describe(
+        'exactly these section keys: bible, glossary, hud, digest, scene, state, previously, location, npc, ' +
+          'world, recall, recent',
+      ),
     budget: z.number().int().min(50).max(200000).optional().describe('token budget (default 4000)'),
     query: z.string().min(1).max(2000).optional().describe('the current prompt: recalls older matching items'),
-    format: z.enum(['text', 'json']).optional().describe('text (default): prompt-ready; json: sections, tokens, dropped'),
+    format: z
+      .enum(['text', 'json'])
+      .optional()
+      .describe('text (default): prompt-ready; json: sections, tokens, dropped'),
     limit: z.number().int().min(1).max(100).optional().describe('memories per memory section'),
     digestVersion: z
       .string()
@@ -249,7 +267,12 @@ export const output = {
   players: items(z.looseObject({ id: z.string(), name: z.string() })),
   bible: z.looseObject({ text: z.string(), dmOnly: z.string().optional() }),
   facts: items(z.looseObject({ type: z.string(), key: z.string(), value: z.string(), status: z.string() })),
-  digest: z.looseObject({ version: z.string(), text: z.string(), tokens: z.number().int(), dropped: z.array(z.unknown()) }),
+  digest: z.looseObject({
+    version: z.string(),
+    text: z.string(),
+    tokens: z.number().int(),
+    dropped: z.array(z.unknown()),
+  }),
   snapshotStored: z.looseObject({ tool: z.string(), bytes: z.number().int() }),
   snapshot: z.looseObject({ tool: z.string(), stale: z.boolean(), content: z.unknown() }),
   snapshots: items(z.looseObject({ tool: z.string(), stale: z.boolean() })),
@@ -267,7 +290,9 @@ export const output = {
     tokens: z.looseObject({ budget: z.number(), used: z.number() }).optional(),
     dropped: z.array(z.unknown()).optional(),
   }),
-  memories: items(z.looseObject({ id: z.string(), scope: z.string(), subjectId: z.string().nullable(), summary: z.string() })),
+  memories: items(
+    z.looseObject({ id: z.string(), scope: z.string(), subjectId: z.string().nullable(), summary: z.string() }),
+  ),
   hits: items(hit),
   broadcast: z.looseObject({ id: z.string(), content: z.string(), from: z.string(), at: z.string() }),
 };

@@ -45,7 +45,9 @@ export class ServiceCall {
   describe(err: unknown): string {
     if (err instanceof ServiceUnreachableError) return err.message;
     const where = this.last ? `${this.last.method} ${this.last.url}` : `Lorekeeper at ${this.options.baseUrl}`;
-    if (err instanceof LorekeeperError) return `${where} → ${err.status} ${err.code}: ${problemText(err)}${hint(err, this.options)}`;
+    if (err instanceof LorekeeperError) {
+      return `${where} → ${err.status} ${err.code}: ${problemText(err)}${hint(err, this.options)}`;
+    }
     return `${where} failed: ${err instanceof Error ? err.message : String(err)}`;
   }
 }

@@ -194,7 +194,8 @@ export class LorekeeperClient {
     return this.request('DELETE', this.c(campaignId, `/glossary/${encodeURIComponent(term)}`), undefined, {}, w);
   }
   assertFact(campaignId: string, type: string, key: string, body: FactInput, w?: WriteOptions) {
-    return this.request('PUT', this.c(campaignId, `/facts/${encodeURIComponent(type)}/${encodeURIComponent(key)}`), body, {}, w);
+    const path = `/facts/${encodeURIComponent(type)}/${encodeURIComponent(key)}`;
+    return this.request('PUT', this.c(campaignId, path), body, {}, w);
   }
   resolveFact(campaignId: string, type: string, key: string, w?: WriteOptions) {
     const path = `/facts/${encodeURIComponent(type)}/${encodeURIComponent(key)}/resolve`;
