@@ -233,6 +233,15 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
     expect(glossary.structured.items).toEqual([expect.objectContaining({ term: 'Void-Chisel', locked: true })]);
     await ok('hide_glossary_term', { campaignId: cid, term: 'Void-Chisel' });
 
+    // Retry-safe writes: the same idempotency key records once; a stale ifMatch is refused.
+    const once = { campaignId: cid, messages: [{ role: 'player', content: 'We jump.' }], idempotencyKey: 'turn-7' };
+    const first = await ok('record_messages', once);
+    expect((await ok('record_messages', once)).structured).toEqual(first.structured);
+    expect((await ok('list_messages', { campaignId: cid })).structured.items).toHaveLength(1);
+    const stale = await call('end_round', { campaignId: cid, ifMatch: 1 });
+    expect(stale.isError).toBe(true);
+    expect(stale.text).toContain('412 VERSION_MISMATCH');
+
     await ok('post_broadcast', { content: 'Pirates spotted near Vega', from: 'scout-1' });
     expect((await ok('search_broadcasts', { q: 'pirates' })).structured.items[0].snippet).toContain('Pirates');
   });

@@ -29,7 +29,7 @@ export const writeOptions = {
     .int()
     .min(0)
     .optional()
-    .describe('the campaign version you expect; the write fails with 412 VERSION_CONFLICT if it moved'),
+    .describe('the campaign version you expect; the write fails with 412 VERSION_MISMATCH if it moved'),
 };
 
 export const messageInput = z.strictObject({
