@@ -1,3 +1,5 @@
+import { SseParser, StreamEvent } from './sse';
+
 /** A problem+json answer from Lorekeeper. */
 export class LorekeeperError extends Error {
   constructor(
@@ -230,6 +232,35 @@ export class LorekeeperClient {
   }
   putSnapshotTool(campaignId: string, tool: string, body: SnapshotToolInput) {
     return this.request('PUT', this.c(campaignId, `/snapshot-tools/${encodeURIComponent(tool)}`), body);
+  }
+
+  /**
+   * GET …/stream as an async iterator of events in commit order, after the event id `after` (omitted:
+   * from the start). It ends when the server ends the stream (a `cutoff` or `deleted` notice comes
+   * last); resume with `after` = the last `id` seen. Stop early with `signal` or `break`.
+   */
+  async *stream(campaignId: string, o: { after?: string; signal?: AbortSignal } = {}): AsyncGenerator<StreamEvent> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    if (o.after !== undefined) headers['last-event-id'] = o.after;
+    const res = await this.fetcher(`${this.options.baseUrl.replace(/\/$/, '')}${this.c(campaignId, '/stream')}`, { headers, signal: o.signal });
+    if (!res.ok || !res.body) {
+      const text = await res.text();
+      const json = res.headers.get('content-type')?.includes('json') && text ? JSON.parse(text) : undefined;
+      throw new LorekeeperError(res.status, String(json?.code ?? `HTTP_${res.status}`), json ?? { detail: text });
+    }
+    const parser = new SseParser();
+    const decoder = new TextDecoder();
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        yield* parser.push(decoder.decode(value, { stream: true }));
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
   }
 
   private acc(account: string): string {
