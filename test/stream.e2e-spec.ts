@@ -102,12 +102,12 @@ describe('GET /v1/campaigns/:cid/stream', () => {
       const res = await fetch(`${t.url}/v1/campaigns/bad-ids/stream${query}`, { headers });
       expect(res.status).toBe(400);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
-      const body = await res.json();
+      const body = (await res.json()) as { code: string };
       expect(['INVALID_EVENT_ID', 'VALIDATION_FAILED']).toContain(body.code);
     }
     const missing = await fetch(`${t.url}/v1/campaigns/nope/stream`);
     expect(missing.status).toBe(404);
-    expect((await missing.json()).code).toBe('CAMPAIGN_NOT_FOUND');
+    expect(((await missing.json()) as { code: string }).code).toBe('CAMPAIGN_NOT_FOUND');
   });
 
   it('pages the merged timeline backwards in the same order as the stream', async () => {
@@ -168,7 +168,7 @@ describe('stream auth and campaign scoping', () => {
       expect((await fetch(`${t.url}/v1/campaigns/team-a/stream`, { headers: { authorization: 'Bearer wrong-key-0123456789' } })).status).toBe(401);
       const hidden = await fetch(`${t.url}/v1/campaigns/solo/stream`, { headers: { authorization: `Bearer ${scoped}` } });
       expect(hidden.status).toBe(404);
-      expect((await hidden.json()).code).toBe('CAMPAIGN_NOT_FOUND');
+      expect(((await hidden.json()) as { code: string }).code).toBe('CAMPAIGN_NOT_FOUND');
       expect((await fetch(`${t.url}/v1/campaigns/solo/timeline`, { headers: { authorization: `Bearer ${scoped}` } })).status).toBe(404);
       const stream = openStream(t.url, 'team-a', { apiKey: scoped });
       const events = await stream.until((ev) => idsOf(ev).includes('1:game:1'));
