@@ -84,9 +84,9 @@ function describe(item) {
     case 'MessageRecorded':
       return `${d.speaker ?? d.role}: ${d.content}`;
     case 'MemoryRecorded':
-      return `${d.scope}${d.subjectId ? ` ${d.subjectId}` : ''} — ${d.summary}`;
+      return `${scopeName(d.scope, d.subjectId)} — ${d.summary}`;
     case 'MemorySkipped':
-      return `${d.scope}${d.subjectId ? ` ${d.subjectId}` : ''} skipped after ${d.attempts} attempt(s): ${d.reason}`;
+      return `${scopeName(d.scope, d.subjectId)} skipped after ${d.attempts} attempt(s): ${d.reason}`;
     case 'LocationChanged':
       return `${d.fromLocationId ?? 'nowhere'} → ${d.toLocationId}`;
     default: {
@@ -95,6 +95,9 @@ function describe(item) {
     }
   }
 }
+
+/** "location tavern", "npc mira", "world" (the world scope has one subject). */
+const scopeName = (scope, subject) => (scope === 'world' || !subject ? scope : `${scope} ${subject}`);
 
 function timelineItem(item, fresh) {
   const cls = [item.stream, item.type === 'MemorySkipped' ? 'skipped' : '', fresh ? 'fresh' : ''].join(' ').trim();
@@ -188,7 +191,7 @@ async function loadMemories(campaign) {
   const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/memories?limit=100`);
   const groups = new Map();
   for (const m of items) {
-    const key = `${m.scope}:${m.subjectId ?? ''}`;
+    const key = `${m.scope}:${m.scope === 'world' ? '' : (m.subjectId ?? '')}`;
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push(m);
   }
@@ -207,7 +210,7 @@ async function loadMemories(campaign) {
       return el(
         'details',
         { open: list.length > 0, class: 'scope', 'data-scope': `${scope}:${subject}` },
-        el('summary', {}, `${scope}${subject ? ` ${subject}` : ''} — cursor ${cursor ?? -1} · ${list.length} memor${list.length === 1 ? 'y' : 'ies'}`),
+        el('summary', {}, `${scopeName(scope, subject)} — cursor ${cursor ?? -1} · ${list.length} memor${list.length === 1 ? 'y' : 'ies'}`),
         ...list.map((m) =>
           el('div', { class: 'memory-item' }, m.summary, el('br'), el('small', {}, `messages ${m.sinceMessageIndex}–${m.throughMessageIndex} · trigger game v${m.triggerVersion} · ${m.createdAt}`)),
         ),
