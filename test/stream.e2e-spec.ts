@@ -105,6 +105,11 @@ describe('GET /v1/campaigns/:cid/stream', () => {
       const body = (await res.json()) as { code: string };
       expect(['INVALID_EVENT_ID', 'VALIDATION_FAILED']).toContain(body.code);
     }
+    for (const q of ['?limit=0', '?limit=501', '?limit=x', '?before=1:game:99', '?before=nonsense', '?after=1:game:1']) {
+      const res = await t.http('GET', `/v1/campaigns/bad-ids/timeline${q}`);
+      expect(res.status).toBe(400);
+      expect(['INVALID_EVENT_ID', 'VALIDATION_FAILED']).toContain(res.body.code);
+    }
     const missing = await fetch(`${t.url}/v1/campaigns/nope/stream`);
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { code: string }).code).toBe('CAMPAIGN_NOT_FOUND');

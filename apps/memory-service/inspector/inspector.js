@@ -3,6 +3,8 @@
 // since EventSource cannot send headers (docs/decisions.md).
 const $ = (id) => document.getElementById(id);
 const PAGE = 100;
+/** Live events beyond this many rows drop the oldest rows (still reachable with "Load older"): the page stays fast. */
+const MAX_ROWS = 1000;
 const state = { key: sessionStorage.getItem('lorekeeper-key') ?? '', campaign: null, stream: null, oldest: null, openapi: null, nextCampaigns: null };
 
 function el(tag, props = {}, ...children) {
@@ -157,6 +159,11 @@ async function follow(lastId) {
           const list = $('timeline');
           const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
           list.append(timelineItem({ id: frame.id, ...frame.data }, true));
+          if (list.children.length > MAX_ROWS) {
+            while (list.children.length > MAX_ROWS) list.firstElementChild.remove();
+            state.oldest = list.firstElementChild.dataset.id;
+            $('older').disabled = false;
+          }
           if (atBottom) list.scrollTop = list.scrollHeight;
         } else if (frame?.event === 'cutoff') status('The stream fell behind and was cut off; resuming');
       }
