@@ -107,7 +107,7 @@ describeBrowser('the inspector in headless Chromium', () => {
     await client.recordMessages('saltmere', [{ role: 'player', speaker: 'Aria', content: 'We row toward the dark lighthouse.' }]);
     await page.locator('#timeline li', { hasText: 'We row toward the dark lighthouse.' }).waitFor({ timeout: 10_000 });
     expect(await page.locator('#live-state').textContent()).toBe('live');
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(ARTIFACTS, 'inspector.png'), fullPage: true });
     if (process.env.UPDATE_README_SCREENSHOT === '1') await page.screenshot({ path: join(REPO_ROOT, 'docs/images/inspector.png'), fullPage: true });
   });
@@ -116,7 +116,7 @@ describeBrowser('the inspector in headless Chromium', () => {
     page = await browser.newPage();
     await page.goto(`${t.url}/inspector`);
     await page.locator('#campaigns button').first().waitFor();
-    expect(await page.evaluate(() => document.activeElement?.closest('#campaigns') !== null)).toBe(true);
+    expect(await page.evaluate("document.activeElement?.closest('#campaigns') !== null")).toBe(true);
     await page.keyboard.press('Enter');
     await page.locator('#timeline li').first().waitFor();
     await page.getByLabel('Budget (tokens)').focus();
@@ -141,12 +141,12 @@ describeBrowser('the inspector in headless Chromium', () => {
       expect(await page.locator('#key-error').textContent()).toBe('');
       await key.fill('not-the-key-0123456789');
       await page.getByRole('button', { name: 'Use key' }).click();
-      await page.waitForFunction(() => document.querySelector('#key-error')?.textContent?.includes('not accepted'));
+      await page.waitForFunction("document.querySelector('#key-error')?.textContent?.includes('not accepted')");
       await key.fill(KEY);
       await key.press('Enter');
       await page.getByRole('button', { name: /The Smugglers of Saltmere/ }).click();
       await page.locator('#timeline li.memory').first().waitFor();
-      await page.waitForFunction(() => document.querySelector('#live-state')?.textContent === 'live');
+      await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
       await new LorekeeperClient({ baseUrl: secured.url, apiKey: KEY }).recordMessages('keyed', [{ role: 'player', speaker: 'Aria', content: 'Seen through the keyed stream.' }]);
       await page.locator('#timeline li', { hasText: 'Seen through the keyed stream.' }).waitFor({ timeout: 10_000 });
     });
