@@ -68,6 +68,8 @@ class Listener {
         continue;
       }
       const page = await this.feed.after(this.campaignId, this.cursor, STREAM_PAGE);
+      // The row said there is more but nothing is readable yet: wait for the next wake-up rather than spin.
+      if (page.items.length === 0) return;
       for (const item of page.items) {
         if (this.closed) return;
         this.res.write(sseFrame(item));
