@@ -124,6 +124,21 @@ describeBrowser('the inspector in headless Chromium', () => {
     await page.locator('#context-total').waitFor();
   });
 
+  it('opens a long campaign at its newest 100 events and pages back on request, in the API\'s order', async () => {
+    await client.createCampaign({ id: 'long', name: 'A long campaign' });
+    await client.recordMessages('long', Array.from({ length: 180 }, (_, i) => ({ role: 'player' as const, speaker: 'Aria', content: `Line ${i}` })));
+    page = await browser.newPage();
+    await page.goto(`${t.url}/inspector`);
+    await page.getByRole('button', { name: /A long campaign/ }).click();
+    await page.locator('#timeline li[data-id="1:game:181"]').waitFor();
+    expect(await page.locator('#timeline li').count()).toBe(100);
+    await page.getByRole('button', { name: 'Load older events' }).click();
+    await page.locator('#timeline li[data-id="1:game:1"]').waitFor();
+    const ids = await page.locator('#timeline li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
+    expect(ids).toEqual(Array.from({ length: 181 }, (_, i) => `1:game:${i + 1}`));
+    expect(await page.getByRole('button', { name: 'Load older events' }).isDisabled()).toBe(true);
+  });
+
   describe('with LOREKEEPER_API_KEYS set', () => {
     let secured: TestApp;
     beforeAll(async () => {

@@ -56,8 +56,17 @@ async function loadCampaigns(after) {
   const list = $('campaigns');
   if (!after) list.replaceChildren();
   for (const c of items) {
-    const button = el('button', { type: 'button', 'data-id': c.id, onclick: () => openCampaign(c.id) }, c.name, el('br'), el('small', {}, `${c.id} · v${c.version}`));
-    list.append(el('li', {}, button));
+    const forked = c.parent ? ` · fork of ${c.parent.id} at v${c.parent.version}` : '';
+    const button = el('button', { type: 'button', 'data-id': c.id, onclick: () => openCampaign(c.id) }, c.name, el('br'), el('small', {}, `${c.id} · v${c.version}${forked}`));
+    list.append(el('li', { 'data-campaign': c.id, 'data-parent': c.parent?.id }, button));
+  }
+  // The fork tree: a fork goes under its parent when the parent is listed too.
+  for (const li of [...list.querySelectorAll('li[data-parent]')]) {
+    const parent = [...list.querySelectorAll('li[data-campaign]')].find((p) => p.dataset.campaign === li.dataset.parent);
+    if (!parent) continue;
+    let forks = parent.querySelector(':scope > ul');
+    if (!forks) parent.append((forks = el('ul', { 'aria-label': `forks of ${parent.dataset.campaign}` })));
+    forks.append(li);
   }
   state.nextCampaigns = items.length === 50 ? items[items.length - 1].id : null;
   $('more-campaigns').hidden = !state.nextCampaigns;
@@ -74,6 +83,7 @@ async function openCampaign(id) {
   $('campaign-title').textContent = c.name;
   $('campaign-meta').textContent = `${c.id} · game version ${c.version} · processed ${c.processedVersion} · round ${c.round ?? 1}`;
   renderActions();
+  renderAsOf();
   await Promise.all([loadTimeline(), loadMemories(c)]);
   $('context').replaceChildren();
   status(`Campaign ${c.name} loaded`);
@@ -219,7 +229,14 @@ async function loadMemories(campaign) {
         { open: list.length > 0, class: 'scope', 'data-scope': `${scope}:${subject}` },
         el('summary', {}, `${scopeName(scope, subject)} — cursor ${cursor ?? -1} · ${list.length} memor${list.length === 1 ? 'y' : 'ies'}`),
         ...list.map((m) =>
-          el('div', { class: 'memory-item' }, m.summary, el('br'), el('small', {}, `messages ${m.sinceMessageIndex}–${m.throughMessageIndex} · trigger game v${m.triggerVersion} · ${m.createdAt}`)),
+          el(
+            'div',
+            { class: 'memory-item' },
+            m.summary,
+            el('br'),
+            el('small', {}, `messages ${m.sinceMessageIndex}–${m.throughMessageIndex} · trigger game v${m.triggerVersion} · ${m.createdAt}`),
+            offers('/v1/campaigns/{cid}/memories/{memoryId}/history', 'get') ? el('button', { type: 'button', onclick: (e) => showHistory(m.id, e.target) }, 'History') : null,
+          ),
         ),
       );
     }),
@@ -227,12 +244,20 @@ async function loadMemories(campaign) {
 }
 $('refresh-memories').addEventListener('click', () => loadMemories());
 
+/** Whether the service's OpenAPI document lists this operation (features that land later light up by themselves). */
+const offers = (path, method) => Boolean(state.openapi?.paths?.[path]?.[method]);
+
+async function showHistory(memoryId, button) {
+  const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/memories/${encodeURIComponent(memoryId)}/history`);
+  button.replaceWith(el('ol', { class: 'history' }, ...items.map((h) => el('li', {}, `r${h.revision} ${h.reason} (${h.origin}, v${h.version}): ${h.summary}`))));
+}
+
 // ---- context viewer -----------------------------------------------------------------------------
 $('context-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const form = new FormData(e.target);
   const q = new URLSearchParams({ format: 'json' });
-  for (const name of ['agent', 'viewer', 'budget', 'query']) if (form.get(name)) q.set(name, form.get(name));
+  for (const name of ['agent', 'viewer', 'budget', 'query', 'asOf']) if (form.get(name)) q.set(name, form.get(name));
   try {
     renderContext(await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/context?${q}`));
   } catch (err) {
@@ -277,6 +302,11 @@ const ACTIONS = [
   { label: 'Correct a memory…', path: '/v1/campaigns/{cid}/memories/{memoryId}', method: 'put', memory: true, ask: () => ({ summary: prompt('New wording?') ?? '' }) },
   { label: 'Delete a memory…', path: '/v1/campaigns/{cid}/memories/{memoryId}', method: 'delete', memory: true, ask: () => undefined },
 ];
+
+function renderAsOf() {
+  const params = state.openapi?.paths?.['/v1/campaigns/{cid}/context']?.get?.parameters ?? [];
+  $('ctx-asof-field').hidden = !params.some((p) => p.name === 'asOf');
+}
 
 function renderActions() {
   const paths = state.openapi?.paths ?? {};
