@@ -26,7 +26,7 @@ export const SUITES: BenchSuite[] = [
   { name: 'state', title: '7. Game-state cache: context size reduction and digest injections (§5–6)', run: async (o) => ({ ...(await runStateBench(o)) }) },
   { name: 'search', title: '8. Search and window latency vs history size (§7)', run: runSearchBench },
   { name: 'pg', title: '9. PostgreSQL: 1 vs 3 replicas, and SQLite single-replica (§9)', run: runPgBench },
-  { name: 'stream', title: '11. Event stream and inspector reads on 1k and 100k-event campaigns (§11)', run: runStreamBench },
   { name: 'layered', title: '10. LoCoMo: layered dm context vs full transcript, last 20 and plain BM25 at 1,000/2,000/4,000 tokens (§8)', run: runLayeredBench },
   { name: 'mcp', title: '11. MCP server: stdio connect time and first tools/list', run: runMcpBench },
+  { name: 'stream', title: '12. Event stream and inspector reads on 1k and 100k-event campaigns (§11)', run: runStreamBench },
 ];
