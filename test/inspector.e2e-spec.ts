@@ -71,6 +71,9 @@ describeBrowser('the inspector in headless Chromium', () => {
     const response = await page.goto(`${t.url}/`);
     expect(page.url()).toBe(`${t.url}/inspector`);
     expect(response?.status()).toBe(200);
+    const missing = await t.http('GET', '/inspector/secrets.txt');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toContain('application/problem+json');
     await page.getByRole('button', { name: /The Smugglers of Saltmere/ }).click();
 
     // Both streams in the timeline, a memory outcome naming its trigger.

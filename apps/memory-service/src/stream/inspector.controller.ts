@@ -1,3 +1,4 @@
+import { notFound } from '@app/common';
 import { Controller, Get, Header, Param, Redirect, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -47,10 +48,7 @@ export class InspectorController {
   @Header('cache-control', 'no-cache')
   asset(@Param('file') file: string, @Res({ passthrough: true }) reply: FastifyReply) {
     const type = Object.hasOwn(FILES, file) ? FILES[file] : undefined;
-    if (!type) {
-      void reply.code(404).header('content-type', 'text/plain; charset=utf-8');
-      return 'not found';
-    }
+    if (!type) throw notFound('NOT_FOUND', `the inspector has no file ${file}`);
     void reply.header('content-type', type);
     return this.files.get(file);
   }
