@@ -17,6 +17,9 @@ import { GameStateController } from './http/controllers/game-state.controller';
 import { WorldStateController } from './http/controllers/world-state.controller';
 import { SearchController } from './http/controllers/search.controller';
 import { BroadcastsController } from './http/controllers/broadcasts.controller';
+import { StreamController } from './stream/stream.controller';
+import { InspectorController } from './stream/inspector.controller';
+import { StreamHub, WakeStreamsHandler } from './stream/stream-hub';
 
 @Module({})
 export class AppModule {
@@ -27,10 +30,12 @@ export class AppModule {
         CoreModule.forRoot(config, overrides),
         TerminusModule.forRoot({ logger: false }),
       ],
-      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController, GameStateController, WorldStateController, SearchController, BroadcastsController],
+      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController, GameStateController, WorldStateController, SearchController, BroadcastsController, StreamController, InspectorController],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useClass: SchemaValidationPipe },
+        StreamHub,
+        WakeStreamsHandler,
         ...(overrides.checkResponses ? [{ provide: APP_INTERCEPTOR, useClass: ResponseCheckInterceptor }] : []),
       ],
     };

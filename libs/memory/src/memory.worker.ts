@@ -243,9 +243,10 @@ export class MemoryWorker {
     const campaignId = lease.campaignId;
     const memoryVersion = move.memoryVersion + outcomes.length;
     await this.db.transaction(async (m) => {
+      await this.sql.lockCampaign(m, campaignId);
       const appended = await this.store.append(memoryStream(campaignId), move.memoryVersion, outcomes, event.recordedAt, m);
       await this.projector.apply(m, campaignId, appended, { memoryVersion: false });
-      // Last, so the lease row (and the campaign row, which writers queue on) stay locked only for the commit itself.
+      // Last, so the lease row stays locked only for the commit itself.
       await this.moveCheckpoint(m, lease, { from: move.from, to: move.to, memoryVersion });
     });
     this.progress.processed(campaignId, event.version);

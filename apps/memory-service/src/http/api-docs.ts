@@ -35,6 +35,8 @@ export const ApiOperation = (...a: Parameters<Swagger['ApiOperation']>) => defer
 export const ApiResponse = (...a: Parameters<Swagger['ApiResponse']>) => deferred((s) => s.ApiResponse(...a) as AnyDecorator);
 export const ApiQuery = (...a: Parameters<Swagger['ApiQuery']>) => deferred((s) => s.ApiQuery(...a) as AnyDecorator);
 export const ApiBody = (...a: Parameters<Swagger['ApiBody']>) => deferred((s) => s.ApiBody(...a) as AnyDecorator);
+export const ApiHeader = (...a: Parameters<Swagger['ApiHeader']>) => deferred((s) => s.ApiHeader(...a) as AnyDecorator);
+export const ApiExcludeController = () => deferred((s) => s.ApiExcludeController() as AnyDecorator);
 
 /** RFC 9457 problem details with a code: every 4xx/5xx answer (openapi.ts names it components.schemas.Problem). */
 export const PROBLEM = {
@@ -81,6 +83,8 @@ export interface RouteSuccess {
   operationId?: string;
   /** The route can also answer text/plain (format=text). */
   text?: boolean;
+  /** The body is not JSON but this media type (a string), e.g. text/event-stream. */
+  mediaType?: string;
 }
 
 /** One route's documentation: summary, success schema and example, and its problem+json error responses. */
@@ -89,6 +93,7 @@ export function ApiRoute(summary: string, success: RouteSuccess, errors: number[
   const content = (): Record<string, object> => {
     const json = success.schema ? { schema: jsonSchemaOf(success.schema, 'output') } : {};
     const example = success.example === undefined ? {} : { example: success.example };
+    if (success.mediaType) return { [success.mediaType]: { schema: { type: 'string' }, ...example } };
     return { 'application/json': { ...json, ...example }, ...(success.text ? { 'text/plain': { schema: { type: 'string' } } } : {}) };
   };
   return applyDecorators(

@@ -17,6 +17,7 @@ const TAGS: Record<string, string> = {
   'world state': 'World facts, the digest and player characters with their HUD line.',
   search: 'Ranked full-text search in a campaign.',
   broadcasts: 'Agent-to-agent announcements that belong to no campaign.',
+  stream: 'Live Server-Sent Events of both streams, and timeline pages (docs/stream.md).',
   operations: 'Liveness, readiness and metrics (no key needed).',
 };
 

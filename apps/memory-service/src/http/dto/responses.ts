@@ -230,3 +230,22 @@ export const livenessResponse = z.object({
   error: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   details: z.record(z.string(), z.record(z.string(), z.unknown())),
 });
+
+export const campaignsResponse = z.object({
+  items: z.array(
+    z.object({ id: z.string(), name: z.string(), version: count, processedVersion: count, parent: z.string().nullable(), createdAt: time }),
+  ),
+});
+export const timelineResponse = z.object({
+  items: z.array(
+    z.object({
+      id: z.string().describe('<timeline>:<game|memory>:<version>, the SSE event id'),
+      stream: z.enum(['game', 'memory']),
+      version: count,
+      type: z.string(),
+      data: z.unknown(),
+      triggerVersion: count.optional(),
+      recordedAt: time,
+    }),
+  ),
+});
