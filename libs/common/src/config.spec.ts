@@ -35,9 +35,9 @@ describe('configuration', () => {
     expect(() => loadConfig({ SUMMARIZER: 'anthropic' })).toThrow(/SUMMARIZER/);
   });
 
-  it('documents every variable in the README configuration table, and nothing else', () => {
-    const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Configuration'));
+  it('documents every variable in the configuration table (docs/configuration.md), and nothing else', () => {
+    // The README keeps a short table; the full one moved to docs/configuration.md (issue 22).
+    const section = readFileSync(join(__dirname, '../../../docs/configuration.md'), 'utf8');
     const documented = new Set([...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
     const schemaKeys = Object.keys((configSchema as unknown as { shape?: object }).shape ?? (configSchema as any).def?.in?.shape ?? {});
     expect(schemaKeys.length).toBeGreaterThan(10);
