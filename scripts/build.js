@@ -17,7 +17,8 @@ const SOURCE_DIRS = ['apps', 'libs', 'bench', 'scripts', 'test/support'];
 const CONFIG_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.js'];
 const STAMP = 'dist/.built-at';
 
-const isSource = (name) => name.endsWith('.ts') && !name.endsWith('.d.ts') && !name.endsWith('.spec.ts') && !name.endsWith('.e2e-spec.ts');
+const isSource = (name) =>
+  name.endsWith('.ts') && !name.endsWith('.d.ts') && !name.endsWith('.spec.ts') && !name.endsWith('.e2e-spec.ts');
 
 /** Sources the build compiles (relative paths, sorted) and the newest modification time among them and the configs. */
 function scan(root = ROOT) {
@@ -34,7 +35,8 @@ function scan(root = ROOT) {
     }
   };
   for (const dir of SOURCE_DIRS) if (existsSync(join(root, dir))) walk(dir);
-  for (const file of CONFIG_FILES) if (existsSync(join(root, file))) newest = Math.max(newest, statSync(join(root, file)).mtimeMs);
+  for (const file of CONFIG_FILES)
+    if (existsSync(join(root, file))) newest = Math.max(newest, statSync(join(root, file)).mtimeMs);
   files.sort();
   return { files, newest, listHash: createHash('sha256').update(files.join('\n')).digest('hex') };
 }
@@ -55,7 +57,9 @@ function staleReason(root = ROOT) {
 /** `@app/<lib>` → the relative path of dist/libs/<lib>/src from the compiled file (what tsc-alias did). */
 function rewriteAliases(code, outFile, outDir) {
   return code.replace(/require\("@app\/([a-z-]+)"\)/g, (_m, lib) => {
-    let rel = relative(dirname(outFile), join(outDir, 'libs', lib, 'src')).split(sep).join('/');
+    let rel = relative(dirname(outFile), join(outDir, 'libs', lib, 'src'))
+      .split(sep)
+      .join('/');
     if (!rel.startsWith('.')) rel = `./${rel}`;
     return `require("${rel}")`;
   });
@@ -79,9 +83,15 @@ async function build(root = ROOT) {
   await Promise.all(
     files.map(async (file) => {
       const outFile = join(outDir, file.replace(/\.ts$/, '.js'));
-      const out = await swc.transformFile(join(root, file), { ...options, sourceFileName: relative(dirname(outFile), join(root, file)) });
+      const out = await swc.transformFile(join(root, file), {
+        ...options,
+        sourceFileName: relative(dirname(outFile), join(root, file)),
+      });
       mkdirSync(dirname(outFile), { recursive: true });
-      writeFileSync(outFile, `${rewriteAliases(out.code, outFile, outDir)}\n//# sourceMappingURL=${outFile.split(sep).pop()}.map\n`);
+      writeFileSync(
+        outFile,
+        `${rewriteAliases(out.code, outFile, outDir)}\n//# sourceMappingURL=${outFile.split(sep).pop()}.map\n`,
+      );
       if (out.map) writeFileSync(`${outFile}.map`, out.map);
     }),
   );

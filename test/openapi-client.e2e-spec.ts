@@ -28,14 +28,18 @@ describe('a client generated from the OpenAPI document', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('compiles a strict walk-through without casts and runs it: campaign to budgeted dm context, private message kept private', async () => {
+  it('compiles a strict walk-through without casts and runs it, the whisper kept private', async () => {
     const source = readFileSync(WALKTHROUGH, 'utf8');
     // No escape hatches: no `as` casts, no any, no non-null assertions on data, no ts-ignore.
     expect(source).not.toMatch(/\bas\s+(?!const\b)[A-Za-z{[(]|\bany\b|@ts-|\)!\./);
 
     const doc = await t.http('GET', '/docs/openapi.json');
     writeFileSync(join(dir, 'openapi.json'), doc.text);
-    await run(process.execPath, [join(REPO_ROOT, 'node_modules/openapi-typescript/bin/cli.js'), 'openapi.json', '-o', 'schema.d.ts'], { cwd: dir });
+    await run(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules/openapi-typescript/bin/cli.js'), 'openapi.json', '-o', 'schema.d.ts'],
+      { cwd: dir },
+    );
     const schema = readFileSync(join(dir, 'schema.d.ts'), 'utf8');
     // Integers are numbers in the generated types, and no answer is left `unknown`.
     expect(schema).toMatch(/budget\?: number;/);
@@ -58,7 +62,11 @@ describe('a client generated from the OpenAPI document', () => {
       files: ['walkthrough.mts'],
     };
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
-    const tsc = await run(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: dir }).catch((err: { stdout: string }) => err);
+    const tsc = await run(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+      { cwd: dir },
+    ).catch((err: { stdout: string }) => err);
     expect(tsc.stdout).toBe('');
 
     const { stdout } = await run(process.execPath, [join(dir, 'out/walkthrough.mjs'), t.url], { cwd: dir });
@@ -83,10 +91,14 @@ describe('a client generated from the OpenAPI document', () => {
     expect(result.miraMemories).toBe(1);
   });
 
-  it('libs/client: every method calls an operation the document declares, and the service accepts what it sends', async () => {
+  it('libs/client: every method calls an operation the document declares, and the service accepts it', async () => {
     const doc = (await t.http('GET', '/docs/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     const templates = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.keys(item).map((method) => ({ method: method.toUpperCase(), re: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`), path })),
+      Object.keys(item).map((method) => ({
+        method: method.toUpperCase(),
+        re: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        path,
+      })),
     );
     const calls: string[] = [];
     const undeclared: string[] = [];
@@ -105,9 +117,17 @@ describe('a client generated from the OpenAPI document', () => {
     await c.putLocation(cid, 'tavern', { name: 'Tavern', dangerLevel: 'SAFE' });
     await c.putLocation(cid, 'docks', { name: 'Docks' });
     await c.putNpc(cid, 'mira', { name: 'Mira', locationId: 'tavern' });
-    await c.putQuest(cid, 'relic', { name: 'Relic', objectives: [{ id: 'map', name: 'Map' }, { id: 'boat', name: 'Boat' }] });
+    await c.putQuest(cid, 'relic', {
+      name: 'Relic',
+      objectives: [
+        { id: 'map', name: 'Map' },
+        { id: 'boat', name: 'Boat' },
+      ],
+    });
     await c.changeLocation(cid, 'tavern', { idempotencyKey: 'typed-move-1' });
-    const rec = await c.recordMessages(cid, [{ role: 'npc', speaker: 'Mira', content: 'The crates went to the lighthouse.' }]);
+    const rec = await c.recordMessages(cid, [
+      { role: 'npc', speaker: 'Mira', content: 'The crates went to the lighthouse.' },
+    ]);
     await c.listMessages(cid, { limit: 10 });
     await c.completeObjective(cid, 'relic', 'map', { ifMatch: rec.version });
     await c.updateLocationState(cid, { locationId: 'docks', dangerLevel: 'HIGH' });

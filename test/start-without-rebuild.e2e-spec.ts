@@ -1,5 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt, freePort, REPO_ROOT } from './support/service-process';
@@ -35,7 +44,13 @@ describe('start without a rebuild', () => {
     const port = await freePort();
     const child = spawn('npm', ['start', '--silent'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${db.path}`, LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: `sqlite:${db.path}`,
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // its own process group: npm, the shell and node are stopped together
     });
@@ -44,8 +59,11 @@ describe('start without a rebuild', () => {
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     try {
       let healthy = false;
-      for (const deadline = Date.now() + 90_000; !healthy && Date.now() < deadline && child.exitCode === null; ) {
-        healthy = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+      for (const deadline = Date.now() + 90_000; !healthy && Date.now() < deadline && child.exitCode === null;) {
+        healthy = await fetch(`http://127.0.0.1:${port}/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (!healthy) await new Promise((r) => setTimeout(r, 50));
       }
       expect({ healthy, out }).toMatchObject({ healthy: true });
@@ -72,7 +90,10 @@ describe('start without a rebuild', () => {
       mkdirSync(join(root, 'libs/common/src'), { recursive: true });
       writeFileSync(join(root, 'package.json'), '{}');
       writeFileSync(join(root, 'libs/common/src/index.ts'), 'export const answer: number = 42;\n');
-      writeFileSync(join(root, 'apps/x/main.ts'), "import { answer } from '@app/common';\nexport const doubled = answer * 2;\n");
+      writeFileSync(
+        join(root, 'apps/x/main.ts'),
+        "import { answer } from '@app/common';\nexport const doubled = answer * 2;\n",
+      );
       writeFileSync(join(root, 'apps/x/main.spec.ts'), 'not compiled');
     });
     afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -31,8 +31,10 @@ function deferred(make: (s: Swagger) => AnyDecorator): MethodDecorator & ClassDe
 }
 
 export const ApiTags = (...tags: string[]) => deferred((s) => s.ApiTags(...tags) as AnyDecorator);
-export const ApiOperation = (...a: Parameters<Swagger['ApiOperation']>) => deferred((s) => s.ApiOperation(...a) as AnyDecorator);
-export const ApiResponse = (...a: Parameters<Swagger['ApiResponse']>) => deferred((s) => s.ApiResponse(...a) as AnyDecorator);
+export const ApiOperation = (...a: Parameters<Swagger['ApiOperation']>) =>
+  deferred((s) => s.ApiOperation(...a) as AnyDecorator);
+export const ApiResponse = (...a: Parameters<Swagger['ApiResponse']>) =>
+  deferred((s) => s.ApiResponse(...a) as AnyDecorator);
 export const ApiQuery = (...a: Parameters<Swagger['ApiQuery']>) => deferred((s) => s.ApiQuery(...a) as AnyDecorator);
 export const ApiBody = (...a: Parameters<Swagger['ApiBody']>) => deferred((s) => s.ApiBody(...a) as AnyDecorator);
 export const ApiHeader = (...a: Parameters<Swagger['ApiHeader']>) => deferred((s) => s.ApiHeader(...a) as AnyDecorator);
@@ -49,7 +51,14 @@ export const PROBLEM = {
     status: { type: 'integer' },
     detail: { type: 'string' },
     code: { type: 'string', example: 'LOCATION_NOT_FOUND' },
-    errors: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
   },
 };
 
@@ -70,7 +79,13 @@ export const RESPONSE_SCHEMA = 'lorekeeper:response-schema';
 
 /** JSON Schema (OpenAPI 3.0 dialect) of a zod schema; queryInt-style metadata turns strings into integers. */
 export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  return z.toJSONSchema(schema, { io, target: 'openapi-3.0', unrepresentable: 'any', reused: 'inline', cycles: 'ref' }) as Record<string, unknown>;
+  return z.toJSONSchema(schema, {
+    io,
+    target: 'openapi-3.0',
+    unrepresentable: 'any',
+    reused: 'inline',
+    cycles: 'ref',
+  }) as Record<string, unknown>;
 }
 
 export interface RouteSuccess {
@@ -94,19 +109,42 @@ export function ApiRoute(summary: string, success: RouteSuccess, errors: number[
     const json = success.schema ? { schema: jsonSchemaOf(success.schema, 'output') } : {};
     const example = success.example === undefined ? {} : { example: success.example };
     if (success.mediaType) return { [success.mediaType]: { schema: { type: 'string' }, ...example } };
-    return { 'application/json': { ...json, ...example }, ...(success.text ? { 'text/plain': { schema: { type: 'string' } } } : {}) };
+    return {
+      'application/json': { ...json, ...example },
+      ...(success.text ? { 'text/plain': { schema: { type: 'string' } } } : {}),
+    };
   };
   return applyDecorators(
     ApiOperation({ summary, ...(success.operationId ? { operationId: success.operationId } : {}) }),
-    deferred((s) => s.ApiResponse({ status: success.status, description: success.description ?? 'OK', content: content() as never }) as AnyDecorator),
-    ...errors.map((status) => ApiResponse({ status, description: PROBLEM_TEXT[status] ?? 'Problem', content: { 'application/problem+json': { schema: PROBLEM } } })),
+    deferred(
+      (s) =>
+        s.ApiResponse({
+          status: success.status,
+          description: success.description ?? 'OK',
+          content: content() as never,
+        }) as AnyDecorator,
+    ),
+    ...errors.map((status) =>
+      ApiResponse({
+        status,
+        description: PROBLEM_TEXT[status] ?? 'Problem',
+        content: { 'application/problem+json': { schema: PROBLEM } },
+      }),
+    ),
     ...(success.schema ? [SetMetadata(RESPONSE_SCHEMA, success.schema)] : []),
   );
 }
 
 /** A JSON response documented by a zod schema (other than the route's success, e.g. a 503 body). */
 export function ApiZodResponse(status: number, description: string, schema: z.ZodType) {
-  return deferred((s) => s.ApiResponse({ status, description, content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') as never } } }) as AnyDecorator);
+  return deferred(
+    (s) =>
+      s.ApiResponse({
+        status,
+        description,
+        content: { 'application/json': { schema: jsonSchemaOf(schema, 'output') as never } },
+      }) as AnyDecorator,
+  );
 }
 
 /** Errors every write may return besides its own. */
@@ -120,8 +158,13 @@ export function ApiZodBody(schema: z.ZodType) {
 /** Documents each property of a zod query object as a query parameter. */
 export function ApiZodQuery(schema: z.ZodObject) {
   return deferred((s) => {
-    const json = jsonSchemaOf(schema, 'input') as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
-    const decorators = Object.entries(json.properties ?? {}).map(([name, p]) => s.ApiQuery({ name, required: json.required?.includes(name) ?? false, schema: p as never }));
+    const json = jsonSchemaOf(schema, 'input') as {
+      properties?: Record<string, Record<string, unknown>>;
+      required?: string[];
+    };
+    const decorators = Object.entries(json.properties ?? {}).map(([name, p]) =>
+      s.ApiQuery({ name, required: json.required?.includes(name) ?? false, schema: p as never }),
+    );
     return applyDecorators(...(decorators as MethodDecorator[])) as AnyDecorator;
   });
 }

@@ -31,14 +31,19 @@ export function buildOpenApi(app: INestApplication, serverUrl = 'http://localhos
   const builder = new DocumentBuilder()
     .setTitle('Lorekeeper')
     .setDescription(
-      'Event-sourced narrative memory for AI game masters and game-playing agents. Errors are application/problem+json ' +
-        '{type, title, status, detail, code, errors?}: bad input is a 4xx with a code, never a 5xx, and appends nothing.',
+      'Event-sourced narrative memory for AI game masters and game-playing agents. ' +
+        'Errors are application/problem+json {type, title, status, detail, code, errors?}: ' +
+        'bad input is a 4xx with a code, never a 5xx, and appends nothing.',
     )
     .setVersion('1')
     .setLicense('MIT', 'https://opensource.org/licenses/MIT')
     .addServer(serverUrl, 'Lorekeeper (npm start listens on PORT, default 3000)')
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'An opaque key from LOREKEEPER_API_KEYS (not a JWT). Not needed when the variable is unset.' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An opaque key from LOREKEEPER_API_KEYS (not a JWT). Not needed when the variable is unset.',
+      },
       'bearer',
     )
     .addSecurityRequirements('bearer');
@@ -50,7 +55,10 @@ export function buildOpenApi(app: INestApplication, serverUrl = 'http://localhos
 type Operation = {
   operationId?: string;
   parameters?: unknown[];
-  responses: Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
+  responses: Record<
+    string,
+    { description?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }
+  >;
   security?: unknown[];
   tags?: string[];
 };
@@ -68,7 +76,8 @@ function complete(doc: OpenAPIObject): OpenAPIObject {
       if (!['get', 'put', 'post', 'delete', 'patch'].includes(method)) continue;
       const op = raw as Operation;
       // One handler on two paths (login and register) would share an operationId: name it after its path.
-      if (op.operationId && seenIds.has(op.operationId)) op.operationId = camel(path.split('/').pop() ?? op.operationId);
+      if (op.operationId && seenIds.has(op.operationId))
+        op.operationId = camel(path.split('/').pop() ?? op.operationId);
       if (op.operationId) seenIds.add(op.operationId);
       for (const response of Object.values(op.responses)) {
         if (response.content?.['application/problem+json']) response.content = PROBLEM_REF;
@@ -78,14 +87,21 @@ function complete(doc: OpenAPIObject): OpenAPIObject {
         continue;
       }
       op.responses['401'] ??= { description: 'Missing or invalid bearer key (UNAUTHORIZED)', content: PROBLEM_REF };
-      op.responses['403'] ??= { description: 'The key may not do this (CAMPAIGN_OUT_OF_SCOPE, …)', content: PROBLEM_REF };
+      op.responses['403'] ??= {
+        description: 'The key may not do this (CAMPAIGN_OUT_OF_SCOPE, …)',
+        content: PROBLEM_REF,
+      };
       // The writes that go through writeMeta document 422 (Idempotency-Key reuse) and, on a campaign, 412 (If-Match).
       const params = (op.parameters ??= []);
       if (op.responses['422']) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
       if (op.responses['412']) params.push({ $ref: '#/components/parameters/IfMatch' });
       if (op.responses['422']) {
         for (const [status, response] of Object.entries(op.responses)) {
-          if (status.startsWith('2')) response.headers = { ...response.headers, 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
+          if (status.startsWith('2'))
+            response.headers = {
+              ...response.headers,
+              'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' },
+            };
         }
       }
     }
@@ -101,7 +117,8 @@ const HEADER_PARAMETERS = {
     in: 'header',
     required: false,
     description:
-      'Send a write twice safely: the same key and body return the first answer (header idempotent-replayed: true) and ' +
+      'Send a write twice safely: the same key and body return the first answer ' +
+      '(header idempotent-replayed: true) and ' +
       'append nothing; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.',
     schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,200}$' },
   },
@@ -115,7 +132,10 @@ const HEADER_PARAMETERS = {
 };
 
 const RESPONSE_HEADERS = {
-  IdempotentReplayed: { description: '"true" when this answer is the replay of an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  IdempotentReplayed: {
+    description: '"true" when this answer is the replay of an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
 /** The Swagger UI files /docs serves (from swagger-ui-dist, which @nestjs/swagger brings). */
@@ -140,7 +160,12 @@ const UI_PAGE = `<!DOCTYPE html>
   <script src="/docs/swagger-ui-bundle.js"></script>
   <script src="/docs/swagger-ui-standalone-preset.js"></script>
   <script>
-    window.ui = SwaggerUIBundle({ url: '/docs/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
+    window.ui = SwaggerUIBundle({
+      url: '/docs/openapi.json',
+      dom_id: '#swagger-ui',
+      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+      layout: 'StandaloneLayout',
+    });
   </script>
 </body>
 </html>
@@ -165,6 +190,9 @@ export function serveOpenApi(app: NestFastifyApplication): void {
     const type = Object.hasOwn(UI_ASSETS, req.params.asset) ? UI_ASSETS[req.params.asset] : undefined;
     if (!type) return reply.callNotFound();
     const dir = dirname(require.resolve('swagger-ui-dist/package.json'));
-    return reply.type(type).header('cache-control', 'public, max-age=86400').send(await readFile(join(dir, req.params.asset)));
+    return reply
+      .type(type)
+      .header('cache-control', 'public, max-age=86400')
+      .send(await readFile(join(dir, req.params.asset)));
   });
 }

@@ -22,7 +22,9 @@ export class ResponseCheckInterceptor implements NestInterceptor {
         const result = schema.safeParse(body);
         if (!result.success) {
           const where = `${context.getClass().name}.${context.getHandler().name}`;
-          throw new Error(`response of ${where} does not match its documented schema: ${z.prettifyError(result.error)}`);
+          throw new Error(
+            `response of ${where} does not match its documented schema: ${z.prettifyError(result.error)}`,
+          );
         }
         return body;
       }),

@@ -5,7 +5,11 @@ import { Logging } from './logger';
 describe('Logging', () => {
   const capture = () => {
     const lines: string[] = [];
-    return { lines, destination: { write: (l: string) => void lines.push(l) }, parsed: () => lines.map((l) => JSON.parse(l)) };
+    return {
+      lines,
+      destination: { write: (l: string) => void lines.push(l) },
+      parsed: () => lines.map((l) => JSON.parse(l)),
+    };
   };
 
   async function serve(logging: Logging) {
@@ -23,7 +27,11 @@ describe('Logging', () => {
     const out = capture();
     const logging = new Logging({ level: 'info', destination: out.destination });
     const app = await serve(logging);
-    await app.inject({ method: 'GET', url: '/x', headers: { 'x-request-id': 'req-7', authorization: 'Bearer tok-secret' } });
+    await app.inject({
+      method: 'GET',
+      url: '/x',
+      headers: { 'x-request-id': 'req-7', authorization: 'Bearer tok-secret' },
+    });
     await app.close();
     const lines = out.parsed();
     const done = lines.filter((l) => l.msg === 'request completed');

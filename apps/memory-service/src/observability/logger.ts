@@ -26,7 +26,11 @@ export class Logging {
   constructor(options: LoggingOptions) {
     const pretty = !options.destination && process.stdout.isTTY && options.level !== 'silent';
     this.root = pretty
-      ? pino({ level: options.level, redact: REDACT, transport: { target: 'pino-pretty', options: { singleLine: true } } })
+      ? pino({
+          level: options.level,
+          redact: REDACT,
+          transport: { target: 'pino-pretty', options: { singleLine: true } },
+        })
       : pino({ level: options.level, redact: REDACT }, (options.destination ?? process.stdout) as DestinationStream);
   }
 
@@ -96,7 +100,12 @@ class NestPinoLogger implements LoggerService {
       logger[level](fields, ...(params as []));
     } else if (typeof message === 'object' && message !== null) {
       logger[level](Object.assign(fields, message), ...(params as []));
-    } else if (level === 'error' && params.length === 1 && typeof params[0] === 'string' && /\n\s*at /.test(params[0])) {
+    } else if (
+      level === 'error' &&
+      params.length === 1 &&
+      typeof params[0] === 'string' &&
+      /\n\s*at /.test(params[0])
+    ) {
       // Nest's exception handlers call error(message, stack, context): keep the stack as an error.
       const err = new Error(String(message));
       err.stack = params[0];

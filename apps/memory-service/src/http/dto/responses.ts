@@ -15,8 +15,18 @@ const nullableTime = time.nullable();
 
 export const versionOnly = z.object({ version: count.describe('the campaign version after this write') });
 
-const location = z.object({ id: z.string(), name: z.string(), dangerLevel: z.enum(DANGER_LEVELS).nullable(), completedEncounters: z.array(z.string()) });
-const npc = z.object({ id: z.string(), name: z.string(), aliases: z.array(z.string()), locationId: z.string().nullable() });
+const location = z.object({
+  id: z.string(),
+  name: z.string(),
+  dangerLevel: z.enum(DANGER_LEVELS).nullable(),
+  completedEncounters: z.array(z.string()),
+});
+const npc = z.object({
+  id: z.string(),
+  name: z.string(),
+  aliases: z.array(z.string()),
+  locationId: z.string().nullable(),
+});
 const quest = z.object({
   id: z.string(),
   name: z.string(),
@@ -29,67 +39,67 @@ const cursors = z.object({
   npcs: z.record(z.string(), int),
 });
 
-export const campaignResponse = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    version: count,
-    processedVersion: count.describe('the game version the memory worker has processed through'),
-    currentLocationId: z.string().nullable(),
-    currentActId: z.string().nullable(),
-    round: int.min(1),
-    settings: z.object({ perRoleMemory: z.boolean() }),
-    messageCount: count,
-    locations: z.array(location),
-    npcs: z.array(npc),
-    quests: z.array(quest),
-    cursors,
-    createdAt: time,
-  });
+export const campaignResponse = z.object({
+  id: z.string(),
+  name: z.string(),
+  version: count,
+  processedVersion: count.describe('the game version the memory worker has processed through'),
+  currentLocationId: z.string().nullable(),
+  currentActId: z.string().nullable(),
+  round: int.min(1),
+  settings: z.object({ perRoleMemory: z.boolean() }),
+  messageCount: count,
+  locations: z.array(location),
+  npcs: z.array(npc),
+  quests: z.array(quest),
+  cursors,
+  createdAt: time,
+});
 
 export const settingsResponse = z.object({ version: count, settings: z.object({ perRoleMemory: z.boolean() }) });
 export const locationResponse = z.object({ version: count, location });
 export const npcResponse = z.object({ version: count, npc });
 export const questResponse = z.object({ version: count, quest });
 
-export const recordMessagesResponse = z.object({ indexes: z.array(count).describe('campaign-wide indexes of the recorded messages'), version: count });
+export const recordMessagesResponse = z.object({
+  indexes: z.array(count).describe('campaign-wide indexes of the recorded messages'),
+  version: count,
+});
 export const endRoundResponse = z.object({ version: count, round: int.min(1).describe('the round now current') });
 
-const message = z
-  .object({
-    index: count,
-    role: z.enum(MESSAGE_ROLES),
-    speaker: z.string().nullable(),
-    content: z.string(),
-    locationId: z.string().nullable(),
-    npcIds: z.array(z.string()),
-    at: time,
-    round: int.min(1),
-    visibility: z.enum(VISIBILITIES),
-    audience: z.array(z.string()),
-    toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
-    toolCallId: z.string().nullable(),
-    reasoning: z.string().nullable(),
-  });
+const message = z.object({
+  index: count,
+  role: z.enum(MESSAGE_ROLES),
+  speaker: z.string().nullable(),
+  content: z.string(),
+  locationId: z.string().nullable(),
+  npcIds: z.array(z.string()),
+  at: time,
+  round: int.min(1),
+  visibility: z.enum(VISIBILITIES),
+  audience: z.array(z.string()),
+  toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
+  toolCallId: z.string().nullable(),
+  reasoning: z.string().nullable(),
+});
 export const messagesResponse = z.object({ items: z.array(message) });
 
-const memory = z
-  .object({
-    id: z.string(),
-    scope: z.enum(['location', 'npc', 'world']),
-    subjectId: z.string(),
-    summary: z.string(),
-    tags: z.array(z.string()),
-    locationId: z.string().nullable(),
-    npcIds: z.array(z.string()),
-    questId: z.string().nullable(),
-    encounterId: z.string().nullable(),
-    sinceMessageIndex: int,
-    throughMessageIndex: int,
-    sinceTimestamp: time,
-    createdAt: time,
-    triggerVersion: count,
-  });
+const memory = z.object({
+  id: z.string(),
+  scope: z.enum(['location', 'npc', 'world']),
+  subjectId: z.string(),
+  summary: z.string(),
+  tags: z.array(z.string()),
+  locationId: z.string().nullable(),
+  npcIds: z.array(z.string()),
+  questId: z.string().nullable(),
+  encounterId: z.string().nullable(),
+  sinceMessageIndex: int,
+  throughMessageIndex: int,
+  sinceTimestamp: time,
+  createdAt: time,
+  triggerVersion: count,
+});
 export const memoriesResponse = z.object({ items: z.array(memory) });
 
 export const eventsResponse = z.object({
@@ -115,16 +125,25 @@ const entry = z.object({
   seq: int.optional(),
   tokens: count.optional(),
 });
-const dropped = z
-  .object({ section: z.string(), ref: z.string(), tokens: count, reason: z.enum(['compacted', 'budget']) });
+const dropped = z.object({
+  section: z.string(),
+  ref: z.string(),
+  tokens: count,
+  reason: z.enum(['compacted', 'budget']),
+});
 
 export const contextResponse = z
   .object({
     version: count,
     processedVersion: count,
-    agent: z.enum(AGENTS).optional().describe('absent in the DESIGN §2 form (no agent, viewer, include, budget or query given)'),
+    agent: z
+      .enum(AGENTS)
+      .optional()
+      .describe('absent in the DESIGN §2 form (no agent, viewer, include, budget or query given)'),
     viewer: z.string().optional(),
-    sections: z.array(z.object({ key: sectionKey.optional(), title: z.string(), tokens: count.optional(), entries: z.array(entry) })),
+    sections: z.array(
+      z.object({ key: sectionKey.optional(), title: z.string(), tokens: count.optional(), entries: z.array(entry) }),
+    ),
     tokens: z.object({ budget: count.nullable(), used: count }).optional(),
     dropped: z.array(dropped).optional(),
     overBudget: z.boolean().optional(),
@@ -143,12 +162,19 @@ const glossaryEntry = z.object({
   createdAt: nullableTime,
 });
 export const glossaryResponse = z.object({ items: z.array(glossaryEntry) });
-export const setTermResponse = z.object({ version: count, term: z.string(), definition: z.string(), locked: z.literal(true) });
+export const setTermResponse = z.object({
+  version: count,
+  term: z.string(),
+  definition: z.string(),
+  locked: z.literal(true),
+});
 export const hideTermResponse = z.object({ version: count, term: z.string(), hidden: z.literal(true) });
 
 const tick = count.nullable();
 export const putSnapshotResponse = z.object({ tool: z.string(), tick, capturedAt: time, bytes: count });
-export const snapshotsResponse = z.object({ items: z.array(z.object({ tool: z.string(), tick, capturedAt: time, bytes: count, stale: z.boolean() })) });
+export const snapshotsResponse = z.object({
+  items: z.array(z.object({ tool: z.string(), tick, capturedAt: time, bytes: count, stale: z.boolean() })),
+});
 export const snapshotResponse = z.object({
   tool: z.string(),
   tick,
@@ -158,9 +184,16 @@ export const snapshotResponse = z.object({
   content: z.unknown().describe('the stored tool result, any JSON value'),
 });
 export const actionResponse = z.object({ stale: z.array(z.string()).describe('tools this action made stale') });
-export const loginResponse = z.object({ version: count, account: z.string(), agentId: z.string(), previousAccount: z.string().nullable() });
+export const loginResponse = z.object({
+  version: count,
+  account: z.string(),
+  agentId: z.string(),
+  previousAccount: z.string().nullable(),
+});
 export const logoutResponse = z.object({ version: count, account: z.string(), loggedOut: z.literal(true) });
-export const accountsResponse = z.object({ items: z.array(z.object({ account: z.string(), agentId: z.string().nullable() })) });
+export const accountsResponse = z.object({
+  items: z.array(z.object({ account: z.string(), agentId: z.string().nullable() })),
+});
 const toolRule = z.object({
   tool: z.string(),
   title: z.string().nullable(),
@@ -171,17 +204,16 @@ const toolRule = z.object({
 export const toolRuleResponse = toolRule;
 export const toolRulesResponse = z.object({ items: z.array(toolRule) });
 
-const fact = z
-  .object({
-    type: z.string(),
-    key: z.string(),
-    value: z.string(),
-    priority: int,
-    status: z.enum(['active', 'resolved', 'expired']),
-    expiresAt: nullableTime,
-    assertedAt: time,
-    resolvedAt: nullableTime,
-  });
+const fact = z.object({
+  type: z.string(),
+  key: z.string(),
+  value: z.string(),
+  priority: int,
+  status: z.enum(['active', 'resolved', 'expired']),
+  expiresAt: nullableTime,
+  assertedAt: time,
+  resolvedAt: nullableTime,
+});
 export const factResponse = z.object({ version: count, fact });
 export const factsResponse = z.object({ items: z.array(fact) });
 export const digestResponse = z.object({
@@ -190,15 +222,14 @@ export const digestResponse = z.object({
   tokens: count,
   dropped: z.array(dropped),
 });
-const player = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    aliases: z.array(z.string()),
-    stats: z.record(z.string(), z.union([z.string(), z.number()])),
-    registeredVersion: count,
-    hud: z.object({ text: z.string(), tokens: count, dropped: z.array(dropped) }),
-  });
+const player = z.object({
+  id: z.string(),
+  name: z.string(),
+  aliases: z.array(z.string()),
+  stats: z.record(z.string(), z.union([z.string(), z.number()])),
+  registeredVersion: count,
+  hud: z.object({ text: z.string(), tokens: count, dropped: z.array(dropped) }),
+});
 export const playerResponse = player;
 export const putPlayerResponse = z.object({ version: count, player });
 export const playersResponse = z.object({ items: z.array(player) });
@@ -215,7 +246,14 @@ export const searchResponse = z.object({ items: z.array(searchHit) });
 const broadcast = z.object({ id: z.string(), content: z.string(), from: z.string(), at: time });
 export const broadcastResponse = broadcast;
 export const broadcastsResponse = z.object({
-  items: z.array(broadcast.extend({ kind: z.literal('broadcast'), ref: z.string(), snippet: z.string().optional(), score: z.number().optional() })),
+  items: z.array(
+    broadcast.extend({
+      kind: z.literal('broadcast'),
+      ref: z.string(),
+      snippet: z.string().optional(),
+      score: z.number().optional(),
+    }),
+  ),
 });
 
 export const readinessResponse = z.object({
@@ -233,7 +271,14 @@ export const livenessResponse = z.object({
 
 export const campaignsResponse = z.object({
   items: z.array(
-    z.object({ id: z.string(), name: z.string(), version: count, processedVersion: count, parent: z.string().nullable(), createdAt: time }),
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      version: count,
+      processedVersion: count,
+      parent: z.string().nullable(),
+      createdAt: time,
+    }),
   ),
 });
 export const timelineResponse = z.object({
