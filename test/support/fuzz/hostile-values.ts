@@ -55,6 +55,40 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(60_000, 300_000).map((n) => '🐉'.repeat(n / 2)),
 );
 
+/** Alphabets a tokenizer finds pathological when repeated or mixed without spaces (issue 18). */
+const HOSTILE_ALPHABETS: string[][] = [
+  ['x'],
+  ['😀', '🐉', '👨‍👩‍👧‍👦', '🏳️‍🌈', '🤖', '💀'],
+  ['e\u0301', 'a\u0351\u0360\u0364', '\u0301'],
+  ['ש', 'ל', 'ו', 'ם', 'ا', 'ل', 'ع', '\u200f', '\u202e'],
+  ['的', '一', '是', '図', '書', '館', 'ア', '한', '국'],
+  ['a', 'Ж', '中', '😀', 'é', '\u0301', '1', '.', '-', 'ß', 'ﬁ'],
+  [' ', '\t', '\n', '\u00a0', '\u2028'],
+  ['!', '@', '#', '$', '%', '^', '&', '*', '(', ')', '_', '+', '=', '[', ']', '{', '}', ';', ':', ',', '.', '/'],
+  ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'],
+  ['\u200b', '\u200c', '\u200d', '\ufeff'],
+];
+
+/**
+ * Text of up to `maxLength` UTF-16 units built from one hostile alphabet: long runs without spaces, emoji,
+ * combining marks, RTL and direction marks, CJK, mixed scripts, whitespace runs, punctuation, hex.
+ */
+export function hostileText(maxLength: number): fc.Arbitrary<string> {
+  return fc
+    .tuple(fc.constantFrom(...HOSTILE_ALPHABETS), fc.integer({ min: 1, max: maxLength }), fc.boolean(), fc.integer())
+    .map(([alphabet, length, repeated, seed]) => {
+      let text = '';
+      let s = seed >>> 0;
+      for (let i = 0; text.length < length; i++) {
+        s = (Math.imul(s, 1_103_515_245) + 12_345) >>> 0;
+        text += repeated ? alphabet[0] : alphabet[s % alphabet.length];
+      }
+      // Never end inside a surrogate pair: the service refuses unpaired surrogates before counting anything.
+      const cut = text.slice(0, length);
+      return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) || 'x' : cut;
+    });
+}
+
 /** Numbers where strings belong and vice versa; JSON cannot carry NaN/Infinity, so they become null. */
 export const nastyNumber: fc.Arbitrary<number> = fc.oneof(
   fc.constantFrom(0, -0, -1, 1, 1.5, -1.5, 2 ** 31, 2 ** 53 + 2, -(2 ** 63), 1e308, 5e-324, Number.MAX_SAFE_INTEGER, 500, 501, 1000, 1001),
