@@ -1,16 +1,24 @@
-import { ApiKeyEntry, AppConfig, DomainError, globToRegExp, ID_PATTERN, parseApiKeys } from '@app/common';
+import { ApiKeyEntry, AppConfig, BoundViewer, DomainError, globToRegExp, ID_PATTERN, parseApiKeys } from '@app/common';
 import { Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { Caller, setCaller, viewerBound } from './caller';
 import { sendProblem, toProblem } from './problem.filter';
 
-/** Paths anyone may call: probes, metrics scrapers and the API docs. Everything else needs a key. */
-const OPEN = [/^\/health(?:[/?]|$)/, /^\/metrics(?:[/?]|$)/, /^\/docs(?:[/?.-]|$)/];
+/** Paths anyone may call: probes and the API docs. Everything else, /metrics included, needs a key. */
+const OPEN = [/^\/health(?:[/?]|$)/, /^\/docs(?:[/?.-]|$)/];
+/** Reads a viewer-bound key may not make: the raw event log, the live stream, model usage, and metrics. */
+const NOT_FOR_VIEWERS = [/^\/v1\/campaigns\/[^/]+\/(?:events|stream|usage)(?:[/?]|$)/, /^\/metrics(?:[/?]|$)/];
 
 interface Key {
   digest: Buffer;
   /** null = every campaign. */
   scopes: RegExp[] | null;
+  /** The key's globs, sorted (`*` = every campaign): keys with the same scope share broadcasts. */
+  scopeKey: string;
+  /** A stable, non-secret name of the key (a digest prefix): idempotency keys are scoped to it. */
+  id: string;
+  viewer: BoundViewer | null;
 }
 
 /** The configured keys, matched in constant time per key (SHA-256 digests of equal length). */
@@ -19,12 +27,17 @@ export class ApiKeyRing {
 
   constructor(entries: ApiKeyEntry[]) {
     const byToken = new Map<string, Key>();
+    const globs = new Map<string, string[] | null>();
     for (const e of entries) {
-      const key = byToken.get(e.token) ?? { digest: sha256(e.token), scopes: [] };
+      const digest = sha256(e.token);
+      const key = byToken.get(e.token) ?? { digest, scopes: [], scopeKey: '', id: digest.toString('hex').slice(0, 16), viewer: e.viewer ?? null };
       if (e.scope === null) key.scopes = null;
       else key.scopes?.push(globToRegExp(e.scope));
+      const known = globs.has(e.token) ? globs.get(e.token)! : [];
+      globs.set(e.token, e.scope === null || known === null ? null : [...known, e.scope]);
       byToken.set(e.token, key);
     }
+    for (const [token, key] of byToken) key.scopeKey = globs.get(token)?.sort().join(',') ?? '*';
     this.keys = [...byToken.values()];
   }
 
@@ -61,7 +74,7 @@ export function installApiKeyAuth(fastify: FastifyInstance, config: AppConfig, l
   }
   const ring = new ApiKeyRing(parseApiKeys(config.apiKeys));
   const keyOf = new WeakMap<FastifyRequest, Key>();
-  logger.log('API keys required on every route except /health, /metrics and /docs');
+  logger.log('API keys required on every route except /health and /docs');
 
   fastify.addHook('onRequest', async (req, reply) => {
     const path = req.url.split('?')[0];
@@ -72,10 +85,16 @@ export function installApiKeyAuth(fastify: FastifyInstance, config: AppConfig, l
     const key = m ? ring.find(m[1]) : null;
     if (!key) return unauthorized(reply, 'the bearer token is not valid');
     keyOf.set(req, key);
+    const caller: Caller = { keyId: key.id, scopeKey: key.scopeKey, viewer: key.viewer, canReach: (cid) => canReach(key, cid) };
+    setCaller(req, caller);
     const cid = (req.params as Record<string, unknown> | undefined)?.cid;
     // An invalid id reaches the controller, which answers 400 INVALID_ID: there is nothing to hide.
     if (typeof cid === 'string' && ID_PATTERN.test(cid) && !canReach(key, cid)) {
       sendProblem(reply, toProblem(new DomainError('not_found', 'CAMPAIGN_NOT_FOUND', `campaign ${cid} not found`)));
+      return reply;
+    }
+    if (key.viewer && (!['GET', 'HEAD'].includes(req.method) || NOT_FOR_VIEWERS.some((re) => re.test(path)))) {
+      sendProblem(reply, toProblem(viewerBound(key.viewer, req.method === 'GET' || req.method === 'HEAD' ? 'may not read this route' : 'is read-only')));
       return reply;
     }
   });
