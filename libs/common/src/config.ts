@@ -38,6 +38,8 @@ export const configSchema = z
     RECALL_LIMIT: int(5, 0, 100),
     CONTEXT_TOKEN_BUDGET: int(4000, 50, 200000),
     LOREKEEPER_API_KEYS: z.string().optional(),
+    REQUEST_TIMEOUT_MS: int(30000, 1000, 600000),
+    MAX_CONNECTIONS: int(1024, 1, 1_000_000),
   })
   .superRefine((v, ctx) => {
     if (v.SUMMARIZER === 'anthropic' && !v.ANTHROPIC_API_KEY) {
@@ -83,6 +85,10 @@ export interface AppConfig {
   contextTokenBudget: number;
   /** LOREKEEPER_API_KEYS as given: `token[=campaign-glob],…` (see parseApiKeys); unset = no authentication. */
   apiKeys?: string;
+  /** A request (headers and body) must arrive within this many ms, else 408 and the connection closes. */
+  requestTimeoutMs: number;
+  /** Open connections beyond this are refused at accept time. */
+  maxConnections: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -126,5 +132,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     recallLimit: e.RECALL_LIMIT,
     contextTokenBudget: e.CONTEXT_TOKEN_BUDGET,
     apiKeys: e.LOREKEEPER_API_KEYS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    maxConnections: e.MAX_CONNECTIONS,
   };
 }

@@ -43,6 +43,23 @@ export function issueCode(issues: ReadonlyArray<unknown>, fallback: string): str
   return issues.some((i) => (i as { params?: { code?: string } }).params?.code === INVALID_TEXT) ? INVALID_TEXT : fallback;
 }
 
+// Date.parse alone took "1" or "March 7" as dates; require the ISO 8601 shape (date, optional time and zone).
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i;
+
+/** True for an ISO 8601 date-time that names a real calendar instant: 2026-02-31 and 24:61 are not dates. */
+export function isCalendarTime(s: string): boolean {
+  const m = ISO_TIME.exec(s);
+  if (!m || Number.isNaN(Date.parse(s))) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return false;
+  const [hour, minute, second, zoneHour, zoneMinute] = [m[4], m[5], m[6], m[7], m[8]].map((v) => Number(v ?? 0));
+  return hour <= 23 && minute <= 59 && second <= 59 && zoneHour <= 23 && zoneMinute <= 59;
+}
+
+/** An ISO 8601 date-time (≤ 40 characters) that exists on the calendar. */
+export const isoTimeSchema = z.string().max(40).refine(isCalendarTime, 'must be an ISO 8601 date-time that exists on the calendar');
+
 /** Paths of strings (values or keys) holding NUL or unpaired surrogates; iterative, so deep input cannot overflow the stack. */
 export function badTextPaths(value: unknown, limit = 20): string[] {
   const found: string[] = [];

@@ -1,6 +1,6 @@
 import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
 import { z } from 'zod';
-import { idSchema, singleLine } from '../validation';
+import { idSchema, isoTimeSchema, singleLine } from '../validation';
 
 /** Limits (README "Limits"): one place, enforced here. */
 export const LIMITS = {
@@ -19,12 +19,7 @@ export const LIMITS = {
 };
 
 const name = singleLine(LIMITS.nameChars);
-// Date.parse alone took "1" or "March 7" as dates; require the ISO 8601 shape (date, optional time and zone).
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-const isoTime = z
-  .string()
-  .max(40)
-  .refine((s) => ISO_TIME.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO date-time');
+const isoTime = isoTimeSchema;
 
 export const createCampaignBody = z.strictObject({ id: idSchema.optional(), name, perRoleMemory: z.boolean().optional() });
 export const settingsBody = z.strictObject({ perRoleMemory: z.boolean() });

@@ -1,6 +1,6 @@
 import { DomainError } from '@app/common';
 import { z } from 'zod';
-import { hasControl, idSchema, INVALID_TEXT, keysSingleLine, singleLine } from '../validation';
+import { hasControl, idSchema, INVALID_TEXT, isoTimeSchema, keysSingleLine, singleLine } from '../validation';
 import { LIMITS } from './campaign.dto';
 
 /** Limits of the game-state and world-state routes (DESIGN §5–6). */
@@ -21,7 +21,7 @@ export const STATE_LIMITS = {
 };
 
 const tick = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const isoTime = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO date-time');
+const isoTime = isoTimeSchema;
 const name = singleLine(LIMITS.nameChars);
 const dotPath = z.string().max(STATE_LIMITS.pathChars).regex(/^[^.\s]+(\.[^.\s]+)*$/, 'must be a dot path such as ship.hull');
 
