@@ -35,9 +35,12 @@ export function knownTermsOf(state: CampaignState, glossaryTermKeys: Iterable<st
   for (const p of Object.values(playersOf(state))) [p.name, ...p.aliases].forEach(add);
   for (const key of Object.keys(state.glossary ?? {})) keys.add(key);
   if (state.bible) for (const part of [state.bible.text, state.bible.dmOnly]) extractCoinedTerms(part, () => false).forEach(add);
-  // A hidden term stays hidden in its spellings: "Obsidian-Syndicate" or "Obsidian Syndicates" is the same name.
-  const hidden = new Set(Object.entries(state.glossary ?? {}).filter(([, o]) => o.hidden).map(([key]) => variantKey(key)));
-  return { has: (term) => keys.has(glossaryKey(term)) || hidden.has(variantKey(term)), add: (term) => void keys.add(glossaryKey(term)) };
+  // A hidden term stays hidden in its spellings ("Obsidian-Syndicate", "Obsidian Syndicates") and inside longer runs.
+  const hidden = Object.entries(state.glossary ?? {})
+    .filter(([, o]) => o.hidden)
+    .map(([key]) => ` ${variantKey(key)} `);
+  const mentionsHidden = (term: string) => hidden.length > 0 && hidden.some((h) => ` ${variantKey(term)} `.includes(h));
+  return { has: (term) => keys.has(glossaryKey(term)) || mentionsHidden(term), add: (term) => void keys.add(glossaryKey(term)) };
 }
 
 /**
