@@ -215,7 +215,7 @@ describe('a client still sending a too-large body reads its 413 (built service)'
       for (let i = 0; i < 6; i++) {
         const res = await fetch(`${svc.url}/v1/campaigns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"name":"${'a'.repeat(4 * 1024 * 1024)}"}` });
         expect(res.status).toBe(413);
-        expect((await res.json()).code).toBe('BODY_TOO_LARGE');
+        expect(((await res.json()) as { code: string }).code).toBe('BODY_TOO_LARGE');
       }
     } finally {
       svc.kill('SIGTERM');
