@@ -11,6 +11,7 @@ import { runPgBench } from './pg.bench';
 import { runLayeredBench } from './layered.bench';
 import { runMcpBench } from './mcp.bench';
 import { runStreamBench } from './stream.bench';
+import { runHostileBench } from './hostile.bench';
 
 /**
  * Every benchmark suite, in the order `npm run bench` runs them. Adding one = one import + one line:
@@ -29,4 +30,5 @@ export const SUITES: BenchSuite[] = [
   { name: 'layered', title: '10. LoCoMo: layered dm context vs full transcript, last 20 and plain BM25 at 1,000/2,000/4,000 tokens (§8)', run: runLayeredBench },
   { name: 'mcp', title: '11. MCP server: stdio connect time and first tools/list', run: runMcpBench },
   { name: 'stream', title: '12. Event stream and inspector reads on 1k and 100k-event campaigns (§11)', run: runStreamBench },
+  { name: 'hostile', title: '13. Hostile input: budgeted context over pathological text vs prose, event-loop delay (issue 18)', run: runHostileBench },
 ];

@@ -171,7 +171,7 @@ export async function runTokenEconomyBench(options: BenchOptions): Promise<Figur
       campaign: { scenes, moves: played.moves, 'world events': played.worldEvents, messages: played.posted.length, 'message tokens': messageTokens },
       scopes: rows,
       notes: [
-        'tokens: js-tiktoken o200k_base (libs/context TiktokenCounter) over what the mock received from the real AnthropicSummarizer',
+        'tokens: o200k_base via gpt-tokenizer (libs/context TiktokenCounter) over what the mock received from the real AnthropicSummarizer',
         'content ratio counts only the `text` of transcript lines (each message against its own tokens); it excludes the framing: system prompt, data notice, <subject>, task restatement and the JSON keys of each line',
         `framing is shown separately: prompt ratio (everything sent), fixed framing per call, and the JSON keys per transcript line; location messages never sent = the scene the party is still in (${lastScene.length} messages) — it is summarized when the party leaves; world: the messages after the last world event (${unsent('world').length})`,
         'NPC windows overlap (several NPCs witness the same messages, and neighbours of mentions repeat per NPC), so their ratio is reported, not targeted; within one NPC nothing is sent twice',

@@ -13,6 +13,8 @@ import { formatHistogram, runFuzz } from '../test/support/fuzz/fuzzer';
 import { startServiceProcess } from '../test/support/service-process';
 
 const TOKEN = 'fuzz-token-0123456789abcdef';
+/** A key bound to the seeded player: its writes must be 403 and its reads filtered, never a 5xx. */
+const VIEWER_TOKEN = 'fuzz-viewer-token-0123456789abcdef';
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -26,10 +28,10 @@ async function main(): Promise<number> {
   const cases = flag('cases', 10_000);
   const seed = flag('seed', Date.now() % 2_147_483_647);
   const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-fuzz-'));
-  const svc = await startServiceProcess({ dbPath: join(dir, 'fuzz.db'), env: { LOREKEEPER_API_KEYS: TOKEN } });
+  const svc = await startServiceProcess({ dbPath: join(dir, 'fuzz.db'), env: { LOREKEEPER_API_KEYS: `${TOKEN}, ${VIEWER_TOKEN}=*@player:aria` } });
   const started = Date.now();
   try {
-    const report = await runFuzz({ baseUrl: svc.url, cases, seed, token: TOKEN, onProgress: (n) => process.stdout.write(`  ${n} cases…\n`) });
+    const report = await runFuzz({ baseUrl: svc.url, cases, seed, token: TOKEN, viewerToken: VIEWER_TOKEN, onProgress: (n) => process.stdout.write(`  ${n} cases…\n`) });
     // The service logs pino JSON (error = level 50, fatal = 60); `ERROR` covers pretty-printed logs.
     const errors = svc.output().split('\n').filter((l) => /"level":(50|60)\b|\bERROR\b/.test(l));
     process.stdout.write(

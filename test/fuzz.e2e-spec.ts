@@ -4,12 +4,13 @@ import { ROUTES } from './support/fuzz/route-table';
 import { startTestApp, TestApp } from './support/test-app';
 
 const TOKEN = 'fuzz-token-0123456789abcdef';
+const VIEWER_TOKEN = 'fuzz-viewer-token-0123456789abcdef';
 
 /** ~1,000 property-based hostile requests over every route (npm run fuzz runs 10,000 against the built service). */
 describe('hostile input fuzzing (every route)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ env: { LOREKEEPER_API_KEYS: TOKEN } });
+    t = await startTestApp({ env: { LOREKEEPER_API_KEYS: `${TOKEN}, ${VIEWER_TOKEN}=*@player:aria` } });
   });
   afterAll(async () => t.close());
 
@@ -27,7 +28,7 @@ describe('hostile input fuzzing (every route)', () => {
 
   it('never answers 5xx, always problem+json with a code for 4xx, and a rejected request never moves the campaign version', async () => {
     const seed = Number(process.env.FUZZ_SEED ?? 20261123);
-    const report = await runFuzz({ baseUrl: t.url, cases: Number(process.env.FUZZ_CASES ?? 1000), seed, token: TOKEN });
+    const report = await runFuzz({ baseUrl: t.url, cases: Number(process.env.FUZZ_CASES ?? 1000), seed, token: TOKEN, viewerToken: VIEWER_TOKEN });
     if (process.env.FUZZ_VERBOSE) console.log(formatHistogram(report.histogram), report.byMutation);
     if (report.failures.length) {
       console.error(`fuzz seed ${seed}: ${report.failures.length} failures, first ones:\n${JSON.stringify(report.failures.slice(0, 5), null, 2)}\nstatuses:\n${formatHistogram(report.histogram)}`);

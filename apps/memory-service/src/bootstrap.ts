@@ -10,7 +10,7 @@ import { Logging } from './observability/logger';
 import { Metrics } from './observability/metrics';
 import { CoreOverrides } from './core.module';
 import { installApiKeyAuth } from './http/api-key.auth';
-import { acceptJsonOnly, hardenedFastifyOptions } from './http/fastify-hardening';
+import { acceptJsonOnly, hardenedFastifyOptions, serverOptions } from './http/fastify-hardening';
 import { LIMITS } from './http/dto/campaign.dto';
 import { sendProblem, toProblem } from './http/problem.filter';
 
@@ -25,6 +25,7 @@ export function routesOf(app: NestFastifyApplication): { method: string; url: st
 export async function createApp(config: AppConfig, overrides: CoreOverrides = {}, logger: false | undefined = undefined): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     ...hardenedFastifyOptions,
+    ...serverOptions(config),
     bodyLimit: LIMITS.bodyBytes,
     // Fastify's default (100) refused valid 128-character ids; longer ones reach pathId and get 400 INVALID_ID.
     routerOptions: { maxParamLength: LIMITS.pathParamChars },

@@ -76,8 +76,8 @@ export class CampaignReader {
     return found;
   }
 
-  /** Messages after an exclusive index, oldest first. */
-  async messages(campaignId: string, o: { after?: number; limit: number; locationId?: string }): Promise<StoredMessage[]> {
+  /** Messages after an exclusive index, oldest first; with `witnessedBy` (a viewer key, §8) only those it witnessed. */
+  async messages(campaignId: string, o: { after?: number; limit: number; locationId?: string; witnessedBy?: string }): Promise<StoredMessage[]> {
     return this.db.read(async (m) => {
       const qb = m
         .getRepository(MessageRecord)
@@ -86,6 +86,9 @@ export class CampaignReader {
         .orderBy('m.index', 'ASC')
         .limit(o.limit);
       if (o.locationId !== undefined) qb.andWhere('m.locationId = :locationId', { locationId: o.locationId });
+      if (o.witnessedBy !== undefined) {
+        qb.innerJoin(MessageWitnessRecord, 'w', 'w.campaignId = m.campaignId AND w.index = m.index AND w.viewerId = :viewer', { viewer: o.witnessedBy });
+      }
       return (await qb.getMany()).map(fromMessageRecord);
     });
   }

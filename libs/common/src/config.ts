@@ -41,6 +41,8 @@ export const configSchema = z
     STREAM_HEARTBEAT_MS: int(15000, 10, 3_600_000),
     STREAM_POLL_MS: int(1000, 10, 600_000),
     STREAM_STALL_MS: int(30000, 10, 3_600_000),
+    REQUEST_TIMEOUT_MS: int(30000, 1000, 600000),
+    MAX_CONNECTIONS: int(1024, 1, 1_000_000),
   })
   .superRefine((v, ctx) => {
     if (v.SUMMARIZER === 'anthropic' && !v.ANTHROPIC_API_KEY) {
@@ -90,6 +92,10 @@ export interface AppConfig {
   streamHeartbeatMs: number;
   streamPollMs: number;
   streamStallMs: number;
+  /** A request (headers and body) must arrive within this many ms, else 408 and the connection closes. */
+  requestTimeoutMs: number;
+  /** Open connections beyond this are refused at accept time. */
+  maxConnections: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -136,5 +142,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
     streamPollMs: e.STREAM_POLL_MS,
     streamStallMs: e.STREAM_STALL_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    maxConnections: e.MAX_CONNECTIONS,
   };
 }

@@ -60,6 +60,8 @@ export class ContextComposer {
     const others = [...built.values()].filter((s): s is BuiltSection => s !== null && !s.omitted);
     for (const k of keys.filter((k) => this.table.get(k)!.after)) built.set(k, await this.table.get(k)!.build({ request, snapshot, audience, others }));
     const present = keys.map((k) => built.get(k) ?? null).filter((s): s is BuiltSection => s !== null);
+    // Long hostile entries are counted here in slices that give the event loop back; measure() then reads the cache.
+    await this.counter.warm?.(present.flatMap((s) => (s.omitted ? [] : s.entries.map((e) => `${e.text}\n`))));
     const sections = present.filter((s) => !s.omitted).map((s) => this.measure(s));
     const dropped: DroppedEntry[] = sections.flatMap((s) => s.dropped ?? []);
     const parked = this.parkRecalledRecent(sections);

@@ -49,6 +49,8 @@ export interface FuzzOptions {
   seed?: number;
   /** Sent as Authorization: Bearer on every request (except when the mutation breaks that header). */
   token?: string;
+  /** A viewer-bound key (`…@player:<id>`) sent instead of `token` on every fifth case: read-only, filtered reads. */
+  viewerToken?: string;
   routes?: RouteSpec[];
   /** Progress callback every 1,000 cases. */
   onProgress?: (done: number) => void;
@@ -298,7 +300,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   for (let start = 0; start < o.cases; start += batch) {
     const seeds = fc.sample(arb, { numRuns: Math.min(batch, o.cases - start), seed: seed + start });
     for (const c of seeds) {
-      const r = buildRequest(c, o.token);
+      const r = buildRequest(c, o.viewerToken && report.cases % 5 === 4 ? o.viewerToken : o.token);
       let problem: string | null;
       let status = 0;
       try {

@@ -1,14 +1,17 @@
-import { ApiKeyEntry, AppConfig, DomainError, globToRegExp, ID_PATTERN, parseApiKeys } from '@app/common';
+import { ApiKeyEntry, AppConfig, BoundViewer, DomainError, globToRegExp, ID_PATTERN, parseApiKeys } from '@app/common';
 import { Logger } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { Caller, setCaller, viewerBound } from './caller';
 import { sendProblem, toProblem } from './problem.filter';
 
 /**
- * Paths anyone may call: probes, metrics scrapers, the API docs and the inspector's static page (it holds
- * no data and asks for a key itself). Everything else needs a key.
+ * Paths anyone may call: probes, the API docs and the inspector's static page (it holds no data and asks
+ * for a key itself). Everything else, /metrics included, needs a key.
  */
-const OPEN = [/^\/health(?:[/?]|$)/, /^\/metrics(?:[/?]|$)/, /^\/docs(?:[/?.-]|$)/, /^\/inspector(?:[/?]|$)/, /^\/(?:\?|$)/];
+const OPEN = [/^\/health(?:[/?]|$)/, /^\/docs(?:[/?.-]|$)/, /^\/inspector(?:[/?]|$)/, /^\/(?:\?|$)/];
+/** Reads a viewer-bound key may not make: the raw event log (events, timeline), the live stream, usage, metrics. */
+const NOT_FOR_VIEWERS = [/^\/v1\/campaigns\/[^/]+\/(?:events|stream|timeline|usage)(?:[/?]|$)/, /^\/metrics(?:[/?]|$)/];
 
 /** The key each authenticated request came with (for reads that list several campaigns). */
 const KEY_OF = new WeakMap<object, Key>();
@@ -23,6 +26,11 @@ interface Key {
   digest: Buffer;
   /** null = every campaign. */
   scopes: RegExp[] | null;
+  /** The key's globs, sorted (`*` = every campaign): keys with the same scope share broadcasts. */
+  scopeKey: string;
+  /** A stable, non-secret name of the key (a digest prefix): idempotency keys are scoped to it. */
+  id: string;
+  viewer: BoundViewer | null;
 }
 
 /** The configured keys, matched in constant time per key (SHA-256 digests of equal length). */
@@ -31,12 +39,17 @@ export class ApiKeyRing {
 
   constructor(entries: ApiKeyEntry[]) {
     const byToken = new Map<string, Key>();
+    const globs = new Map<string, string[] | null>();
     for (const e of entries) {
-      const key = byToken.get(e.token) ?? { digest: sha256(e.token), scopes: [] };
+      const digest = sha256(e.token);
+      const key = byToken.get(e.token) ?? { digest, scopes: [], scopeKey: '', id: digest.toString('hex').slice(0, 16), viewer: e.viewer ?? null };
       if (e.scope === null) key.scopes = null;
       else key.scopes?.push(globToRegExp(e.scope));
+      const known = globs.has(e.token) ? globs.get(e.token)! : [];
+      globs.set(e.token, e.scope === null || known === null ? null : [...known, e.scope]);
       byToken.set(e.token, key);
     }
+    for (const [token, key] of byToken) key.scopeKey = globs.get(token)?.sort().join(',') ?? '*';
     this.keys = [...byToken.values()];
   }
 
@@ -73,7 +86,7 @@ export function installApiKeyAuth(fastify: FastifyInstance, config: AppConfig, l
   }
   const ring = new ApiKeyRing(parseApiKeys(config.apiKeys));
   const keyOf = KEY_OF;
-  logger.log('API keys required on every route except /health, /metrics and /docs');
+  logger.log('API keys required on every route except /health, /docs and the inspector page');
 
   fastify.addHook('onRequest', async (req, reply) => {
     const path = req.url.split('?')[0];
@@ -84,10 +97,16 @@ export function installApiKeyAuth(fastify: FastifyInstance, config: AppConfig, l
     const key = m ? ring.find(m[1]) : null;
     if (!key) return unauthorized(reply, 'the bearer token is not valid');
     keyOf.set(req, key);
+    const caller: Caller = { keyId: key.id, scopeKey: key.scopeKey, viewer: key.viewer, canReach: (cid) => canReach(key, cid) };
+    setCaller(req, caller);
     const cid = (req.params as Record<string, unknown> | undefined)?.cid;
     // An invalid id reaches the controller, which answers 400 INVALID_ID: there is nothing to hide.
     if (typeof cid === 'string' && ID_PATTERN.test(cid) && !canReach(key, cid)) {
       sendProblem(reply, toProblem(new DomainError('not_found', 'CAMPAIGN_NOT_FOUND', `campaign ${cid} not found`)));
+      return reply;
+    }
+    if (key.viewer && (!['GET', 'HEAD'].includes(req.method) || NOT_FOR_VIEWERS.some((re) => re.test(path)))) {
+      sendProblem(reply, toProblem(viewerBound(key.viewer, req.method === 'GET' || req.method === 'HEAD' ? 'may not read this route' : 'is read-only')));
       return reply;
     }
   });

@@ -1,5 +1,9 @@
+import { AppConfig, DomainError } from '@app/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUtf8 } from 'node:buffer';
+import { createServer, IncomingMessage, RequestListener, Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { findDuplicateKey } from './json-duplicates';
 import { Problem, sendProblem, toProblem } from './problem.filter';
 
 /** Path parameters up to this length reach the controllers, which answer an over-long id with 400 INVALID_ID. */
@@ -34,11 +38,79 @@ export const hardenedFastifyOptions = {
   clientErrorHandler,
 };
 
+/** How often Node looks for requests past REQUEST_TIMEOUT_MS (its default, 30 s, let slow bodies linger long). */
+const CONNECTIONS_CHECK_MS = 1_000;
+
+/**
+ * The HTTP server (Fastify's `serverFactory`): a request must arrive whole within REQUEST_TIMEOUT_MS (slow bodies
+ * were never timed out: 50 trickling sockets stayed open for minutes), and at most MAX_CONNECTIONS are open.
+ */
+export function serverOptions(config: Pick<AppConfig, 'requestTimeoutMs' | 'maxConnections'>) {
+  return {
+    serverFactory: (handler: RequestListener): Server => {
+      const server = createServer(
+        { requestTimeout: config.requestTimeoutMs, headersTimeout: Math.min(config.requestTimeoutMs, 60_000), connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+        handler,
+      );
+      server.maxConnections = config.maxConnections;
+      return server;
+    },
+  };
+}
+
 /**
  * JSON bodies only: with Nest's parsers off (`bodyParser: false`) Fastify keeps its JSON parser
  * (1 MiB, `__proto__`/`constructor` refused); text/plain goes too, so any other body is 415. Form
  * bodies would let any web page drive an unauthenticated local service with a plain HTML form.
+ * The JSON parser is strict: invalid UTF-8 is 400 INVALID_UTF8 (it was stored as U+FFFD) and a key twice in one
+ * object is 400 DUPLICATE_KEY (the last one silently won).
  */
 export function acceptJsonOnly(fastify: FastifyInstance): void {
   fastify.removeContentTypeParser('text/plain');
+  const json = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
+    if (!isUtf8(body)) return done(new DomainError('invalid', 'INVALID_UTF8', 'the body is not valid UTF-8'), undefined);
+    const text = body.toString('utf8');
+    const duplicate = findDuplicateKey(text);
+    if (duplicate !== null) {
+      return done(new DomainError('invalid', 'DUPLICATE_KEY', `the key ${JSON.stringify(duplicate.slice(0, 100))} appears twice in one object`), undefined);
+    }
+    json(req, text, done);
+  });
+  lingerOnEarlyReply(fastify);
+}
+
+/** Bytes and time a refused request may still send before its connection is closed. */
+const LINGER_BYTES = 64 * 1024 * 1024;
+const LINGER_MS = 10_000;
+
+/**
+ * A lingering close: answering before the body has arrived (413, 401, …) used to close the socket under a client
+ * still sending, which read EPIPE instead of its answer. The answer goes out with `connection: close`, then the
+ * rest of the body is read and discarded (up to LINGER_BYTES or LINGER_MS) before the socket is closed.
+ */
+function lingerOnEarlyReply(fastify: FastifyInstance): void {
+  fastify.addHook('onSend', async (req, reply, payload) => {
+    const raw: IncomingMessage = req.raw;
+    if (raw.complete || reply.statusCode < 400) return payload;
+    void reply.header('connection', 'close');
+    const socket = raw.socket as Socket & { destroySoon?: () => void };
+    // Node ends a `connection: close` exchange with destroySoon(), which resets the connection while bytes still come in.
+    socket.destroySoon = () => {
+      let received = 0;
+      const close = () => socket.destroy();
+      const timer = setTimeout(close, LINGER_MS);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+      raw.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > LINGER_BYTES) close();
+      });
+      raw.once('end', close);
+      raw.resume();
+      socket.end();
+    };
+    return payload;
+  });
 }

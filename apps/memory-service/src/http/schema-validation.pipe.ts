@@ -1,6 +1,6 @@
 import { DomainError } from '@app/common';
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
-import { badTextPaths } from './validation';
+import { badTextPaths, issueCode } from './validation';
 
 /**
  * Validates every `@Body/@Query/@Param({ schema })` with its zod (Standard Schema) DTO — the same
@@ -19,7 +19,7 @@ export class SchemaValidationPipe implements PipeTransform {
         }))
       : badTextPaths(result.value).map((path) => ({ path, message: 'must not contain NUL characters or unpaired UTF-16 surrogates' }));
     if (!result.issues && errors.length === 0) return result.value;
-    const code = metadata.type === 'param' ? 'INVALID_ID' : 'VALIDATION_FAILED';
+    const code = metadata.type === 'param' ? 'INVALID_ID' : issueCode(result.issues ?? [], 'VALIDATION_FAILED');
     const where = metadata.type === 'param' ? `path parameter ${metadata.data}` : metadata.type === 'query' ? 'query' : 'body';
     throw new DomainError('invalid', code, `invalid ${where}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
   }

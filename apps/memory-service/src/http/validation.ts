@@ -15,6 +15,51 @@ export const idSchema = z.string().refine(isId, ID_RULE);
 /** NUL cannot be stored by PostgreSQL text/jsonb and an unpaired surrogate is not Unicode: both are refused. */
 const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** C0/C1 controls (newline and tab included) and the Unicode line and paragraph separators. */
+const CONTROL = /[\p{Cc}\u2028\u2029]/u;
+/** The problem code of a text that must be a single line (DESIGN §8): names, speakers, titles, keys. */
+export const INVALID_TEXT = 'INVALID_TEXT';
+const invalidText = { message: 'must be a single line without control characters', params: { code: INVALID_TEXT } };
+
+/** True when `s` holds a control character or a line break: printed in a context, it could forge a section. */
+export const hasControl = (s: string): boolean => CONTROL.test(s);
+
+/**
+ * A name, speaker, title or alias that contexts print: trimmed, 1–`max` characters, a single line. A control
+ * character is 400 INVALID_TEXT, so a speaker cannot forge a `## Campaign Bible` block in someone's context.
+ */
+export const singleLine = (max: number) =>
+  z
+    .string()
+    .refine((v) => !hasControl(v), invalidText)
+    .transform((v) => v.trim())
+    .pipe(z.string().min(1).max(max));
+
+/** Refinement for records whose keys are printed (stat labels, snapshot keys): each key a single line. */
+export const keysSingleLine = [(r: object) => !Object.keys(r).some(hasControl), invalidText] as const;
+
+/** The code of a failed validation: INVALID_TEXT when any issue is one, else `fallback`. */
+export function issueCode(issues: ReadonlyArray<unknown>, fallback: string): string {
+  return issues.some((i) => (i as { params?: { code?: string } }).params?.code === INVALID_TEXT) ? INVALID_TEXT : fallback;
+}
+
+// Date.parse alone took "1" or "March 7" as dates; require the ISO 8601 shape (date, optional time and zone).
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i;
+
+/** True for an ISO 8601 date-time that names a real calendar instant: 2026-02-31 and 24:61 are not dates. */
+export function isCalendarTime(s: string): boolean {
+  const m = ISO_TIME.exec(s);
+  if (!m || Number.isNaN(Date.parse(s))) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return false;
+  const [hour, minute, second, zoneHour, zoneMinute] = [m[4], m[5], m[6], m[7], m[8]].map((v) => Number(v ?? 0));
+  return hour <= 23 && minute <= 59 && second <= 59 && zoneHour <= 23 && zoneMinute <= 59;
+}
+
+/** An ISO 8601 date-time (≤ 40 characters) that exists on the calendar. */
+export const isoTimeSchema = z.string().max(40).refine(isCalendarTime, 'must be an ISO 8601 date-time that exists on the calendar');
+
 /** Paths of strings (values or keys) holding NUL or unpaired surrogates; iterative, so deep input cannot overflow the stack. */
 export function badTextPaths(value: unknown, limit = 20): string[] {
   const found: string[] = [];
@@ -42,6 +87,7 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, code = 'VA
     ? badTextPaths(result.data).map((path) => ({ path, message: 'must not contain NUL characters or unpaired UTF-16 surrogates' }))
     : result.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
   if (result.success && errors.length === 0) return result.data;
+  if (!result.success) code = issueCode(result.error.issues, code);
   throw new DomainError('invalid', code, `invalid request: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
 }
 

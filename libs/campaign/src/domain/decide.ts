@@ -30,6 +30,8 @@ export function decide(state: CampaignState, command: CampaignCommand): GameEven
     }
     case 'PutNpc': {
       const prev = state.npcs[command.npcId];
+      // One id, one character: an NPC sharing a player's id would read as that player in audiences and keys.
+      if (!prev && Object.hasOwn(state.players ?? {}, command.npcId)) throw conflict('CHARACTER_ID_TAKEN', `${command.npcId} is a player; an NPC needs an id of its own`);
       const locationId = command.locationId === undefined ? (prev?.locationId ?? null) : command.locationId;
       if (locationId !== null) requireLocation(state, locationId);
       const aliases = command.aliases ?? prev?.aliases ?? [];
@@ -120,6 +122,7 @@ export function decide(state: CampaignState, command: CampaignCommand): GameEven
 
 function recordMessages(state: CampaignState, inputs: MessageInput[], now: string, knownToolCallIds: ReadonlySet<string>): GameEvent[] {
   const callIds = new Set(knownToolCallIds);
+  const batchCallIds = new Set<string>();
   return inputs.map((m, i) => {
     const at = `messages[${i}]`;
     const locationId = m.locationId === undefined ? state.currentLocationId : m.locationId;
@@ -136,7 +139,12 @@ function recordMessages(state: CampaignState, inputs: MessageInput[], now: strin
     for (const id of audience) {
       if (!isCharacter(state, id)) throw notFound('AUDIENCE_NOT_FOUND', `${at}.audience: ${id} is not a known player or NPC`);
     }
-    for (const call of m.toolCalls ?? []) callIds.add(call.id);
+    for (const call of m.toolCalls ?? []) {
+      // A result names its call by id: an id made twice in one batch could answer either call.
+      if (batchCallIds.has(call.id)) throw invalid('DUPLICATE_TOOL_CALL_ID', `${at}.toolCalls: tool call id ${call.id} appears twice in this batch`);
+      batchCallIds.add(call.id);
+      callIds.add(call.id);
+    }
     const message: Message = {
       index: state.messageCount + i,
       role: m.role,

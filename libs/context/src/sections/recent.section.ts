@@ -58,10 +58,9 @@ export class RecentSection implements ContextSection {
     const { kept, compacted } = compactSnapshots(window.messages, window.toolNames, tools);
     const entry = (m: (typeof kept)[number]): SectionEntry => ({ ref: String(m.index), createdAt: m.at, text: recentLine(m, window.toolNames) });
     const entries = [...(window.pinned ? [entry(window.pinned)] : []), ...kept.map(entry)];
-    const dropped: DroppedEntry[] = compacted.map((m) => {
-      const e = entry(m);
-      return { section: this.key, ref: e.ref, tokens: this.counter.count(`${e.text}\n`), reason: 'compacted' };
-    });
+    const removed = compacted.map(entry);
+    await this.counter.warm?.(removed.map((e) => `${e.text}\n`));
+    const dropped: DroppedEntry[] = removed.map((e) => ({ section: this.key, ref: e.ref, tokens: this.counter.count(`${e.text}\n`), reason: 'compacted' }));
     return { key: this.key, title: this.title, entries, dropped };
   }
 }

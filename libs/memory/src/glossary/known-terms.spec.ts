@@ -1,6 +1,6 @@
 import { emptyState } from '@app/campaign';
 import { extractCoinedTerms } from './coined-terms';
-import { knownTermsOf } from './known-terms';
+import { knownTermsOf, variantKey } from './known-terms';
 
 describe('knownTermsOf (DESIGN §8): what the glossary never coins', () => {
   const state = {
@@ -25,5 +25,22 @@ describe('knownTermsOf (DESIGN §8): what the glossary never coins', () => {
     expect(known.has('Geometers')).toBe(false);
     known.add('Geometers');
     expect(known.has('GEOMETERS')).toBe(true);
+  });
+});
+
+describe('variantKey (hidden terms stay hidden in their spellings)', () => {
+  it.each([
+    ['Obsidian Syndicate', 'Obsidian-Syndicate'],
+    ['Obsidian Syndicate', 'obsidian syndicates'],
+    ['Obsidian Syndicate', "Obsidian Syndicate's"],
+    ['Obsidian Syndicate', 'OBSIDIAN_SYNDICATE'],
+    ['Iron Fox', 'Iron Foxes'],
+    ['Glass Fortress', 'Glass Fortresses'],
+    ['Void Chisel', 'Void–Chisel'],
+  ])('%s ~ %s', (a, b) => expect(variantKey(a)).toBe(variantKey(b)));
+
+  it('keeps different names apart', () => {
+    expect(variantKey('Glass Fortress')).not.toBe(variantKey('Glass Fort'));
+    expect(variantKey('Obsidian Syndicate')).not.toBe(variantKey('Obsidian Syndic'));
   });
 });

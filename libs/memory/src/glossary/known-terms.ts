@@ -35,5 +35,28 @@ export function knownTermsOf(state: CampaignState, glossaryTermKeys: Iterable<st
   for (const p of Object.values(playersOf(state))) [p.name, ...p.aliases].forEach(add);
   for (const key of Object.keys(state.glossary ?? {})) keys.add(key);
   if (state.bible) for (const part of [state.bible.text, state.bible.dmOnly]) extractCoinedTerms(part, () => false).forEach(add);
-  return { has: (term) => keys.has(glossaryKey(term)), add: (term) => void keys.add(glossaryKey(term)) };
+  // A hidden term stays hidden in its spellings ("Obsidian-Syndicate", "Obsidian Syndicates") and inside longer runs.
+  const hidden = Object.entries(state.glossary ?? {})
+    .filter(([, o]) => o.hidden)
+    .map(([key]) => ` ${variantKey(key)} `);
+  const mentionsHidden = (term: string) => hidden.length > 0 && hidden.some((h) => ` ${variantKey(term)} `.includes(h));
+  return { has: (term) => keys.has(glossaryKey(term)) || mentionsHidden(term), add: (term) => void keys.add(glossaryKey(term)) };
+}
+
+/**
+ * A term's spelling-insensitive key: case, hyphens, underscores and spaces, possessives and a plural `s`/`es` of
+ * each word do not count ("Obsidian-Syndicate's" ~ "obsidian syndicates" ~ "Obsidian Syndicate").
+ */
+export function variantKey(term: string): string {
+  return glossaryKey(term)
+    .split(/[\s\-‐‑‒–—_]+/u)
+    .filter(Boolean)
+    .map((w) => singular(w.replace(/['’]s$/u, '')))
+    .join(' ');
+}
+
+/** English plural → singular, for the endings names take ("Syndicates", "Foxes", "Fortresses"; "Fortress" stays). */
+function singular(word: string): string {
+  if (/(?:ss|x|z|ch|sh)es$/u.test(word)) return word.slice(0, -2);
+  return /\p{L}{2}[^s]s$/u.test(word) ? word.slice(0, -1) : word;
 }

@@ -6,6 +6,8 @@ export interface BroadcastPostedData {
   from: string;
   content: string;
   at: string;
+  /** The posting key's campaign scope; absent on broadcasts posted before scoping (= `*`). */
+  keyScope?: string;
 }
 
 /** One stream per broadcast, so posting never races another writer. */

@@ -19,4 +19,8 @@ export class BroadcastRecord {
 
   @Column({ type: 'varchar', length: 40 })
   at: string;
+
+  /** The posting key's campaign scope (its globs, sorted; `*` = every campaign): only keys with this scope see it. */
+  @Column({ name: 'key_scope', type: 'text', default: '*' })
+  keyScope: string;
 }

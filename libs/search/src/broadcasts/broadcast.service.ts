@@ -24,7 +24,13 @@ export interface BroadcastItem extends BroadcastView {
 export interface BroadcastWriteMeta {
   idempotency?: { scope: string; key: string; requestHash: string };
   metadata?: EventMetadata;
+  /** The posting key's campaign scope (`*` = every campaign, also when authentication is off). */
+  keyScope?: string;
 }
+
+/** Searches ask the index for this many times `limit` hits, since hits of other scopes are left out. */
+const SCOPED_POOL_FACTOR = 5;
+const SCOPED_POOL_MAX = 500;
 
 const view = (r: BroadcastRecord): BroadcastView => ({ id: r.id, content: r.content, from: r.from, at: r.at });
 
@@ -48,21 +54,23 @@ export class BroadcastService {
     }
   }
 
-  /** Newest first without a query; best first with one (DESIGN §7 query language). */
-  async list(o: { q?: string; limit: number }): Promise<BroadcastItem[]> {
+  /** Newest first without a query; best first with one (DESIGN §7 query language); only those of `keyScope`. */
+  async list(o: { q?: string; limit: number; keyScope?: string }): Promise<BroadcastItem[]> {
+    const keyScope = o.keyScope ?? '*';
     if (o.q === undefined) {
-      const rows = await this.db.read((m) => m.getRepository(BroadcastRecord).find({ order: { seq: 'DESC' }, take: o.limit }));
+      const rows = await this.db.read((m) => m.getRepository(BroadcastRecord).find({ where: { keyScope }, order: { seq: 'DESC' }, take: o.limit }));
       return rows.map((r) => ({ kind: 'broadcast', ref: r.id, ...view(r) }));
     }
-    const hits = await this.index.search(null, parseQuery(o.q), { in: 'messages', limit: o.limit });
+    const hits = await this.index.search(null, parseQuery(o.q), { in: 'messages', limit: Math.min(SCOPED_POOL_MAX, o.limit * SCOPED_POOL_FACTOR) });
     if (hits.length === 0) return [];
     const ids = hits.map((h) => String(h.ref));
-    const rows = await this.db.read((m) => m.getRepository(BroadcastRecord).findBy({ id: In(ids) }));
+    const rows = await this.db.read((m) => m.getRepository(BroadcastRecord).findBy({ id: In(ids), keyScope }));
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return hits.flatMap((h) => {
+    const items = hits.flatMap((h) => {
       const r = byId.get(String(h.ref));
       return r ? [{ kind: 'broadcast' as const, ref: r.id, ...view(r), snippet: h.snippet, score: h.score }] : [];
     });
+    return items.slice(0, o.limit);
   }
 
   private async postIn(m: EntityManager, input: { content: string; from: string }, meta: BroadcastWriteMeta): Promise<{ body: BroadcastView; replayed: boolean }> {
@@ -75,11 +83,12 @@ export class BroadcastService {
       }
     }
     const at = this.clock.now().toISOString();
-    const data: BroadcastPostedData = { id: newId(), from: input.from, content: input.content, at };
+    const keyScope = meta.keyScope ?? '*';
+    const data: BroadcastPostedData = { id: newId(), from: input.from, content: input.content, at, ...(keyScope === '*' ? {} : { keyScope }) };
     const metadata = { ...meta.metadata, ...(idem ? { idempotencyKey: idem.key } : {}) };
     const [event] = await this.store.append(broadcastStream(data.id), 0, [{ type: BROADCAST_POSTED, data, metadata }], at, m);
     const doc = broadcastDoc(event);
-    await m.getRepository(BroadcastRecord).insert({ id: doc.id, seq: doc.seq, from: doc.from, content: doc.content, at: doc.at });
+    await m.getRepository(BroadcastRecord).insert({ id: doc.id, seq: doc.seq, from: doc.from, content: doc.content, at: doc.at, keyScope });
     await this.index.indexBroadcasts(m, [doc]);
     const body: BroadcastView = { id: data.id, content: data.content, from: data.from, at };
     if (idem) await m.getRepository(IdempotencyRecord).insert({ scope: idem.scope, key: idem.key, requestHash: idem.requestHash, status: 201, body: JSON.stringify(body), createdAt: at });

@@ -1,4 +1,4 @@
-import { deepMerge, updateFieldTicks } from './deep-merge';
+import { countKeys, deepMerge, updateFieldTicks } from './deep-merge';
 
 describe('deepMerge', () => {
   it('merges objects, replaces arrays and scalars, and names only the leaves that changed', () => {
@@ -20,5 +20,27 @@ describe('updateFieldTicks', () => {
     const ticks = updateFieldTicks({ 'a.b': 1, 'a.c': 1, d: 1 }, ['a'], 5);
     expect(ticks).toEqual({ a: 5, d: 1 });
     expect(updateFieldTicks({ a: 5 }, ['a.x'], 6)).toEqual({ 'a.x': 6 });
+  });
+});
+
+describe('updateFieldTicks at scale', () => {
+  it('forgets ancestors and descendants at dot boundaries only', () => {
+    const ticks = updateFieldTicks({ a: 1, 'ab.c': 1, 'a.b.c': 1, 'x.y': 2 }, ['a.b', 'x.y.z'], 3);
+    expect(ticks).toEqual({ 'ab.c': 1, 'a.b': 3, 'x.y.z': 3 });
+  });
+
+  it('handles ten thousand changed paths against ten thousand stored ones (was quadratic: 8,000 keys took 9 s)', () => {
+    const stored = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`ship.modules.m${i}.hp`, 1]));
+    const changed = Array.from({ length: 10_000 }, (_, i) => `ship.modules.m${i}`);
+    const started = performance.now();
+    const ticks = updateFieldTicks(stored, changed, 2);
+    expect(performance.now() - started).toBeLessThan(2_000); // generous: linear takes a few ms
+    expect(Object.keys(ticks)).toHaveLength(10_000);
+    expect(ticks['ship.modules.m9999']).toBe(2);
+  });
+
+  it('counts keys at every level and stops past the limit', () => {
+    expect(countKeys({ a: { b: 1, c: [{ d: 1 }] } })).toBe(4);
+    expect(countKeys(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, { x: 1 }])), 10)).toBeGreaterThan(10);
   });
 });

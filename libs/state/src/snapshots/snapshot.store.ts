@@ -1,7 +1,7 @@
 import { Clock, conflict, DomainError, invalid, notFound } from '@app/common';
 import { Database, isUniqueViolation } from '@app/event-store';
 import { EntityManager, FindOneOptions } from 'typeorm';
-import { deepMerge, isJsonObject, updateFieldTicks } from './deep-merge';
+import { countKeys, deepMerge, isJsonObject, MAX_MERGE_KEYS, updateFieldTicks } from './deep-merge';
 import { AccountRecord, GameStateSnapshotRecord, SnapshotToolRecord } from './game-state.entities';
 import { currentTick, isStale, SnapshotView } from './game-state.renderer';
 import { toolsMarkedBy, ToolRule } from './staleness';
@@ -72,6 +72,7 @@ export class SnapshotStore {
     let fieldTicks: Record<string, number | null> = {};
     if (w.merge) {
       if (!isJsonObject(w.content)) throw invalid('MERGE_CONTENT_NOT_OBJECT', 'merge needs content that is a JSON object');
+      if (countKeys(w.content) > MAX_MERGE_KEYS) throw invalid('MERGE_TOO_LARGE', `a merge may carry at most ${MAX_MERGE_KEYS} keys; write the whole snapshot without merge`);
       const base: unknown = prev ? JSON.parse(prev.content) : {};
       if (!isJsonObject(base)) throw invalid('MERGE_TARGET_NOT_OBJECT', `the stored ${tool} is not a JSON object; write it without merge first`);
       const merged = deepMerge(base, w.content);

@@ -7,6 +7,7 @@ import { ApiRoute, ApiTags, ApiZodBody, ApiZodQuery } from '../api-docs';
 import { LIMITS } from '../dto/campaign.dto';
 import { idSchema, parse, queryInt } from '../validation';
 import { markReplay, writeMeta } from '../write-context';
+import { callerOf } from '../caller';
 import { SEARCH_LIMIT } from './search.controller';
 
 const broadcastBody = z.strictObject({
@@ -32,7 +33,7 @@ export class BroadcastsController {
   async post(@Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const dto = parse(broadcastBody, body);
     const meta = writeMeta(req, 'broadcasts', body);
-    const out = await this.broadcasts.post(dto, { idempotency: meta.idempotency, metadata: meta.metadata });
+    const out = await this.broadcasts.post(dto, { idempotency: meta.idempotency, metadata: meta.metadata, keyScope: callerOf(req).scopeKey });
     markReplay(reply, out.replayed);
     return out.body;
   }
@@ -40,8 +41,8 @@ export class BroadcastsController {
   @Get()
   @ApiRoute('Broadcasts, newest first, or ranked by q', { schema: R.broadcastsResponse, operationId: 'listBroadcasts', status: 200, example: { items: [{ kind: 'broadcast', ref: '5f0c…', id: '5f0c…', content: 'Pirates spotted near Vega', from: 'agent-7', snippet: '«Pirates» spotted near Vega', score: 3.2, at: '2026-11-23T07:30:00.000Z' }] } })
   @ApiZodQuery(listQuery)
-  async list(@Query() query: unknown) {
+  async list(@Query() query: unknown, @Req() req: FastifyRequest) {
     const q = parse(listQuery, query);
-    return { items: await this.broadcasts.list({ q: q.q, limit: q.limit ?? SEARCH_LIMIT.default }) };
+    return { items: await this.broadcasts.list({ q: q.q, limit: q.limit ?? SEARCH_LIMIT.default, keyScope: callerOf(req).scopeKey }) };
   }
 }

@@ -9,6 +9,7 @@ import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
 import { bibleBody, glossaryTermBody, pathTerm } from '../dto/layers.dto';
 import { idSchema } from '../validation';
 import { markReplay, writeMeta } from '../write-context';
+import { callerOf, witnessOf } from '../caller';
 
 const BIBLE_EXAMPLE = { text: 'Saltmere is a smugglers’ port ruled by the Tide Court.', dmOnly: 'Mira is the Tide Court’s informant.' };
 const TERM_EXAMPLE = { term: 'Void-Chisel', definition: 'A blade that cuts doors into stone.', coinedMessageIndex: 12, locked: false, hidden: false, createdAt: '2026-11-23T07:28:00.000Z' };
@@ -25,8 +26,10 @@ export class LoreController {
 
   @Get('bible')
   @ApiRoute('The campaign bible (both parts)', { schema: R.bibleResponse, operationId: 'getBible', status: 200, example: BIBLE_EXAMPLE })
-  async bible(@Param('cid', { schema: idSchema }) cid: string) {
+  async bible(@Param('cid', { schema: idSchema }) cid: string, @Req() req: FastifyRequest) {
     const { state } = await this.campaigns.get(cid);
+    // A viewer-bound key reads the public part only (§8); the field is left out rather than shown empty.
+    if (callerOf(req).viewer) return { text: state.bible?.text ?? '' };
     return { text: state.bible?.text ?? '', dmOnly: state.bible?.dmOnly ?? '' };
   }
 
@@ -47,8 +50,10 @@ export class LoreController {
 
   @Get('glossary')
   @ApiRoute('The glossary, alphabetical, hidden terms included (flagged)', { schema: R.glossaryResponse, operationId: 'getGlossary', status: 200, example: { items: [TERM_EXAMPLE] } })
-  async glossary(@Param('cid', { schema: idSchema }) cid: string) {
+  async glossary(@Param('cid', { schema: idSchema }) cid: string, @Req() req: FastifyRequest) {
     const { state } = await this.campaigns.get(cid);
+    const viewer = witnessOf(callerOf(req));
+    if (viewer) return { items: await this.layers.glossary(cid, state.glossary ?? {}, { viewer, publicOnly: true }) };
     return { items: await this.layers.glossary(cid, state.glossary ?? {}, { includeHidden: true }) };
   }
 

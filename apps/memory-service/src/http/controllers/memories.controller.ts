@@ -2,14 +2,15 @@ import { CampaignReader } from '@app/campaign';
 import { AGENTS, ComposedContext, GetContextQuery, renderJson, renderText, SECTION_ORDER } from '@app/context';
 import { APP_CONFIG, AppConfig, DomainError } from '@app/common';
 import { MemoryReader } from '@app/memory';
-import { Controller, Get, Inject, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { LIMITS } from '../dto/campaign.dto';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags } from '../api-docs';
 import { idSchema, queryInt } from '../validation';
+import { callerOf, viewerBound, witnessOf } from '../caller';
 
 const MEMORY_EXAMPLE = {
   id: 'saltmere:9:location:tavern',
@@ -78,9 +79,10 @@ export class MemoriesController {
 
   @Get('memories')
   @ApiRoute('Memories, newest first', { schema: R.memoriesResponse, operationId: 'listMemories', status: 200, example: { items: [MEMORY_EXAMPLE] } })
-  async list(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: memoriesQuery }) q: z.infer<typeof memoriesQuery>) {
+  async list(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: memoriesQuery }) q: z.infer<typeof memoriesQuery>, @Req() req: FastifyRequest) {
     await this.campaigns.get(cid);
-    return { items: await this.memories.list(cid, { scope: q.scope, subjectId: q.subjectId, limit: q.limit ?? 50, before: q.before }) };
+    const viewer = witnessOf(callerOf(req));
+    return { items: await this.memories.list(cid, { scope: q.scope, subjectId: q.subjectId, limit: q.limit ?? 50, before: q.before, viewer }) };
   }
 
   @Get('events')
@@ -96,16 +98,25 @@ export class MemoriesController {
 
   @Get('context')
   @ApiRoute('Prompt-ready context for an agent (JSON or text/plain); minVersion+waitMs wait for the worker', { schema: R.contextResponse, operationId: 'getContext', text: true, status: 200, example: CONTEXT_EXAMPLE })
-  async context(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: contextQuery }) q: z.infer<typeof contextQuery>, @Res({ passthrough: true }) reply: FastifyReply) {
+  async context(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Query({ schema: contextQuery }) q: z.infer<typeof contextQuery>,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const include = q.include === undefined ? undefined : parseInclude(q.include);
     const budget = q.budget === undefined ? undefined : parseBudget(q.budget);
-    const agent = q.agent ?? 'narrative';
-    const legacy = agent === 'narrative' && q.viewer === undefined && include === undefined && budget === undefined && q.query === undefined;
+    const bound = callerOf(req).viewer;
+    // A viewer-bound key reads its own character's preset only (§8): no dm, no narrative view, no other viewer.
+    const agent = q.agent ?? bound?.kind ?? 'narrative';
+    const viewer = q.viewer ?? bound?.id;
+    if (bound && (agent !== bound.kind || viewer !== bound.id)) throw viewerBound(bound, `may only read agent=${bound.kind}&viewer=${bound.id}`);
+    const legacy = agent === 'narrative' && viewer === undefined && include === undefined && budget === undefined && q.query === undefined;
     const request = {
       campaignId: cid,
       agent,
       limit: q.limit ?? this.config.contextMemoryLimit,
-      viewer: q.viewer,
+      viewer,
       include,
       budget,
       query: q.query,

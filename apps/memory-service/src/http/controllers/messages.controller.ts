@@ -9,6 +9,7 @@ import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
 import { LIMITS, messagesBody } from '../dto/campaign.dto';
 import { idSchema, queryInt } from '../validation';
 import { markReplay, writeMeta } from '../write-context';
+import { callerOf, witnessOf } from '../caller';
 
 export const listMessagesQuery = z.strictObject({
   after: queryInt(-1, 2_000_000_000).optional(),
@@ -62,9 +63,11 @@ export class MessagesController {
 
   @Get()
   @ApiRoute('Messages after an index, oldest first', { schema: R.messagesResponse, operationId: 'listMessages', status: 200, example: { items: [MESSAGE_EXAMPLE] } })
-  async list(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: listMessagesQuery }) q: z.infer<typeof listMessagesQuery>) {
+  async list(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: listMessagesQuery }) q: z.infer<typeof listMessagesQuery>, @Req() req: FastifyRequest) {
     await this.campaigns.get(cid);
-    const items = await this.campaigns.messages(cid, { after: q.after, limit: q.limit ?? 100, locationId: q.locationId });
-    return { items: items.map(({ version: _v, ...m }) => m) };
+    const witnessedBy = witnessOf(callerOf(req));
+    const items = await this.campaigns.messages(cid, { after: q.after, limit: q.limit ?? 100, locationId: q.locationId, witnessedBy });
+    // An agent's reasoning is nobody's to witness: a viewer-bound key gets the messages without it.
+    return { items: items.map(({ version: _v, ...m }) => (witnessedBy ? { ...m, reasoning: null } : m)) };
   }
 }

@@ -1,11 +1,14 @@
-import { MESSAGE_ROLES } from '@app/campaign';
+import { CampaignReader, MESSAGE_ROLES } from '@app/campaign';
 import { DomainError } from '@app/common';
-import { SEARCH_IN, SearchService } from '@app/search';
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { MemoryReader } from '@app/memory';
+import { SEARCH_IN, SearchHit, SearchService } from '@app/search';
+import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, ApiZodQuery } from '../api-docs';
 import { idSchema, parse, pathId, queryInt } from '../validation';
+import { callerOf, viewerBound, witnessOf } from '../caller';
 
 export const SEARCH_LIMIT = { default: 20, max: 100 };
 
@@ -18,23 +21,46 @@ const searchQuery = z.strictObject({
   locationId: idSchema.optional(),
 });
 
+const WITNESSED_POOL_FACTOR = 5;
+const WITNESSED_POOL_MAX = 500;
+
 /** GET /v1/campaigns/:cid/search (DESIGN §7): ranked full-text search over messages, reasoning, memories. */
 @ApiTags('search')
 @Controller('v1/campaigns/:cid/search')
 export class SearchController {
-  constructor(@Inject(SearchService) private readonly searches: SearchService) {}
+  constructor(
+    @Inject(SearchService) private readonly searches: SearchService,
+    @Inject(CampaignReader) private readonly campaigns: CampaignReader,
+    @Inject(MemoryReader) private readonly memories: MemoryReader,
+  ) {}
 
   @Get()
   @ApiRoute('Ranked full-text search over messages, reasoning or memories (query language: words, "phrases", prefix*, OR, NOT)', { schema: R.searchResponse, operationId: 'search', status: 200, example: { items: [{ kind: 'message', ref: 412, snippet: 'the «iron» «ore» shipment…', score: 7.1, at: '2026-11-23T07:27:00.000Z', round: 3 }] } })
   @ApiZodQuery(searchQuery)
-  async search(@Param('cid') cid: string, @Query() query: unknown) {
+  async search(@Param('cid') cid: string, @Query() query: unknown, @Req() req: FastifyRequest) {
     pathId(cid, 'campaign id');
     const q = parse(searchQuery, query);
     const scope = q.in ?? 'messages';
     if (scope === 'memories' && q.role !== undefined) {
       throw new DomainError('invalid', 'VALIDATION_FAILED', 'role filters messages and reasoning; memories have no role', [{ path: 'role', message: 'not allowed with in=memories' }]);
     }
-    const hits = await this.searches.search(cid, q.q ?? '', { in: scope, role: q.role, locationId: q.locationId, limit: q.limit ?? SEARCH_LIMIT.default });
+    const caller = callerOf(req);
+    const witness = witnessOf(caller);
+    // An agent's reasoning is nobody's to witness: a viewer-bound key has no filtered version of it to read.
+    if (caller.viewer && scope === 'reasoning') throw viewerBound(caller.viewer, 'may not search reasoning');
+    const limit = q.limit ?? SEARCH_LIMIT.default;
+    // A viewer sees the hits it witnessed: ask the index for more, keep the witnessed ones, best first.
+    const asked = witness ? Math.min(WITNESSED_POOL_MAX, limit * WITNESSED_POOL_FACTOR) : limit;
+    const ranked = await this.searches.search(cid, q.q ?? '', { in: scope, role: q.role, locationId: q.locationId, limit: asked });
+    const hits = witness ? (await this.witnessedHits(cid, witness, ranked)).slice(0, limit) : ranked;
     return { items: hits.map((h) => ({ kind: h.kind, ref: h.ref, snippet: h.snippet, score: h.score, at: h.at, round: h.round })) };
+  }
+
+  private async witnessedHits(cid: string, witness: string, hits: SearchHit[]): Promise<SearchHit[]> {
+    const messages = hits.filter((h) => h.kind === 'message').map((h) => Number(h.ref));
+    const seen = await this.campaigns.witnessed(cid, witness, messages);
+    const memoryIds = hits.filter((h) => h.kind === 'memory').map((h) => String(h.ref));
+    const memories = new Set((await this.memories.byIds(cid, memoryIds, witness)).map((m) => m.id));
+    return hits.filter((h) => (h.kind === 'message' ? seen.has(Number(h.ref)) : h.kind === 'memory' && memories.has(String(h.ref))));
   }
 }

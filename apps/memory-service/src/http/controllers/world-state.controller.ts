@@ -8,7 +8,7 @@ import * as R from '../dto/responses';
 import { ApiQuery, ApiRoute, ApiTags, ApiZodBody } from '../api-docs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { emptyBody } from '../dto/campaign.dto';
-import { checkTtl, factBody, factType, playerBody } from '../dto/state.dto';
+import { checkTtl, factBody, factType, playerBody, STATE_LIMITS } from '../dto/state.dto';
 import { parse, pathId } from '../validation';
 import { markReplay, writeMeta } from '../write-context';
 
@@ -44,6 +44,10 @@ export class WorldStateController {
     checkTtl(body);
     const dto = parse(factBody, body);
     const now = this.clock.now();
+    // Bounded like ttlSeconds: a fact "expiring" in the year 9999 is a durable fact with extra steps.
+    if (dto.expiresAt !== undefined && Date.parse(dto.expiresAt) > now.getTime() + STATE_LIMITS.maxTtlSeconds * 1000) {
+      throw new DomainError('invalid', 'VALIDATION_FAILED', `expiresAt must be at most ${STATE_LIMITS.maxTtlSeconds / 86_400} days from now`, [{ path: 'expiresAt', message: 'too far in the future' }]);
+    }
     const expiresAt = dto.ttlSeconds !== undefined ? new Date(now.getTime() + dto.ttlSeconds * 1000).toISOString() : dto.expiresAt ? new Date(dto.expiresAt).toISOString() : null;
     const out = await this.commands.execute(
       new AssertFactCommand(cid, { factType: type, key, value: dto.value, priority: dto.priority ?? 0, expiresAt, now: now.toISOString() }, writeMeta(req, cid, body), (r) => ({

@@ -1,6 +1,6 @@
 import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
 import { z } from 'zod';
-import { idSchema } from '../validation';
+import { idSchema, isoTimeSchema, singleLine } from '../validation';
 
 /** Limits (README "Limits"): one place, enforced here. */
 export const LIMITS = {
@@ -18,20 +18,15 @@ export const LIMITS = {
   pathParamChars: 1000,
 };
 
-const name = z.string().trim().min(1).max(LIMITS.nameChars);
-// Date.parse alone took "1" or "March 7" as dates; require the ISO 8601 shape (date, optional time and zone).
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-const isoTime = z
-  .string()
-  .max(40)
-  .refine((s) => ISO_TIME.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO date-time');
+const name = singleLine(LIMITS.nameChars);
+const isoTime = isoTimeSchema;
 
 export const createCampaignBody = z.strictObject({ id: idSchema.optional(), name, perRoleMemory: z.boolean().optional() });
 export const settingsBody = z.strictObject({ perRoleMemory: z.boolean() });
 export const locationBody = z.strictObject({ name, dangerLevel: z.enum(DANGER_LEVELS).optional() });
 export const npcBody = z.strictObject({
   name,
-  aliases: z.array(z.string().trim().min(1).max(LIMITS.aliasChars)).max(LIMITS.aliases).optional(),
+  aliases: z.array(singleLine(LIMITS.aliasChars)).max(LIMITS.aliases).optional(),
   locationId: idSchema.nullable().optional(),
 });
 export const questBody = z.strictObject({
@@ -42,7 +37,7 @@ export const questBody = z.strictObject({
 const message = z
   .strictObject({
     role: z.enum(MESSAGE_ROLES),
-    speaker: z.string().trim().min(1).max(LIMITS.nameChars).nullable().optional(),
+    speaker: singleLine(LIMITS.nameChars).nullable().optional(),
     content: z.string().max(LIMITS.contentChars),
     locationId: idSchema.nullable().optional(),
     npcIds: z.array(idSchema).max(LIMITS.npcIdsPerMessage).optional(),

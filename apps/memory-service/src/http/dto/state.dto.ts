@@ -1,6 +1,6 @@
 import { DomainError } from '@app/common';
 import { z } from 'zod';
-import { idSchema } from '../validation';
+import { hasControl, idSchema, INVALID_TEXT, isoTimeSchema, keysSingleLine, singleLine } from '../validation';
 import { LIMITS } from './campaign.dto';
 
 /** Limits of the game-state and world-state routes (DESIGN §5–6). */
@@ -16,11 +16,13 @@ export const STATE_LIMITS = {
   pathChars: 200,
   /** Nesting levels of a snapshot's content: merging and rendering walk it, and game tools nest a few levels. */
   contentDepth: 64,
+  /** Characters of one key in a snapshot's content: keys are printed as `key.sub: value` lines. */
+  contentKeyChars: 256,
 };
 
 const tick = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const isoTime = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO date-time');
-const name = z.string().trim().min(1).max(LIMITS.nameChars);
+const isoTime = isoTimeSchema;
+const name = singleLine(LIMITS.nameChars);
 const dotPath = z.string().max(STATE_LIMITS.pathChars).regex(/^[^.\s]+(\.[^.\s]+)*$/, 'must be a dot path such as ship.hull');
 
 /** True when `value` nests at most `max` objects/arrays deep; iterative, so hostile depth cannot overflow the stack. */
@@ -35,11 +37,27 @@ export function depthAtMost(value: unknown, max: number): boolean {
   return true;
 }
 
+/** True when every object key in `value` is at most `max` characters and a single line; iterative. */
+export function keysPrintable(value: unknown, max: number): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (!Array.isArray(v) && Object.keys(v).some((k) => k.length > max || hasControl(k))) return false;
+    for (const child of Object.values(v)) stack.push(child);
+  }
+  return true;
+}
+
 export const snapshotBody = z.strictObject({
   content: z
     .unknown()
     .refine((v) => v !== undefined, 'is required')
-    .refine((v) => depthAtMost(v, STATE_LIMITS.contentDepth), `must nest at most ${STATE_LIMITS.contentDepth} levels deep`),
+    .refine((v) => depthAtMost(v, STATE_LIMITS.contentDepth), `must nest at most ${STATE_LIMITS.contentDepth} levels deep`)
+    .refine((v) => keysPrintable(v, STATE_LIMITS.contentKeyChars), {
+      message: `keys must be single lines of at most ${STATE_LIMITS.contentKeyChars} characters`,
+      params: { code: INVALID_TEXT },
+    }),
   tick: tick.optional(),
   capturedAt: isoTime.optional(),
   merge: z.boolean().optional(),
@@ -49,7 +67,7 @@ export const actionBody = z.strictObject({ action: idSchema, tick: tick.optional
 export const loginBody = z.strictObject({ agentId: idSchema });
 
 export const toolRuleBody = z.strictObject({
-  title: z.string().trim().min(1).max(200).optional(),
+  title: singleLine(200).optional(),
   fields: z.array(dotPath).min(1).max(STATE_LIMITS.ruleFields).optional(),
   invalidatedBy: z.array(idSchema).max(STATE_LIMITS.ruleActions).optional(),
   maxAgeTicks: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
@@ -62,12 +80,13 @@ export const factBody = z.strictObject({
   priority: z.number().int().min(-STATE_LIMITS.maxPriority).max(STATE_LIMITS.maxPriority).optional(),
 });
 
-const statValue = z.union([z.string().trim().min(1).max(STATE_LIMITS.statValueChars), z.number().finite()]);
+const statValue = z.union([singleLine(STATE_LIMITS.statValueChars), z.number().finite()]);
 export const playerBody = z.strictObject({
   name,
-  aliases: z.array(z.string().trim().min(1).max(LIMITS.aliasChars)).max(LIMITS.aliases).optional(),
+  aliases: z.array(singleLine(LIMITS.aliasChars)).max(LIMITS.aliases).optional(),
   stats: z
     .record(z.string().trim().min(1).max(STATE_LIMITS.statLabelChars), statValue)
+    .refine(...keysSingleLine)
     .refine((r) => Object.keys(r).length <= STATE_LIMITS.stats, `at most ${STATE_LIMITS.stats} stats`)
     .optional(),
 });

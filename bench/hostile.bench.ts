@@ -1,0 +1,108 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { HOSTILE_KINDS, hostileTextOf } from '../test/support/fuzz/hostile-values';
+import { startTestApp, TestApp, tempDb } from '../test/support/test-app';
+import { BenchOptions, Figures } from './support/bench-suite';
+import { percentile, ratio, round } from './support/stats';
+import { rng, TEMPLATES } from './support/story-text';
+
+const RATIO_TARGET = 2;
+const LOOP_TARGET_MS = 50;
+/** The limits a hostile client may use: 16,000 characters per message, 32,000 per bible part. */
+const CONTENT = 16_000;
+const BIBLE = 32_000;
+
+/** Ordinary prose of exactly `length` characters (the story templates, filled in). */
+function prose(length: number, seed: number): string {
+  const next = rng(seed);
+  let text = '';
+  while (text.length < length) {
+    const t = TEMPLATES[Math.floor(next() * TEMPLATES.length)];
+    text += `${t.replace(/\{npc\}/g, 'Mira').replace(/\{loc\}/g, 'the Old Mine').replace(/\{item\}/g, 'the ledger').replace(/\{n\}/g, String(1 + Math.floor(next() * 90)))} `;
+  }
+  return text.slice(0, length).trim();
+}
+
+/** Every hostile kind at the content limit, repeated and pseudo-random, so a context holds each of them. */
+const hostileMessages = (): string[] =>
+  // A visible word first: a message of whitespace only is refused as empty.
+  HOSTILE_KINDS.flatMap((_k, kind) => [true, false].map((repeated) => `Mira says ${hostileTextOf(kind, CONTENT - 10, 7 + kind, repeated)}`));
+
+async function campaign(t: TestApp, cid: string, texts: string[], bible: { text: string; dmOnly: string }): Promise<void> {
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const res = await t.http(method, `/v1/campaigns/${cid}${path}`, body);
+    if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${res.text.slice(0, 200)}`);
+    return res.body;
+  };
+  const created = await t.http('POST', '/v1/campaigns', { id: cid, name: cid });
+  if (created.status !== 201) throw new Error(`create ${cid} → ${created.status}`);
+  await ok('PUT', '/locations/hall', { name: 'Hall' });
+  await ok('POST', '/commands/change-location', { toLocationId: 'hall' });
+  await ok('PUT', '/bible', bible);
+  // One message a request: 20 messages of 16,000 characters would pass the 1 MiB body limit in some scripts.
+  for (const content of texts) await ok('POST', '/messages', { messages: [{ role: 'npc', speaker: 'Mira', content }] });
+  const { version } = await ok('GET', '');
+  await ok('GET', `/context?minVersion=${version}&waitMs=30000`);
+}
+
+/**
+ * Hostile input (issue 18): a budgeted dm context over messages and a bible at the size limits, made of long runs
+ * without spaces, emoji, combining marks, RTL, CJK, mixed scripts, whitespace and punctuation runs, against the same
+ * over ordinary prose of equal length; and the event-loop delay (perf_hooks.monitorEventLoopDelay, in the service's
+ * own process: the app runs in this one) while the hostile contexts are built.
+ */
+export async function runHostileBench(options: BenchOptions): Promise<Figures> {
+  const reads = options.quick ? 15 : 60;
+  const db = tempDb();
+  const t = await startTestApp({ dbPath: db.path });
+  try {
+    const hostile = hostileMessages();
+    const ordinary = hostile.map((h, i) => prose(h.length, 100 + i));
+    const hostileBible = { text: hostileTextOf(4, BIBLE, 3), dmOnly: hostileTextOf(1, BIBLE, 5) };
+    const proseBible = { text: prose(hostileBible.text.length, 1), dmOnly: prose(hostileBible.dmOnly.length, 2) };
+    await campaign(t, 'hostile', hostile, hostileBible);
+    await campaign(t, 'prose', ordinary, proseBible);
+
+    const path = (cid: string) => `/v1/campaigns/${cid}/context?agent=dm&budget=4000&format=json`;
+    // Bytes, not text: decoding the answer is the client's cost, and this client shares the service's process.
+    const timed = async (cid: string) => {
+      const started = performance.now();
+      const res = await fetch(`${t.url}${path(cid)}`);
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`context ${cid} → ${res.status}`);
+      return performance.now() - started;
+    };
+    // Prose first: its first read also loads the tokenizer, a one-time cost of the process, not of hostile input.
+    const coldProse = await timed('prose');
+    const proseLoop = monitorEventLoopDelay({ resolution: 5 });
+    proseLoop.enable();
+    const proseMs: number[] = [];
+    for (let i = 0; i < reads; i++) proseMs.push(await timed('prose'));
+    proseLoop.disable();
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
+    const coldHostile = await timed('hostile');
+    const hostileMs: number[] = [];
+    for (let i = 0; i < reads; i++) hostileMs.push(await timed('hostile'));
+    loop.disable();
+    const p50 = (xs: number[]) => round(percentile(xs, 50));
+    return {
+      [`context p50 hostile / prose (target ≤ ${RATIO_TARGET})`]: ratio(p50(hostileMs), p50(proseMs)),
+      [`event-loop delay p99 during the hostile reads, ms (target ≤ ${LOOP_TARGET_MS})`]: round(loop.percentile(99) / 1e6, 1),
+      'event-loop delay max during the hostile reads (first read included), ms': round(loop.max / 1e6, 1),
+      'event-loop delay p99 during the prose reads, ms': round(proseLoop.percentile(99) / 1e6, 1),
+      'first (uncached) context: hostile / prose': ratio(coldHostile, coldProse),
+      rows: [
+        { campaign: 'hostile', 'first read ms': round(coldHostile), 'p50 ms': p50(hostileMs), 'p99 ms': round(percentile(hostileMs, 99)) },
+        { campaign: 'prose', 'first read ms': round(coldProse), 'p50 ms': p50(proseMs), 'p99 ms': round(percentile(proseMs, 99)) },
+      ],
+      notes: [
+        `${hostile.length} messages of ${CONTENT} characters (${HOSTILE_KINDS.join(', ')}; each repeated and pseudo-random) and a bible of 2 × ${BIBLE}; prose of equal lengths.`,
+        'Token counts are cached per text: the first read pays the counting (in slices that give the event loop back), later reads do not.',
+        'The app runs in the bench process, so the event-loop delay is the service’s own; the machine is shared, so numbers are noisy.',
+      ],
+    };
+  } finally {
+    await t.close();
+    db.cleanup();
+  }
+}
