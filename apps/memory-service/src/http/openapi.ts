@@ -18,7 +18,7 @@ const TAGS: Record<string, string> = {
   search: 'Ranked full-text search in a campaign.',
   broadcasts: 'Agent-to-agent announcements that belong to no campaign.',
   stream: 'Live Server-Sent Events of both streams, and timeline pages (docs/stream.md).',
-  operations: 'Liveness, readiness and metrics (no key needed).',
+  operations: 'Liveness and readiness (no key needed) and Prometheus metrics (a key when keys are set).',
 };
 
 /**
@@ -82,8 +82,13 @@ function complete(doc: OpenAPIObject): OpenAPIObject {
       for (const response of Object.values(op.responses)) {
         if (response.content?.['application/problem+json']) response.content = PROBLEM_REF;
       }
+      if (path.startsWith('/health')) {
+        op.security = []; // probes are open
+        continue;
+      }
+      // /metrics needs a key whenever keys are configured (a viewer-bound key is 403 there).
       if (!path.startsWith('/v1/')) {
-        op.security = []; // health, readiness and metrics are open
+        op.responses['401'] ??= { description: 'Missing or invalid bearer key (UNAUTHORIZED)', content: PROBLEM_REF };
         continue;
       }
       op.responses['401'] ??= { description: 'Missing or invalid bearer key (UNAUTHORIZED)', content: PROBLEM_REF };
