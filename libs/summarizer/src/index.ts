@@ -5,7 +5,8 @@ import { LocalSummarizer } from './local.summarizer';
 import { Summarizer } from './summarizer.port';
 
 export * from './summarizer.port';
-export { AnthropicSummarizer, DEFAULT_ANTHROPIC_MODEL, SummarizerCallError } from './anthropic.summarizer';
+export { AnthropicSummarizer, DEFAULT_ANTHROPIC_MODEL } from './anthropic.summarizer';
+export { SummarizerCallError } from './call-error';
 export type { AnthropicSummarizerOptions } from './anthropic.summarizer';
 export { LocalSummarizer, estimateTokens } from './local.summarizer';
 export { ChunkingSummarizer, DEFAULT_MAX_INPUT_CHARS } from './chunking.summarizer';
