@@ -143,7 +143,15 @@ export class CoreModule {
         useFactory: (metrics: Metrics) =>
           new MeteredSummarizer(
             overrides.summarizer ??
-              createSummarizer({ summarizer: config.summarizer, anthropicApiKey: config.anthropicApiKey, anthropicBaseUrl: config.anthropicBaseUrl, anthropicModel: config.anthropicModel }),
+              createSummarizer({
+                summarizer: config.summarizer,
+                anthropicApiKey: config.anthropicApiKey,
+                anthropicBaseUrl: config.anthropicBaseUrl,
+                anthropicModel: config.anthropicModel,
+                openaiBaseUrl: config.openaiBaseUrl,
+                openaiModel: config.openaiModel,
+                openaiApiKey: config.openaiApiKey,
+              }),
             metrics,
           ),
         inject: [Metrics],

@@ -2,6 +2,7 @@ import { ConfigError } from '@app/common';
 import { AnthropicSummarizer } from './anthropic.summarizer';
 import { ChunkingSummarizer } from './chunking.summarizer';
 import { LocalSummarizer } from './local.summarizer';
+import { OpenAiSummarizer } from './openai.summarizer';
 import { Summarizer } from './summarizer.port';
 
 export * from './summarizer.port';
@@ -9,28 +10,39 @@ export { AnthropicSummarizer, DEFAULT_ANTHROPIC_MODEL } from './anthropic.summar
 export { SummarizerCallError } from './call-error';
 export type { AnthropicSummarizerOptions } from './anthropic.summarizer';
 export { LocalSummarizer, estimateTokens } from './local.summarizer';
+export { OpenAiSummarizer } from './openai.summarizer';
+export type { OpenAiSummarizerOptions } from './openai.summarizer';
 export { ChunkingSummarizer, DEFAULT_MAX_INPUT_CHARS } from './chunking.summarizer';
 export type { ChunkingOptions } from './chunking.summarizer';
 export { summarizeWithRetry, normalizeSummary, redactSecrets, MAX_SUMMARY_CHARS } from './retry';
-export type { SummaryOutcome, RetryOptions } from './retry';
+export type { SummaryOutcome, RetryOptions, ModelCall, CallOutcome } from './retry';
 
 export interface SummarizerConfig {
-  summarizer: 'anthropic' | 'local';
+  summarizer: 'anthropic' | 'openai' | 'local';
   anthropicApiKey?: string;
   anthropicBaseUrl?: string;
   anthropicModel: string;
+  openaiBaseUrl?: string;
+  openaiModel?: string;
+  openaiApiKey?: string;
   maxInputChars?: number;
 }
 
-/** The configured adapter (Anthropic or the offline local one), wrapped so oversized windows are chunked. */
-export function createSummarizer(config: SummarizerConfig): Summarizer {
-  if (config.summarizer === 'anthropic' && !config.anthropicApiKey) {
-    throw new ConfigError('SUMMARIZER=anthropic needs ANTHROPIC_API_KEY');
+function adapterOf(config: SummarizerConfig): Summarizer {
+  if (config.summarizer === 'anthropic') {
+    if (!config.anthropicApiKey) throw new ConfigError('SUMMARIZER=anthropic needs ANTHROPIC_API_KEY');
+    return new AnthropicSummarizer({ apiKey: config.anthropicApiKey, baseURL: config.anthropicBaseUrl, model: config.anthropicModel });
   }
-  const inner =
-    config.summarizer === 'anthropic'
-      ? new AnthropicSummarizer({ apiKey: config.anthropicApiKey!, baseURL: config.anthropicBaseUrl, model: config.anthropicModel })
-      : new LocalSummarizer();
-  return new ChunkingSummarizer(inner, { maxInputChars: config.maxInputChars });
+  if (config.summarizer === 'openai') {
+    if (!config.openaiBaseUrl) throw new ConfigError('SUMMARIZER=openai needs OPENAI_BASE_URL');
+    if (!config.openaiModel) throw new ConfigError('SUMMARIZER=openai needs OPENAI_MODEL');
+    return new OpenAiSummarizer({ baseURL: config.openaiBaseUrl, model: config.openaiModel, apiKey: config.openaiApiKey });
+  }
+  return new LocalSummarizer();
+}
+
+/** The configured adapter (Anthropic, OpenAI-compatible or the offline local one), wrapped so oversized windows are chunked. */
+export function createSummarizer(config: SummarizerConfig): Summarizer {
+  return new ChunkingSummarizer(adapterOf(config), { maxInputChars: config.maxInputChars });
 }
 export { capWords } from './key-sentences';
