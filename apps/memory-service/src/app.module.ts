@@ -18,6 +18,7 @@ import { GameStateController } from './http/controllers/game-state.controller';
 import { WorldStateController } from './http/controllers/world-state.controller';
 import { SearchController } from './http/controllers/search.controller';
 import { BroadcastsController } from './http/controllers/broadcasts.controller';
+import { UsageController } from './http/controllers/usage.controller';
 
 @Module({})
 export class AppModule {
@@ -41,7 +42,7 @@ export class AppModule {
           ],
         }),
       ],
-      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController, GameStateController, WorldStateController, SearchController, BroadcastsController],
+      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController, GameStateController, WorldStateController, SearchController, BroadcastsController, UsageController],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useClass: SchemaValidationPipe },

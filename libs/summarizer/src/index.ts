@@ -46,3 +46,6 @@ export function createSummarizer(config: SummarizerConfig): Summarizer {
   return new ChunkingSummarizer(adapterOf(config), { maxInputChars: config.maxInputChars });
 }
 export { capWords } from './key-sentences';
+export * from './usage/ledger-entry';
+export * from './usage/usage-report';
+export * from './usage/usage-ledger';

@@ -17,6 +17,8 @@ export interface ModelCall {
   cacheReadTokens: number;
   cacheWriteTokens: number;
   latencyMs: number;
+  /** Wall-clock start of the attempt (ISO). */
+  startedAt: string;
   /** HTTP requests of this attempt (a chunked window makes several). */
   requests: number;
   model?: string;
@@ -104,7 +106,7 @@ async function attempt(
 }
 
 /** The ledger entry of one attempt, from what it returned (or, for a failed chunked attempt, what its parts used). */
-function callOf(attempt: number, outcome: CallOutcome, latencyMs: number, result?: Partial<SummaryResult>): ModelCall {
+function callOf(attempt: number, outcome: CallOutcome, started: { at: string; ms: number }, result?: Partial<SummaryResult>): ModelCall {
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
   return {
     attempt,
@@ -113,7 +115,8 @@ function callOf(attempt: number, outcome: CallOutcome, latencyMs: number, result
     outputTokens: n(result?.outputTokens),
     cacheReadTokens: n(result?.cacheReadTokens),
     cacheWriteTokens: n(result?.cacheWriteTokens),
-    latencyMs: Math.max(0, Math.round(latencyMs)),
+    latencyMs: Math.max(0, Math.round(performance.now() - started.ms)),
+    startedAt: started.at,
     requests: result?.requests ?? 1,
     ...(result?.model ? { model: result.model } : {}),
   };
@@ -134,22 +137,21 @@ export async function summarizeWithRetry(
   while (made < maxAttempts) {
     if (opts.signal?.aborted) return end({ ok: false, reason: 'aborted' });
     made += 1;
-    const started = performance.now();
+    const started = { at: new Date().toISOString(), ms: performance.now() };
     const outcome = await attempt(call, opts.timeoutMs, opts.signal);
-    const latency = performance.now() - started;
     if (outcome.kind === 'aborted') {
-      calls.push(callOf(made, 'aborted', latency));
+      calls.push(callOf(made, 'aborted', started));
       return end({ ok: false, reason: 'aborted' });
     }
     if (outcome.kind === 'timeout') {
-      calls.push(callOf(made, 'timeout', latency));
+      calls.push(callOf(made, 'timeout', started));
       reason = `timeout after ${opts.timeoutMs} ms`;
       continue;
     }
     if (outcome.kind === 'error') {
       // A shutdown that raced the call's own rejection is still a shutdown.
       const aborted = opts.signal?.aborted;
-      calls.push(callOf(made, aborted ? 'aborted' : 'error', latency, partialUsageOf(outcome.error)));
+      calls.push(callOf(made, aborted ? 'aborted' : 'error', started, partialUsageOf(outcome.error)));
       if (aborted) return end({ ok: false, reason: 'aborted' });
       reason = describeError(outcome.error);
       continue;
@@ -157,7 +159,7 @@ export async function summarizeWithRetry(
     inputTokens += outcome.result.inputTokens || 0;
     outputTokens += outcome.result.outputTokens || 0;
     const text = normalizeSummary(typeof outcome.result.text === 'string' ? outcome.result.text : '');
-    calls.push(callOf(made, text ? 'ok' : 'empty', latency, outcome.result));
+    calls.push(callOf(made, text ? 'ok' : 'empty', started, outcome.result));
     if (text) return end({ ok: true, text });
     reason = 'empty';
   }
