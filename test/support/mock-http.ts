@@ -28,6 +28,8 @@ export interface MockModelServer<R> {
   baseUrl: string;
   requests: MockRequest[];
   delivered: DeliveredUsage;
+  /** Each delivered 200 answer: the request's body and the usage it reported. */
+  answered: Array<{ n: number; body: any; usage: Omit<DeliveredUsage, 'calls'> }>;
   setHandler(handler: (body: any, n: number) => R | Promise<R>): void;
   /** Clears `requests` and `delivered` and restores the default handler. */
   reset(): void;
@@ -57,6 +59,7 @@ export async function startMockModelServer<R extends object>(spec: MockModelSpec
   let handler = spec.defaultHandler;
   const requests: MockRequest[] = [];
   const delivered = emptyUsage();
+  const answered: MockModelServer<R>['answered'] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
 
@@ -102,6 +105,7 @@ export async function startMockModelServer<R extends object>(spec: MockModelSpec
       delivered.output += usage.output;
       delivered.cacheRead += usage.cacheRead;
       delivered.cacheWrite += usage.cacheWrite;
+      answered.push({ n, body, usage });
     }
   }
 
@@ -128,11 +132,13 @@ export async function startMockModelServer<R extends object>(spec: MockModelSpec
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
     delivered,
+    answered,
     setHandler(next) {
       handler = next;
     },
     reset() {
       requests.length = 0;
+      answered.length = 0;
       Object.assign(delivered, emptyUsage());
       handler = spec.defaultHandler;
     },

@@ -17,6 +17,8 @@ const modelName = z.string().min(1).max(200);
 /** Built in so the default model is priced out of the box (list prices, USD per million tokens); MODEL_PRICES entries win. */
 export const DEFAULT_MODEL_PRICES: ModelPrices = {
   'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
+  // The offline summarizer runs in-process: its calls are counted, at no cost.
+  local: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
 };
 
 /**
