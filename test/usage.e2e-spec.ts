@@ -86,7 +86,7 @@ describe.each([
     expect(usage.byModel.map((m: { model: string }) => m.model)).toEqual([model]);
     expect(usage.totals.failedCalls).toBe(0);
     expect(usage.totals.estimatedCost).toBeGreaterThan(0);
-    if (provider === 'anthropic') expect(usage.totals.cacheReadTokens).toBeGreaterThan(0); // the fixed instructions were cached
+    if (provider === 'anthropic') expect(usage.totals.cacheWriteTokens).toBeGreaterThan(0); // the fixed instructions went to the cache
 
     // Each memory lists its own calls; together they are the memory scopes' calls.
     let listed = 0;
