@@ -184,13 +184,13 @@ jest.setTimeout(90_000);
 /** The built service as a child process, killed with SIGKILL while a summary is in flight, then restarted. */
 describe('usage ledger: kill -9 during a summary and restart (built service)', () => {
   let mock: MockAnthropic;
-  let hang = false;
+  let hangAt = -1;
   const db = tempDb();
   const procs: ServiceProcess[] = [];
   beforeAll(async () => {
     ensureBuilt();
     mock = await startMockAnthropic();
-    mock.setHandler((body, n) => (hang ? { hang: true } : defaultMockHandler(body, n)));
+    mock.setHandler((body, n) => (n === hangAt ? { hang: true } : defaultMockHandler(body, n)));
   });
   afterAll(async () => {
     for (const p of procs) p.kill('SIGKILL');
@@ -211,34 +211,36 @@ describe('usage ledger: kill -9 during a summary and restart (built service)', (
     }
   };
 
-  it('neither loses nor double-counts a call that produced a memory', async () => {
+  it('neither loses nor double-counts a call: one paid for before the crash is counted once, as abandoned', async () => {
     let p = await boot();
     const call = (method: string, path: string, body?: unknown) => request(p.url, method, `/v1/campaigns/k${path}`, body);
     expect((await request(p.url, 'POST', '/v1/campaigns', { id: 'k', name: 'Kill' })).status).toBe(201);
     await call('PUT', '/locations/a', { name: 'Alpha' });
     await call('PUT', '/locations/b', { name: 'Beta' });
+    await call('PUT', '/npcs/n', { name: 'Nessa', locationId: 'b' });
     await call('POST', '/commands/change-location', { toLocationId: 'a' });
     await call('POST', '/messages', { messages: [{ role: 'dm', content: 'Alpha scene one.' }] });
     await call('POST', '/commands/change-location', { toLocationId: 'b' });
     await until(() => mock.delivered.calls === 1);
-    // The next summary hangs; the service dies with it in flight.
-    hang = true;
-    await call('POST', '/messages', { messages: [{ role: 'dm', content: 'Beta scene two.' }] });
+    // Leaving Beta makes a location summary (answered) and then Nessa's (hangs): the service dies in between.
+    hangAt = 2;
+    await call('POST', '/messages', { messages: [{ role: 'dm', content: 'Nessa greets the party in Beta.' }] });
     await call('POST', '/commands/change-location', { toLocationId: 'a' });
-    await until(() => mock.requests.length === 2);
+    await until(() => mock.requests.length === 3);
+    expect(mock.delivered.calls).toBe(2);
     p.kill('SIGKILL');
     await p.exited;
-    hang = false;
 
     p = await boot();
     const version = (await call('GET', '')).body.version;
     await call('GET', `/context?minVersion=${version}&waitMs=15000`);
     const memories = (await call('GET', '/memories')).body.items;
-    expect(memories).toHaveLength(2);
+    expect(memories.map((m: { scope: string }) => m.scope).sort()).toEqual(['location', 'location', 'npc']);
     const usage = (await call('GET', '/usage')).body;
-    expect(ledgerSums(usage.totals)).toEqual({ calls: mock.delivered.calls, input: mock.delivered.input, output: mock.delivered.output, cacheRead: mock.delivered.cacheRead, cacheWrite: mock.delivered.cacheWrite });
-    expect(usage.totals.calls).toBe(2);
-    for (const m of memories) expect((await call('GET', `/memories/${encodeURIComponent(m.id)}/usage`)).body.calls).toHaveLength(1);
+    const delivered = mock.delivered;
+    expect(ledgerSums(usage.totals)).toEqual({ calls: delivered.calls, input: delivered.input, output: delivered.output, cacheRead: delivered.cacheRead, cacheWrite: delivered.cacheWrite });
+    expect(usage.totals).toMatchObject({ calls: 4, abandonedCalls: 1, failedCalls: 0 });
+    for (const m of memories) expect((await call('GET', `/memories/${encodeURIComponent(m.id)}/usage`)).body.calls).toEqual([expect.objectContaining({ outcome: 'ok' })]);
   });
 });
 

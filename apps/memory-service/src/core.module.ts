@@ -188,6 +188,8 @@ export class CoreModule {
               rollingSummaryWords: config.rollingSummaryWords,
               onOutcome: (outcome, scope) => (outcome === 'recorded' ? metrics.memoriesRecorded : metrics.memoriesSkipped).inc({ scope }),
               usage: ledger,
+              // A remote model is paid per call: write each ahead of its outcome (the offline one costs nothing).
+              writeAhead: !overrides.summarizer && config.summarizer !== 'local',
               onCalls: (entries) => countCalls(metrics, config, entries),
             },
             ownership,

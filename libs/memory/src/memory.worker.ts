@@ -1,6 +1,6 @@
 import { CampaignReader, CampaignState, Message, roundAt, StoredMessage, viewerKey } from '@app/campaign';
 import { Database, EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
-import { capWords, LedgerEntry, Summarizer, SummaryOutcome, SummaryResult, summarizeWithRetry, TranscriptLine } from '@app/summarizer';
+import { capWords, LedgerEntry, ledgerEntry, ModelCall, Summarizer, SummaryOutcome, SummaryResult, summarizeWithRetry, TranscriptLine } from '@app/summarizer';
 import { EntityManager } from 'typeorm';
 import { extractCoinedTerms } from './glossary/coined-terms';
 import { KnownTerms, knownTermsOf, MAX_DEFINITION_WORDS, MAX_TERM_CHARS, playerIdsOf } from './glossary/known-terms';
@@ -10,7 +10,7 @@ import { MemoryProjector } from './memory.projector';
 import { npcWindow, planLayerTriggers, planTriggers, ScopeTask } from './message-selection';
 import { WorkerProgress } from './progress';
 import { CampaignLease, CampaignOwnership, CheckpointMove, LeaseLostError, SingleProcessOwnership } from './ownership/campaign-ownership.port';
-import { abandonedEntries, CallGroup, committedEntries, UsageSink } from './usage-calls';
+import { abandonedEntries, CallGroup, committedEntries, UsageSink, writtenIds } from './usage-calls';
 import { WorkerSql } from './worker-sql';
 
 export interface WorkerOptions {
@@ -23,6 +23,8 @@ export interface WorkerOptions {
   onOutcome?: (outcome: 'recorded' | 'skipped', scope: string) => void;
   /** §12 usage ledger: every model call, written in the transaction of the outcome it produced. */
   usage?: UsageSink;
+  /** Writes each paid call ahead of its outcome, so a crash cannot lose it (remote models; the local one costs nothing). */
+  writeAhead?: boolean;
   /** Observes the ledger rows once they are durable (metrics). */
   onCalls?: (entries: LedgerEntry[]) => void;
   /** §8 "Previously": rewritten at each RoundEnded of a multiple of this (SUMMARY_INTERVAL_ROUNDS, 4). */
@@ -158,6 +160,8 @@ export class MemoryWorker {
     let memoryVersion = snap.memoryVersion;
     // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
     const events = await this.store.readStream(gameStream(campaignId), { after: processed, until: snap.state.version, limit: batch });
+    // Calls a crashed owner wrote ahead and never settled: their outcome will never commit.
+    if (this.options.writeAhead) await this.options.usage?.sweep(campaignId);
     // Nobody else moves this campaign's cursors while we hold it: read once, kept current as outcomes commit.
     let cursors: Map<string, number> | null = null;
     let plain: number | null = null;
@@ -250,13 +254,24 @@ export class MemoryWorker {
 
   /** §12: calls whose outcome will never commit are still spent; recorded as abandoned, never lost to the ledger. */
   private async abandonCalls(campaignId: string, event: StoredEvent, calls: CallGroup[]): Promise<void> {
-    if (!this.options.usage || calls.length === 0) return;
+    if (!this.options.usage || calls.every((g) => g.calls.length === 0)) return;
     const entries = abandonedEntries(campaignId, event, calls, this.modelName());
     try {
-      await this.options.usage.abandon(entries);
-      this.options.onCalls?.(entries);
+      await this.options.usage.abandon(entries, writtenIds(calls));
+      this.options.onCalls?.(abandonedEntries(campaignId, event, calls, this.modelName(), false));
     } catch (err) {
       this.logger.warn(`abandoned model calls not recorded: ${(err as Error).message}`, { campaignId, triggerVersion: event.version });
+    }
+  }
+
+  private async writeAhead(trigger: Trigger, group: CallGroup, call: ModelCall): Promise<void> {
+    const { campaignId, event } = trigger;
+    const at = { campaignId, scope: group.scope, subjectId: group.subjectId, triggerVersion: event.version, model: this.modelName() };
+    try {
+      group.written.set(call, await this.options.usage!.pending(ledgerEntry(call, at, 'pending')));
+    } catch (err) {
+      // The call still reaches the ledger with its outcome; only the crash window stays open for it.
+      this.logger.warn(`model call not written ahead: ${(err as Error).message}`, { campaignId, triggerVersion: event.version });
     }
   }
 
@@ -274,7 +289,7 @@ export class MemoryWorker {
         const appended = await this.store.append(memoryStream(campaignId), move.memoryVersion, outcomes, event.recordedAt, m);
         await this.projector.apply(m, campaignId, appended, { memoryVersion: false });
         entries = this.options.usage ? committedEntries(campaignId, event, appended, calls, this.modelName()) : [];
-        if (entries.length) await this.options.usage!.record(m, entries);
+        if (entries.length) await this.options.usage!.settle(m, writtenIds(calls), entries);
         // Last, so the lease row (and the campaign row, which writers queue on) stay locked only for the commit itself.
         await this.moveCheckpoint(m, lease, { from: move.from, to: move.to, memoryVersion });
       });
@@ -290,8 +305,11 @@ export class MemoryWorker {
 
   /** Runs one model call under the retry policy, its attempts kept for the ledger; a shutdown abandons the whole trigger. */
   private async attempt(trigger: Trigger, about: { scope: string; subjectId: string }, call: (signal: AbortSignal) => Promise<SummaryResult>): Promise<SummaryOutcome> {
-    const outcome = await summarizeWithRetry(call, { attempts: this.options.attempts, timeoutMs: this.options.timeoutMs, signal: trigger.signal });
-    trigger.calls.push({ ...about, calls: outcome.calls });
+    const group: CallGroup = { ...about, calls: [], written: new Map() };
+    trigger.calls.push(group);
+    const onCall = this.options.writeAhead && this.options.usage ? (c: ModelCall) => this.writeAhead(trigger, group, c) : undefined;
+    const outcome = await summarizeWithRetry(call, { attempts: this.options.attempts, timeoutMs: this.options.timeoutMs, signal: trigger.signal, onCall });
+    group.calls = outcome.calls;
     if (!outcome.ok && outcome.reason === 'aborted') throw new Abandoned();
     return outcome;
   }

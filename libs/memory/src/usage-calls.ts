@@ -8,12 +8,16 @@ export interface CallGroup {
   scope: string;
   subjectId: string;
   calls: ModelCall[];
+  /** Ledger row ids of the calls written ahead, replaced when the outcome commits. */
+  written: Map<ModelCall, number>;
 }
 
 /** Where the usage ledger of the worker goes: written with the outcome, or apart when the outcome will never commit. */
 export interface UsageSink {
-  record(m: EntityManager, entries: LedgerEntry[]): Promise<void>;
-  abandon(entries: LedgerEntry[]): Promise<void>;
+  pending(entry: LedgerEntry): Promise<number>;
+  settle(m: EntityManager, pendingIds: number[], entries: LedgerEntry[]): Promise<void>;
+  abandon(entries: LedgerEntry[], writtenIds: number[]): Promise<void>;
+  sweep(campaignId: string): Promise<number>;
 }
 
 /** The scope and subject an outcome event is about, matching the CallGroup that produced it. */
@@ -39,12 +43,19 @@ export function committedEntries(campaignId: string, trigger: StoredEvent, appen
     const at = { campaignId, scope: group.scope, subjectId: group.subjectId, triggerVersion: trigger.version, model };
     out.push(...group.calls.map((c) => ledgerEntry(c, at, { memoryVersion: e.version, memoryId })));
   }
-  // A group no outcome claimed (none expected) is still spending: kept as abandoned rather than lost.
-  out.push(...abandonedEntries(campaignId, trigger, left, model));
+  // A group no outcome claimed (none expected) was still paid for: kept as abandoned rather than lost.
+  out.push(...abandonedEntries(campaignId, trigger, left, model, false));
   return out;
 }
 
-/** Ledger rows of calls whose outcome will never commit. */
-export function abandonedEntries(campaignId: string, trigger: StoredEvent, groups: CallGroup[], model: string): LedgerEntry[] {
-  return groups.flatMap((g) => g.calls.map((c) => ledgerEntry(c, { campaignId, scope: g.scope, subjectId: g.subjectId, triggerVersion: trigger.version, model }, 'abandoned')));
+/** Ledger rows of calls whose outcome will never commit; `unwritten`: only those not written ahead (the rest are marked in place). */
+export function abandonedEntries(campaignId: string, trigger: StoredEvent, groups: CallGroup[], model: string, unwritten = true): LedgerEntry[] {
+  return groups.flatMap((g) =>
+    g.calls
+      .filter((c) => !unwritten || !g.written.has(c))
+      .map((c) => ledgerEntry(c, { campaignId, scope: g.scope, subjectId: g.subjectId, triggerVersion: trigger.version, model }, 'abandoned')),
+  );
 }
+
+/** Row ids written ahead for these groups. */
+export const writtenIds = (groups: CallGroup[]): number[] => groups.flatMap((g) => [...g.written.values()]);

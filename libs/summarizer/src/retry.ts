@@ -35,6 +35,8 @@ export interface RetryOptions {
   timeoutMs: number;
   /** Shutdown: abandons the call in flight and gives up without further attempts. */
   signal?: AbortSignal;
+  /** Told of each finished attempt before the next one starts (the usage ledger's write-ahead); must not throw. */
+  onCall?: (call: ModelCall) => Promise<void> | void;
 }
 
 /** One paragraph: trimmed, whitespace collapsed, at most MAX_SUMMARY_CHARS cut at a word boundary with "…". */
@@ -133,6 +135,10 @@ export async function summarizeWithRetry(
   let reason = 'no attempt made';
   let made = 0;
   const calls: ModelCall[] = [];
+  const push = async (c: ModelCall) => {
+    calls.push(c);
+    if (c.outcome !== 'aborted') await opts.onCall?.(c);
+  };
   const end = (fields: { ok: true; text: string } | { ok: false; reason: string }): SummaryOutcome => ({ ...fields, attempts: made, inputTokens, outputTokens, calls });
   while (made < maxAttempts) {
     if (opts.signal?.aborted) return end({ ok: false, reason: 'aborted' });
@@ -140,18 +146,18 @@ export async function summarizeWithRetry(
     const started = { at: new Date().toISOString(), ms: performance.now() };
     const outcome = await attempt(call, opts.timeoutMs, opts.signal);
     if (outcome.kind === 'aborted') {
-      calls.push(callOf(made, 'aborted', started));
+      await push(callOf(made, 'aborted', started));
       return end({ ok: false, reason: 'aborted' });
     }
     if (outcome.kind === 'timeout') {
-      calls.push(callOf(made, 'timeout', started));
+      await push(callOf(made, 'timeout', started));
       reason = `timeout after ${opts.timeoutMs} ms`;
       continue;
     }
     if (outcome.kind === 'error') {
       // A shutdown that raced the call's own rejection is still a shutdown.
       const aborted = opts.signal?.aborted;
-      calls.push(callOf(made, aborted ? 'aborted' : 'error', started, partialUsageOf(outcome.error)));
+      await push(callOf(made, aborted ? 'aborted' : 'error', started, partialUsageOf(outcome.error)));
       if (aborted) return end({ ok: false, reason: 'aborted' });
       reason = describeError(outcome.error);
       continue;
@@ -159,7 +165,7 @@ export async function summarizeWithRetry(
     inputTokens += outcome.result.inputTokens || 0;
     outputTokens += outcome.result.outputTokens || 0;
     const text = normalizeSummary(typeof outcome.result.text === 'string' ? outcome.result.text : '');
-    calls.push(callOf(made, text ? 'ok' : 'empty', started, outcome.result));
+    await push(callOf(made, text ? 'ok' : 'empty', started, outcome.result));
     if (text) return end({ ok: true, text });
     reason = 'empty';
   }

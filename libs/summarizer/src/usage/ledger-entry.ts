@@ -3,8 +3,11 @@ import { ModelCall } from '../retry';
 /** Scopes of model calls (DESIGN §12): memories, "Previously", glossary definitions, revisions. */
 export type UsageScope = 'location' | 'npc' | 'world' | 'summary' | 'glossary' | 'revision';
 
-/** How a recorded call ended: its answer was used, it failed (empty, error, timeout), or its outcome never committed. */
-export type LedgerOutcome = 'ok' | 'empty' | 'error' | 'timeout' | 'abandoned';
+/**
+ * How a recorded call ended: its answer was used, it failed (empty, error, timeout), or its outcome never committed
+ * (abandoned). `pending`: written ahead, before its outcome commits; a crash leaves it for the next owner to abandon.
+ */
+export type LedgerOutcome = 'ok' | 'empty' | 'error' | 'timeout' | 'abandoned' | 'pending';
 
 /** One row of the usage ledger: one attempt of one model call. `inputTokens` leaves cached tokens out (priced apart). */
 export interface LedgerEntry {
@@ -22,7 +25,7 @@ export interface LedgerEntry {
   requests: number;
   /** The game event that triggered the call. */
   triggerVersion: number;
-  /** The memory-stream event the call produced or failed for; null when abandoned. */
+  /** The memory-stream event the call produced or failed for; null when abandoned or pending. */
   memoryVersion: number | null;
   /** The memory it produced (location, npc, world scopes). */
   memoryId: string | null;
@@ -33,16 +36,17 @@ export interface LedgerEntry {
 export function ledgerEntry(
   call: ModelCall,
   at: { campaignId: string; scope: string; subjectId: string; triggerVersion: number; model: string },
-  outcome: { memoryVersion: number; memoryId: string | null } | 'abandoned',
+  outcome: { memoryVersion: number; memoryId: string | null } | 'abandoned' | 'pending',
 ): LedgerEntry {
   const cached = call.cacheReadTokens + call.cacheWriteTokens;
+  const linked = typeof outcome === 'object' ? outcome : null;
   return {
     campaignId: at.campaignId,
     scope: at.scope,
     subjectId: at.subjectId,
     attempt: call.attempt,
     model: call.model ?? at.model,
-    outcome: outcome === 'abandoned' || call.outcome === 'aborted' ? 'abandoned' : call.outcome,
+    outcome: outcome === 'pending' ? 'pending' : outcome === 'abandoned' || call.outcome === 'aborted' ? 'abandoned' : call.outcome,
     inputTokens: Math.max(0, call.inputTokens - cached),
     outputTokens: call.outputTokens,
     cacheReadTokens: call.cacheReadTokens,
@@ -50,8 +54,8 @@ export function ledgerEntry(
     latencyMs: call.latencyMs,
     requests: call.requests,
     triggerVersion: at.triggerVersion,
-    memoryVersion: outcome === 'abandoned' ? null : outcome.memoryVersion,
-    memoryId: outcome === 'abandoned' ? null : outcome.memoryId,
+    memoryVersion: linked?.memoryVersion ?? null,
+    memoryId: linked?.memoryId ?? null,
     calledAt: call.startedAt,
   };
 }

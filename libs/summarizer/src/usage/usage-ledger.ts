@@ -42,9 +42,46 @@ export class UsageLedger {
     }
   }
 
-  /** Calls whose outcome will never commit (shutdown, a lost lease), in a transaction of their own. */
-  async abandon(entries: LedgerEntry[]): Promise<void> {
-    if (entries.length) await this.db.transaction((m) => this.record(m, entries));
+  /**
+   * Write-ahead of one finished attempt, before its outcome commits, so a crash cannot lose a call that was paid for:
+   * `settle` replaces it in the outcome's transaction; after a crash `sweep` marks it abandoned. Returns its row id.
+   */
+  async pending(entry: LedgerEntry): Promise<number> {
+    return this.db.transaction(async (m) => {
+      const { rows } = await sql<{ id: number | string }>(m, `INSERT INTO model_calls (${COLUMNS}) VALUES ${ROW} RETURNING id`, values({ ...entry, outcome: 'pending' }));
+      return Number(rows[0].id);
+    });
+  }
+
+  /** In the outcome's transaction: the written-ahead rows give way to the final ones. */
+  async settle(m: EntityManager, pendingIds: number[], entries: LedgerEntry[]): Promise<void> {
+    for (let i = 0; i < pendingIds.length; i += 500) {
+      const ids = pendingIds.slice(i, i + 500);
+      await sql(m, `DELETE FROM model_calls WHERE outcome = 'pending' AND id IN (${ids.map(() => '?').join(', ')})`, ids);
+    }
+    await this.record(m, entries);
+  }
+
+  /**
+   * Calls whose outcome will never commit (shutdown, a lost lease), in a transaction of their own: rows written ahead
+   * are marked in place (a new owner may have swept them already: no second row), the others inserted.
+   */
+  async abandon(entries: LedgerEntry[], writtenIds: number[] = []): Promise<void> {
+    if (!entries.length && !writtenIds.length) return;
+    await this.db.transaction(async (m) => {
+      for (let i = 0; i < writtenIds.length; i += 500) {
+        const ids = writtenIds.slice(i, i + 500);
+        await sql(m, `UPDATE model_calls SET outcome = 'abandoned' WHERE outcome = 'pending' AND id IN (${ids.map(() => '?').join(', ')})`, ids);
+      }
+      await this.record(m, entries);
+    });
+  }
+
+  /** Rows a crashed owner wrote ahead and never settled: abandoned. Only the campaign's owner may call it. */
+  async sweep(campaignId: string): Promise<number> {
+    const found = await this.db.read(async (m) => (await sql(m, "SELECT 1 AS x FROM model_calls WHERE campaign_id = ? AND outcome = 'pending' LIMIT 1", [campaignId])).rows.length);
+    if (!found) return 0;
+    return this.db.transaction(async (m) => (await sql(m, "UPDATE model_calls SET outcome = 'abandoned' WHERE campaign_id = ? AND outcome = 'pending'", [campaignId])).changes);
   }
 
   /** Sums per scope, model and outcome. */
@@ -55,7 +92,7 @@ export class UsageLedger {
           m,
           `SELECT scope, model, outcome, COUNT(*) AS calls, SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
              SUM(cache_read_tokens) AS cache_read, SUM(cache_write_tokens) AS cache_write, SUM(latency_ms) AS latency
-           FROM model_calls WHERE campaign_id = ? GROUP BY scope, model, outcome ORDER BY scope, model, outcome`,
+           FROM model_calls WHERE campaign_id = ? AND outcome <> 'pending' GROUP BY scope, model, outcome ORDER BY scope, model, outcome`,
           [campaignId],
         )
       ).rows,
