@@ -5,6 +5,7 @@ import { scopeOf } from './support/mock-requests';
 import { scenario } from './support/scenario';
 import { ensureBuilt, ServiceProcess, startServiceProcess } from './support/service-process';
 import { request, startTestApp, TestApp, tempDb } from './support/test-app';
+import { createTestSchema, TestSchema, testDatabaseUrl } from './support/test-postgres';
 
 const OPENAI_KEY = 'sk-proj-E2E-SECRET-never-in-logs-0123456789';
 
@@ -181,25 +182,30 @@ describe('usage ledger: the local summarizer', () => {
 
 jest.setTimeout(90_000);
 
-/** The built service as a child process, killed with SIGKILL while a summary is in flight, then restarted. */
+/** The built service as a child process, killed with SIGKILL while a summary is in flight, then restarted (SQLite or PostgreSQL). */
 describe('usage ledger: kill -9 during a summary and restart (built service)', () => {
   let mock: MockAnthropic;
   let hangAt = -1;
   const db = tempDb();
   const procs: ServiceProcess[] = [];
+  let schema: TestSchema | undefined;
   beforeAll(async () => {
     ensureBuilt();
+    const pg = testDatabaseUrl();
+    if (pg) schema = await createTestSchema(pg);
     mock = await startMockAnthropic();
     mock.setHandler((body, n) => (n === hangAt ? { hang: true } : defaultMockHandler(body, n)));
   });
   afterAll(async () => {
     for (const p of procs) p.kill('SIGKILL');
+    await Promise.all(procs.map((p) => p.exited));
     await mock.close();
+    await schema?.drop();
     db.cleanup();
   });
 
   const boot = async () => {
-    const p = await startServiceProcess({ dbPath: db.path, env: { SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-kill-key-0123456789', ANTHROPIC_BASE_URL: mock.baseUrl, SUMMARY_TIMEOUT_MS: '20000' } });
+    const p = await startServiceProcess({ dbPath: db.path, env: { ...(schema ? { DATABASE_URL: schema.url } : {}), SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-kill-key-0123456789', ANTHROPIC_BASE_URL: mock.baseUrl, SUMMARY_TIMEOUT_MS: '20000' } });
     procs.push(p);
     return p;
   };
