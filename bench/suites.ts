@@ -9,6 +9,7 @@ import { runSearchBench } from './search.bench';
 import { runStateBench } from './state.bench';
 import { runPgBench } from './pg.bench';
 import { runLayeredBench } from './layered.bench';
+import { runUsageBench } from './usage.bench';
 
 /**
  * Every benchmark suite, in the order `npm run bench` runs them. Adding one = one import + one line:
@@ -25,4 +26,5 @@ export const SUITES: BenchSuite[] = [
   { name: 'search', title: '8. Search and window latency vs history size (§7)', run: runSearchBench },
   { name: 'pg', title: '9. PostgreSQL: 1 vs 3 replicas, and SQLite single-replica (§9)', run: runPgBench },
   { name: 'layered', title: '10. LoCoMo: layered dm context vs full transcript, last 20 and plain BM25 at 1,000/2,000/4,000 tokens (§8)', run: runLayeredBench },
+  { name: 'usage', title: '11. Usage: summarizer calls and tokens per 100 messages per scope, cost at two price tables (§12)', run: runUsageBench },
 ];
