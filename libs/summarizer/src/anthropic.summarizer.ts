@@ -1,15 +1,8 @@
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
-import {
-  DefineTermInput,
-  LocationSummaryInput,
-  NpcSummaryInput,
-  RollingSummaryInput,
-  Summarizer,
-  SummaryResult,
-  WorldSummaryInput,
-} from './summarizer.port';
 import { SummarizerCallError, toCallError } from './call-error';
-import { defineTermPrompt, locationPrompt, npcPrompt, rollingPrompt, SummaryPrompt, worldPrompt } from './summary-prompts';
+import { PromptSummarizer } from './prompt.summarizer';
+import { SummaryResult } from './summarizer.port';
+import { SummaryPrompt } from './summary-prompts';
 
 export interface AnthropicSummarizerOptions {
   apiKey: string;
@@ -20,47 +13,24 @@ export interface AnthropicSummarizerOptions {
 }
 
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
-const DEFAULT_MAX_OUTPUT_TOKENS = 400;
 
 /** Summarizer on the Anthropic Messages API: one request per call, no SDK retries (the retry policy owns them). */
-export class AnthropicSummarizer implements Summarizer {
+export class AnthropicSummarizer extends PromptSummarizer {
   readonly name = 'anthropic';
   readonly model: string;
   private readonly client: Anthropic;
   private readonly apiKey: string;
-  private readonly maxOutputTokens: number;
 
   constructor(options: AnthropicSummarizerOptions) {
+    super(options.maxOutputTokens);
     if (!options.apiKey) throw new Error('AnthropicSummarizer needs an API key');
     this.apiKey = options.apiKey;
     this.model = options.model || DEFAULT_ANTHROPIC_MODEL;
-    this.maxOutputTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
     // No baseURL falls back to the SDK's own ANTHROPIC_BASE_URL / api.anthropic.com; maxRetries 0: the policy retries.
     this.client = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL || undefined, maxRetries: 0 });
   }
 
-  summarizeLocation(input: LocationSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
-    return this.send(locationPrompt(input), this.maxOutputTokens, signal);
-  }
-
-  summarizeNpc(input: NpcSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
-    return this.send(npcPrompt(input), this.maxOutputTokens, signal);
-  }
-
-  summarizeWorld(input: WorldSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
-    return this.send(worldPrompt(input), this.maxOutputTokens, signal);
-  }
-
-  summarizeRolling(input: RollingSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
-    // Room for maxWords words (~1.5 tokens each) even when the default output budget is smaller.
-    return this.send(rollingPrompt(input), Math.max(this.maxOutputTokens, Math.ceil(input.maxWords * 1.5) + 50), signal);
-  }
-
-  defineTerm(input: DefineTermInput, signal?: AbortSignal): Promise<SummaryResult> {
-    return this.send(defineTermPrompt(input), this.maxOutputTokens, signal);
-  }
-
-  private async send(prompt: SummaryPrompt, maxTokens: number, signal?: AbortSignal): Promise<SummaryResult> {
+  protected async send(prompt: SummaryPrompt, maxTokens: number, signal?: AbortSignal): Promise<SummaryResult> {
     let message: Anthropic.Message;
     try {
       message = await this.client.messages.create(

@@ -1,15 +1,8 @@
 import OpenAI, { APIError } from 'openai';
 import { SummarizerCallError, toCallError } from './call-error';
-import {
-  DefineTermInput,
-  LocationSummaryInput,
-  NpcSummaryInput,
-  RollingSummaryInput,
-  Summarizer,
-  SummaryResult,
-  WorldSummaryInput,
-} from './summarizer.port';
-import { defineTermPrompt, locationPrompt, npcPrompt, rollingPrompt, SummaryPrompt, worldPrompt } from './summary-prompts';
+import { PromptSummarizer } from './prompt.summarizer';
+import { SummaryResult } from './summarizer.port';
+import { SummaryPrompt } from './summary-prompts';
 
 export interface OpenAiSummarizerOptions {
   /** Up to and including `/v1`, e.g. `http://localhost:11434/v1` (the SDK appends `/chat/completions`). */
@@ -20,25 +13,23 @@ export interface OpenAiSummarizerOptions {
   maxOutputTokens?: number;
 }
 
-const DEFAULT_MAX_OUTPUT_TOKENS = 400;
 
 /**
  * Summarizer on the OpenAI-compatible Chat Completions API (Ollama, llama.cpp's server, vLLM, LM Studio,
  * hosted routers): one request per call, no SDK retries (the retry policy owns them).
  */
-export class OpenAiSummarizer implements Summarizer {
+export class OpenAiSummarizer extends PromptSummarizer {
   readonly name = 'openai';
   readonly model: string;
   private readonly client: OpenAI;
   private readonly apiKey?: string;
-  private readonly maxOutputTokens: number;
 
   constructor(options: OpenAiSummarizerOptions) {
+    super(options.maxOutputTokens);
     if (!options.baseURL) throw new Error('OpenAiSummarizer needs a base URL');
     if (!options.model) throw new Error('OpenAiSummarizer needs a model');
     this.apiKey = options.apiKey || undefined;
     this.model = options.model;
-    this.maxOutputTokens = options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
     this.client = new OpenAI({
       // The SDK insists on a key; without one the placeholder never leaves: the Authorization header is removed below.
       apiKey: this.apiKey ?? 'no-key',
@@ -51,28 +42,7 @@ export class OpenAiSummarizer implements Summarizer {
     });
   }
 
-  summarizeLocation(input: LocationSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
-    return this.send(locationPrompt(input), this.maxOutputTokens, signal);
-  }
-
-  summarizeNpc(input: NpcSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
-    return this.send(npcPrompt(input), this.maxOutputTokens, signal);
-  }
-
-  summarizeWorld(input: WorldSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
-    return this.send(worldPrompt(input), this.maxOutputTokens, signal);
-  }
-
-  summarizeRolling(input: RollingSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
-    // Room for maxWords words (~1.5 tokens each) even when the default output budget is smaller.
-    return this.send(rollingPrompt(input), Math.max(this.maxOutputTokens, Math.ceil(input.maxWords * 1.5) + 50), signal);
-  }
-
-  defineTerm(input: DefineTermInput, signal?: AbortSignal): Promise<SummaryResult> {
-    return this.send(defineTermPrompt(input), this.maxOutputTokens, signal);
-  }
-
-  private async send(prompt: SummaryPrompt, maxTokens: number, signal?: AbortSignal): Promise<SummaryResult> {
+  protected async send(prompt: SummaryPrompt, maxTokens: number, signal?: AbortSignal): Promise<SummaryResult> {
     let completion: OpenAI.Chat.Completions.ChatCompletion;
     try {
       completion = await this.client.chat.completions.create(
