@@ -166,6 +166,47 @@ describe('usage ledger: failed attempts and secrets (openai-compatible)', () => 
   });
 });
 
+describe('usage ledger: a graceful shutdown during a summary (openai-compatible)', () => {
+  it('records the calls of the trigger it abandons as abandoned, and their tokens once', async () => {
+    const mock = await startMockOpenAi();
+    const db = tempDb();
+    const env = { SUMMARIZER: 'openai', OPENAI_BASE_URL: mock.baseUrl, OPENAI_MODEL: 'llama3.2', SUMMARY_TIMEOUT_MS: '20000' };
+    try {
+      // The location summary is answered, the NPC one hangs until the service shuts down.
+      mock.setHandler((body) => (scopeOf(body).scope === 'npc' && mock.requests.length < 3 ? { hang: true } : { text: `Summary: ${scopeOf(body).scope}.` }));
+      let t = await startTestApp({ dbPath: db.path, env });
+      const s = scenario(t, 'u-stop');
+      await s.create('Stop');
+      await s.location('tavern', 'The Rusty Anchor');
+      await s.location('docks', 'The Docks');
+      await s.npc('mira', 'Mira', 'tavern');
+      await s.move('tavern');
+      await s.say({ role: 'npc', speaker: 'Mira', content: 'Mira counts the 30 gold Brannoc owes her.' });
+      await s.move('docks');
+      const deadline = Date.now() + 10_000;
+      while (mock.requests.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(mock.delivered.calls).toBe(1);
+      await t.close();
+
+      t = await startTestApp({ dbPath: db.path, env });
+      try {
+        await scenario(t, 'u-stop').settled();
+        const usage = (await t.http('GET', '/v1/campaigns/u-stop/usage')).body;
+        // Before the shutdown: the answered location call and the hanging NPC call, both abandoned; after: both again.
+        expect(usage.totals).toMatchObject({ calls: 4, abandonedCalls: 2, failedCalls: 0 });
+        expect(usage.totals.inputTokens).toBe(mock.delivered.input);
+        expect(usage.totals.outputTokens).toBe(mock.delivered.output);
+        expect(mock.delivered.calls).toBe(3);
+      } finally {
+        await t.close();
+      }
+    } finally {
+      await mock.close();
+      db.cleanup();
+    }
+  });
+});
+
 describe('usage ledger: the local summarizer', () => {
   it('counts its calls at no cost', async () => {
     const t = await startTestApp();
