@@ -9,6 +9,8 @@ import { runSearchBench } from './search.bench';
 import { runStateBench } from './state.bench';
 import { runPgBench } from './pg.bench';
 import { runLayeredBench } from './layered.bench';
+import { runMcpBench } from './mcp.bench';
+import { runStreamBench } from './stream.bench';
 import { runUsageBench } from './usage.bench';
 
 /**
@@ -26,5 +28,7 @@ export const SUITES: BenchSuite[] = [
   { name: 'search', title: '8. Search and window latency vs history size (§7)', run: runSearchBench },
   { name: 'pg', title: '9. PostgreSQL: 1 vs 3 replicas, and SQLite single-replica (§9)', run: runPgBench },
   { name: 'layered', title: '10. LoCoMo: layered dm context vs full transcript, last 20 and plain BM25 at 1,000/2,000/4,000 tokens (§8)', run: runLayeredBench },
-  { name: 'usage', title: '11. Usage: summarizer calls and tokens per 100 messages per scope, cost at two price tables (§12)', run: runUsageBench },
+  { name: 'mcp', title: '11. MCP server: stdio connect time and first tools/list', run: runMcpBench },
+  { name: 'stream', title: '12. Event stream and inspector reads on 1k and 100k-event campaigns (§11)', run: runStreamBench },
+  { name: 'usage', title: '13. Usage: summarizer calls and tokens per 100 messages per scope, cost at two price tables (§12)', run: runUsageBench },
 ];

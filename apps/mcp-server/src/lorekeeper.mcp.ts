@@ -1,108 +1,543 @@
-import { LorekeeperClient, LorekeeperError } from '@app/client';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { LorekeeperClient, WriteOptions } from '@app/client';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { input, output } from './mcp.schemas';
+import { ServiceCall, ServiceOptions } from './service-call';
 
-const id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/);
+type Shape = z.ZodRawShape;
+type Structured = Record<string, unknown>;
+type Args<I extends Shape> = z.output<z.ZodObject<I>>;
 
-type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
+const KIND: Record<'read' | 'write' | 'upsert' | 'destructive', ToolAnnotations> = {
+  read: { readOnlyHint: true, openWorldHint: false },
+  write: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  upsert: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  destructive: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+};
 
-/** Runs a client call and turns its answer (or problem) into an MCP tool result. */
-async function answer(call: () => Promise<unknown>): Promise<ToolResult> {
-  try {
-    const value = await call();
-    return { content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }] };
-  } catch (err) {
-    const text = err instanceof LorekeeperError ? JSON.stringify(err.problem) : String((err as Error).message);
-    return { content: [{ type: 'text', text }], isError: true };
-  }
+interface ToolSpec<I extends Shape> {
+  title: string;
+  description: string;
+  input: I;
+  output: z.ZodObject;
+  kind: keyof typeof KIND;
+  run(client: LorekeeperClient, args: Args<I>): Promise<unknown>;
+  /** The text block when it should not simply be the JSON (the prompt-ready context). */
+  text?(out: Structured): string;
 }
 
-/** Lorekeeper's tools for agent runtimes; every call goes through the HTTP API. */
-export function createLorekeeperMcpServer(client: LorekeeperClient): McpServer {
-  const server = new McpServer({ name: 'lorekeeper', version: '0.1.0' });
+/** Splits the Idempotency-Key / If-Match arguments off a write's body. */
+function writeOf<T extends WriteOptions>(args: T): [WriteOptions, Omit<T, keyof WriteOptions>] {
+  const { idempotencyKey, ifMatch, ...rest } = args;
+  return [{ idempotencyKey, ifMatch }, rest];
+}
 
-  server.registerTool(
-    'get_context',
+/**
+ * Lorekeeper's tools and resources for agent runtimes; every call goes through the HTTP API with the key
+ * the server was given, so a viewer-bound key reads only its character's view (DESIGN §8).
+ */
+export function createLorekeeperMcpServer(options: ServiceOptions): McpServer {
+  const server = new McpServer(
+    { name: 'lorekeeper', version: '0.1.0' },
     {
-      description: 'Prompt-ready memory context for a campaign (text). Optional agent/viewer/query/budget as in GET /context.',
-      inputSchema: {
-        campaignId: id,
-        agent: z.enum(['narrative', 'dm', 'player', 'npc', 'agent']).optional(),
-        viewer: id.optional(),
-        query: z.string().min(1).max(2000).optional(),
-        budget: z.number().int().min(50).max(200000).optional(),
-        limit: z.number().int().min(1).max(100).optional(),
+      instructions:
+        'Lorekeeper remembers a game for you. Set up with create_campaign, put_location, put_npc, put_player, ' +
+        'put_quest, put_bible; record every turn with record_messages (visibility private + audience for ' +
+        'whispers); report story changes with the commands (change_location, complete_objective, end_round, …); ' +
+        'read get_context before each turn and search_* for what fell out of it.',
+    },
+  );
+
+  const tool = <I extends Shape>(name: string, spec: ToolSpec<I>): void => {
+    const handler = async (args: Args<I>): Promise<CallToolResult> => {
+      const call = new ServiceCall(options);
+      try {
+        const out = toStructured(await spec.run(call.client, args));
+        return { content: [{ type: 'text', text: spec.text?.(out) ?? JSON.stringify(out) }], structuredContent: out };
+      } catch (err) {
+        return { content: [{ type: 'text', text: call.describe(err) }], isError: true };
+      }
+    };
+    server.registerTool(
+      name,
+      {
+        title: spec.title,
+        description: spec.description,
+        inputSchema: z.strictObject(spec.input),
+        outputSchema: spec.output,
+        annotations: KIND[spec.kind],
       },
-    },
-    ({ campaignId, ...q }) => answer(() => client.contextText(campaignId, q)),
-  );
-
-  server.registerTool(
-    'search_memories',
-    {
-      description: 'List memories of a campaign, newest first, by scope (location|npc|world) and subject id.',
-      inputSchema: { campaignId: id, scope: z.enum(['location', 'npc', 'world']).optional(), subjectId: id.optional(), limit: z.number().int().min(1).max(100).optional() },
-    },
-    ({ campaignId, ...q }) => answer(() => client.memories(campaignId, q)),
-  );
-
-  server.registerTool(
-    'record_messages',
-    {
-      description: 'Record 1–500 messages (role, content, optional speaker/locationId/npcIds) in a campaign.',
-      inputSchema: {
-        campaignId: id,
-        messages: z
-          .array(
-            z.object({
-              role: z.enum(['player', 'dm', 'npc', 'narrator', 'system', 'assistant', 'tool']),
-              content: z.string().max(16000),
-              speaker: z.string().max(200).optional(),
-              locationId: id.optional(),
-              npcIds: z.array(id).optional(),
-            }),
-          )
-          .min(1)
-          .max(500),
-      },
-    },
-    ({ campaignId, messages }) => answer(() => client.recordMessages(campaignId, messages)),
-  );
-
-  server.registerTool('change_location', { description: 'Move the party; leaving a location records its memories.', inputSchema: { campaignId: id, toLocationId: id } }, ({ campaignId, toLocationId }) =>
-    answer(() => client.changeLocation(campaignId, toLocationId)),
-  );
-  server.registerTool('complete_objective', { description: 'Complete a quest objective (world memory).', inputSchema: { campaignId: id, questId: id, objectiveId: id } }, ({ campaignId, questId, objectiveId }) =>
-    answer(() => client.completeObjective(campaignId, questId, objectiveId)),
-  );
-  server.registerTool('progress_act', { description: 'Move the story to a new act (world memory).', inputSchema: { campaignId: id, actId: id } }, ({ campaignId, actId }) =>
-    answer(() => client.progressAct(campaignId, actId)),
-  );
-  server.registerTool(
-    'update_location_state',
-    {
-      description: 'Change a location danger level and/or complete an encounter (CLEARED and encounters record world memories).',
-      inputSchema: { campaignId: id, locationId: id, dangerLevel: z.enum(['SAFE', 'LOW', 'MODERATE', 'HIGH', 'EXTREME', 'CLEARED']).optional(), completeEncounter: id.optional() },
-    },
-    ({ campaignId, ...body }) => answer(() => client.updateLocationState(campaignId, body)),
-  );
-  const searchInput = {
-    campaignId: id,
-    q: z.string().min(1).max(256).describe('words, "a phrase", prefix*, OR, NOT'),
-    limit: z.number().int().min(1).max(100).optional(),
+      // The SDK's callback type cannot follow the generic shape; the schema above is what it validates against.
+      handler as never,
+    );
   };
-  server.registerTool(
-    'search_messages',
-    { description: 'Find older messages that fell out of your context window (ranked full-text search).', inputSchema: { ...searchInput, role: z.string().optional(), locationId: id.optional() } },
-    ({ campaignId, ...q }) => answer(() => client.search(campaignId, { ...q, in: 'messages' })),
-  );
-  server.registerTool('search_reasoning', { description: 'Search the reasoning text recorded with earlier messages.', inputSchema: searchInput }, ({ campaignId, ...q }) =>
-    answer(() => client.search(campaignId, { ...q, in: 'reasoning' })),
-  );
-  server.registerTool(
-    'search_broadcasts',
-    { description: 'Search agent-to-agent broadcasts (newest first without q).', inputSchema: { q: z.string().min(1).max(256).optional(), limit: z.number().int().min(1).max(100).optional() } },
-    (q) => answer(() => client.broadcasts(q)),
-  );
+
+  registerSetupTools(tool);
+  registerPlayTools(tool);
+  registerStateTools(tool);
+  registerReadTools(tool);
+  registerResources(server, options);
   return server;
+}
+
+type Define = <I extends Shape>(name: string, spec: ToolSpec<I>) => void;
+
+function toStructured(value: unknown): Structured {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Structured) : { value };
+}
+
+function registerSetupTools(tool: Define): void {
+  tool('create_campaign', {
+    title: 'Create a campaign',
+    description: 'Create a campaign. The party starts nowhere: the first change_location places it.',
+    input: input.createCampaign,
+    output: output.campaign,
+    kind: 'write',
+    run: (c, a) => {
+      const [w, body] = writeOf(a);
+      return c.createCampaign(body, w);
+    },
+  });
+  tool('get_campaign', {
+    title: 'Campaign state',
+    description: 'Campaign state: version, current location and act, locations, NPCs, quests, memory cursors.',
+    input: input.campaign,
+    output: output.campaign,
+    kind: 'read',
+    run: (c, a) => c.getCampaign(a.campaignId),
+  });
+  tool('change_settings', {
+    title: 'Change campaign settings',
+    description: 'Turn per-player rolling summaries (perRoleMemory) on or off.',
+    input: input.settings,
+    output: output.versioned,
+    kind: 'upsert',
+    run: (c, a) => {
+      const [w, { campaignId, ...body }] = writeOf(a);
+      return c.changeSettings(campaignId, body, w);
+    },
+  });
+  tool('put_location', {
+    title: 'Register or update a location',
+    description: 'Register or update a location (name, danger level).',
+    input: input.location,
+    output: output.versioned,
+    kind: 'upsert',
+    run: (c, a) => {
+      const [w, { campaignId, locationId, ...body }] = writeOf(a);
+      return c.putLocation(campaignId, locationId, body, w);
+    },
+  });
+  tool('put_npc', {
+    title: 'Register or update an NPC',
+    description: 'Register or update an NPC (name, aliases, where it is; moving it is an update).',
+    input: input.npc,
+    output: output.versioned,
+    kind: 'upsert',
+    run: (c, a) => {
+      const [w, { campaignId, npcId, ...body }] = writeOf(a);
+      return c.putNpc(campaignId, npcId, body, w);
+    },
+  });
+  tool('put_player', {
+    title: 'Register or update a player character',
+    description: 'Register or update a player character (name, aliases, HUD stats). Players travel with the party.',
+    input: input.player,
+    output: output.versioned,
+    kind: 'upsert',
+    run: (c, a) => {
+      const [w, { campaignId, playerId, ...body }] = writeOf(a);
+      return c.putPlayer(campaignId, playerId, body, w);
+    },
+  });
+  tool('list_players', {
+    title: 'Player characters',
+    description: 'The campaign’s player characters with their HUD lines.',
+    input: input.campaign,
+    output: output.players,
+    kind: 'read',
+    run: (c, a) => c.players(a.campaignId),
+  });
+  tool('put_quest', {
+    title: 'Register or update a quest',
+    description: 'Register or update a quest and its objectives.',
+    input: input.quest,
+    output: output.versioned,
+    kind: 'upsert',
+    run: (c, a) => {
+      const [w, { campaignId, questId, ...body }] = writeOf(a);
+      return c.putQuest(campaignId, questId, body, w);
+    },
+  });
+  tool('put_bible', {
+    title: 'Set the campaign bible',
+    description: 'Set the campaign bible: `text` every agent sees, `dmOnly` only the dm. Never trimmed.',
+    input: input.bible,
+    output: output.versioned,
+    kind: 'upsert',
+    run: (c, a) => {
+      const [w, { campaignId, ...body }] = writeOf(a);
+      return c.putBible(campaignId, body, w);
+    },
+  });
+  tool('get_bible', {
+    title: 'Campaign bible',
+    description: 'The campaign bible (a viewer-bound key sees its public part only).',
+    input: input.campaign,
+    output: output.bible,
+    kind: 'read',
+    run: (c, a) => c.getBible(a.campaignId),
+  });
+}
+
+function registerPlayTools(tool: Define): void {
+  tool('record_messages', {
+    title: 'Record messages',
+    description:
+      'Record 1–500 messages, all or nothing. A whisper: visibility "private" with the hearers in `audience`; ' +
+      'a dm note: visibility "dm". Tool-using agents: toolCalls on the assistant message, toolCallId on results.',
+    input: input.recordMessages,
+    output: output.recorded,
+    kind: 'write',
+    run: (c, a) => {
+      const [w, { campaignId, messages }] = writeOf(a);
+      return c.recordMessages(campaignId, messages, w);
+    },
+  });
+  tool('list_messages', {
+    title: 'Messages',
+    description: 'Recorded messages after an index, oldest first, with their visibility and audience.',
+    input: input.listMessages,
+    output: output.messages,
+    kind: 'read',
+    run: (c, { campaignId, ...q }) => c.listMessages(campaignId, q),
+  });
+  const command = <I extends Shape>(name: string, path: string, title: string, description: string, shape: I) =>
+    tool(name, {
+      title,
+      description,
+      input: shape,
+      output: output.versioned,
+      kind: 'write',
+      run: (c, a) => {
+        const [w, { campaignId, ...body }] = writeOf(a as WriteOptions & { campaignId: string });
+        return c.command(campaignId, path, body, w);
+      },
+    });
+  command(
+    'change_location',
+    'change-location',
+    'Move the party',
+    'Move the party; leaving a location records its memory.',
+    input.changeLocation,
+  );
+  command(
+    'complete_objective',
+    'complete-objective',
+    'Complete an objective',
+    'Complete a quest objective (records a world memory).',
+    input.completeObjective,
+  );
+  command(
+    'complete_quest',
+    'complete-quest',
+    'Complete a quest',
+    'Complete a quest (records a world memory).',
+    input.completeQuest,
+  );
+  command(
+    'progress_act',
+    'progress-act',
+    'Progress the act',
+    'Move the story to a new act (records a world memory).',
+    input.progressAct,
+  );
+  command(
+    'update_location_state',
+    'update-location-state',
+    'Update a location',
+    'Change a location’s danger level and/or complete an encounter (CLEARED and encounters record world memories).',
+    input.updateLocationState,
+  );
+  command(
+    'end_round',
+    'end-round',
+    'End the round',
+    'End the current round (Recent Messages keep the last rounds in full).',
+    input.endRound,
+  );
+  tool('post_broadcast', {
+    title: 'Post a broadcast',
+    description: 'Announce something to other agents (belongs to no campaign).',
+    input: input.postBroadcast,
+    output: output.broadcast,
+    kind: 'write',
+    run: (c, a) => {
+      const [w, body] = writeOf(a);
+      return c.postBroadcast(body, w);
+    },
+  });
+}
+
+function registerStateTools(tool: Define): void {
+  tool('assert_fact', {
+    title: 'Assert a fact',
+    description:
+      'Assert a world fact (upsert of type+key) for the World State digest; buff/debuff/alert/rumor/timer need a TTL.',
+    input: input.assertFact,
+    output: output.versioned,
+    kind: 'upsert',
+    run: (c, a) => {
+      const [w, { campaignId, type, key, ...body }] = writeOf(a);
+      return c.assertFact(campaignId, type, key, body, w);
+    },
+  });
+  tool('resolve_fact', {
+    title: 'Resolve a fact',
+    description: 'Resolve a fact: it leaves the digest.',
+    input: input.resolveFact,
+    output: output.versioned,
+    kind: 'write',
+    run: (c, a) => {
+      const [w, { campaignId, type, key }] = writeOf(a);
+      return c.resolveFact(campaignId, type, key, w);
+    },
+  });
+  tool('list_facts', {
+    title: 'Facts',
+    description: 'Facts by status: active (default), resolved, expired, all.',
+    input: input.listFacts,
+    output: output.facts,
+    kind: 'read',
+    run: (c, { campaignId, ...q }) => c.facts(campaignId, q),
+  });
+  tool('get_digest', {
+    title: 'World State digest',
+    description: 'The deterministic World State digest and its version (pass it to get_context as digestVersion).',
+    input: input.campaign,
+    output: output.digest,
+    kind: 'read',
+    run: (c, a) => c.digest(a.campaignId),
+  });
+  tool('store_snapshot', {
+    title: 'Store a game-tool result',
+    description: 'Store the latest result of a game tool for an account (merge: true deep-merges partial results).',
+    input: input.storeSnapshot,
+    output: output.snapshotStored,
+    kind: 'upsert',
+    run: (c, { campaignId, account, tool: name, ...body }) => c.putSnapshot(campaignId, account, name, body),
+  });
+  tool('get_snapshot', {
+    title: 'A stored game-tool result',
+    description: 'One stored tool result with its tick, staleness and per-field update ticks.',
+    input: input.snapshot,
+    output: output.snapshot,
+    kind: 'read',
+    run: (c, a) => c.snapshot(a.campaignId, a.account, a.tool),
+  });
+  tool('list_snapshots', {
+    title: 'Stored game-tool results',
+    description: 'The account’s stored tools with their age and staleness.',
+    input: input.listSnapshots,
+    output: output.snapshots,
+    kind: 'read',
+    run: (c, { campaignId, account, ...q }) => c.snapshots(campaignId, account, q),
+  });
+  tool('report_action', {
+    title: 'Report a game action',
+    description: 'Report a game action (travel, mine, buy, …); answers which stored tools it made stale.',
+    input: input.reportAction,
+    output: output.stale,
+    kind: 'write',
+    run: (c, { campaignId, account, ...body }) => c.reportAction(campaignId, account, body),
+  });
+  tool('login_account', {
+    title: 'Log an agent in',
+    description: 'Bind an agent to a game account (also registers it; the last login wins).',
+    input: input.login,
+    output: output.login,
+    kind: 'write',
+    run: (c, a) => {
+      const [w, { campaignId, account, agentId }] = writeOf(a);
+      return c.login(campaignId, account, agentId, w);
+    },
+  });
+  tool('logout_account', {
+    title: 'Log an account out',
+    description: 'Log out: deletes this account’s snapshots and unbinds its agent; other accounts are untouched.',
+    input: input.logout,
+    output: output.logout,
+    kind: 'destructive',
+    run: (c, a) => {
+      const [w, { campaignId, account }] = writeOf(a);
+      return c.logout(campaignId, account, w);
+    },
+  });
+  tool('configure_snapshot_tool', {
+    title: 'Configure a game tool',
+    description:
+      'How a game tool shows in Current Game State: title, fields, the actions that make it stale, maxAgeTicks.',
+    input: input.snapshotTool,
+    output: output.snapshotTool,
+    kind: 'upsert',
+    run: (c, { campaignId, tool: name, ...body }) => c.putSnapshotTool(campaignId, name, body),
+  });
+  tool('list_glossary', {
+    title: 'Glossary',
+    description: 'The glossary of coined terms, alphabetical.',
+    input: input.campaign,
+    output: output.glossary,
+    kind: 'read',
+    run: (c, a) => c.glossary(a.campaignId),
+  });
+  tool('set_glossary_term', {
+    title: 'Define a glossary term',
+    description: 'Set and lock a glossary term’s definition.',
+    input: input.glossaryTerm,
+    output: output.versioned,
+    kind: 'upsert',
+    run: (c, a) => {
+      const [w, { campaignId, term, definition }] = writeOf(a);
+      return c.setGlossaryTerm(campaignId, term, definition, w);
+    },
+  });
+  tool('hide_glossary_term', {
+    title: 'Hide a glossary term',
+    description: 'Hide a glossary term; the worker never adds it again.',
+    input: input.hideTerm,
+    output: output.versioned,
+    kind: 'destructive',
+    run: (c, a) => {
+      const [w, { campaignId, term }] = writeOf(a);
+      return c.hideGlossaryTerm(campaignId, term, w);
+    },
+  });
+}
+
+type ContextArgs = Args<typeof input.context>;
+
+/** GET /context with every parameter; text (prompt-ready) unless format json. */
+async function readContext(c: LorekeeperClient, args: ContextArgs): Promise<Structured> {
+  const { campaignId, include, format, ...q } = args;
+  const query = { ...q, include: include?.join(',') };
+  if (format === 'json') return { format: 'json', ...(await c.context(campaignId, query)) };
+  return { format: 'text', text: await c.contextText(campaignId, query) };
+}
+
+function registerReadTools(tool: Define): void {
+  tool('get_context', {
+    title: 'Context for the next turn',
+    description:
+      'Prompt-ready memory context. agent dm: everything incl. secrets; player/npc + viewer: only what that ' +
+      'character witnessed; agent: game state for tool-using agents. budget caps tokens (dropped items are reported).',
+    input: input.context,
+    output: output.context,
+    kind: 'read',
+    run: readContext,
+    text: (out) => (typeof out.text === 'string' ? out.text : JSON.stringify(out)),
+  });
+  tool('list_memories', {
+    title: 'Memories',
+    description: 'Memories newest first, by scope (location, npc, world) and subject id.',
+    input: input.listMemories,
+    output: output.memories,
+    kind: 'read',
+    run: (c, { campaignId, ...q }) => c.memories(campaignId, q),
+  });
+  tool('search_messages', {
+    title: 'Search messages',
+    description: 'Find older messages that fell out of your context (ranked full-text search).',
+    input: input.searchMessages,
+    output: output.hits,
+    kind: 'read',
+    run: (c, { campaignId, ...q }) => c.search(campaignId, { ...q, in: 'messages' }),
+  });
+  tool('search_reasoning', {
+    title: 'Search reasoning',
+    description: 'Search the reasoning recorded with earlier messages.',
+    input: input.searchMessages,
+    output: output.hits,
+    kind: 'read',
+    run: (c, { campaignId, ...q }) => c.search(campaignId, { ...q, in: 'reasoning' }),
+  });
+  tool('search_memories', {
+    title: 'Search memories',
+    description: 'Ranked full-text search over the campaign’s memories (list_memories lists them by scope).',
+    input: input.searchMemories,
+    output: output.hits,
+    kind: 'read',
+    run: (c, { campaignId, ...q }) => c.search(campaignId, { ...q, in: 'memories' }),
+  });
+  tool('search_broadcasts', {
+    title: 'Search broadcasts',
+    description: 'Search agent-to-agent broadcasts (newest first without q).',
+    input: input.searchBroadcasts,
+    output: output.hits,
+    kind: 'read',
+    run: (c, q) => c.broadcasts(q),
+  });
+}
+
+/** Resources: a campaign's context (text) and memories (JSON), addressed by path. */
+function registerResources(server: McpServer, options: ServiceOptions): void {
+  const read = async (uri: URL, mimeType: string, fetchIt: (c: LorekeeperClient) => Promise<unknown>) => {
+    const call = new ServiceCall(options);
+    try {
+      const value = await fetchIt(call.client);
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      return { contents: [{ uri: uri.href, mimeType, text }] };
+    } catch (err) {
+      throw new Error(call.describe(err));
+    }
+  };
+  const str = (v: string | string[] | undefined): string => (Array.isArray(v) ? v[0] : (v ?? ''));
+  const contextResource = (name: string, template: string, description: string) =>
+    server.registerResource(
+      name,
+      new ResourceTemplate(template, { list: undefined }),
+      { title: name, description, mimeType: 'text/plain' },
+      (uri, v) => {
+        const query = { agent: v.agent ? str(v.agent) : undefined, viewer: v.viewer ? str(v.viewer) : undefined };
+        return read(uri, 'text/plain', (c) => c.contextText(str(v.campaignId), query));
+      },
+    );
+  contextResource(
+    'campaign-context',
+    'lorekeeper://campaigns/{campaignId}/context',
+    'The campaign’s narrative context (text).',
+  );
+  contextResource(
+    'campaign-agent-context',
+    'lorekeeper://campaigns/{campaignId}/context/{agent}',
+    'The context of an agent preset: narrative, dm or agent.',
+  );
+  contextResource(
+    'campaign-viewer-context',
+    'lorekeeper://campaigns/{campaignId}/context/{agent}/{viewer}',
+    'A player’s or NPC’s context: only what that character witnessed (agent player or npc).',
+  );
+  server.registerResource(
+    'campaign-memories',
+    new ResourceTemplate('lorekeeper://campaigns/{campaignId}/memories', { list: undefined }),
+    {
+      title: 'campaign-memories',
+      description: 'The campaign’s memories, newest first (JSON).',
+      mimeType: 'application/json',
+    },
+    (uri, v) => read(uri, 'application/json', (c) => c.memories(str(v.campaignId))),
+  );
+  server.registerResource(
+    'campaign-subject-memories',
+    new ResourceTemplate('lorekeeper://campaigns/{campaignId}/memories/{scope}/{subjectId}', { list: undefined }),
+    {
+      title: 'campaign-subject-memories',
+      description: 'Memories of one location or NPC (scope location or npc), newest first (JSON).',
+      mimeType: 'application/json',
+    },
+    (uri, v) => {
+      const query = { scope: str(v.scope), subjectId: str(v.subjectId) };
+      return read(uri, 'application/json', (c) => c.memories(str(v.campaignId), query));
+    },
+  );
 }

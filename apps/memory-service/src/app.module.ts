@@ -18,6 +18,9 @@ import { GameStateController } from './http/controllers/game-state.controller';
 import { WorldStateController } from './http/controllers/world-state.controller';
 import { SearchController } from './http/controllers/search.controller';
 import { BroadcastsController } from './http/controllers/broadcasts.controller';
+import { StreamController } from './stream/stream.controller';
+import { InspectorController } from './stream/inspector.controller';
+import { StreamHub, WakeStreamsHandler } from './stream/stream-hub';
 import { UsageController } from './http/controllers/usage.controller';
 
 @Module({})
@@ -42,10 +45,12 @@ export class AppModule {
           ],
         }),
       ],
-      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController, GameStateController, WorldStateController, SearchController, BroadcastsController, UsageController],
+      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController, GameStateController, WorldStateController, SearchController, BroadcastsController, StreamController, InspectorController, UsageController],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useClass: SchemaValidationPipe },
+        StreamHub,
+        WakeStreamsHandler,
       ],
     };
   }

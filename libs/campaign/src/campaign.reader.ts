@@ -16,6 +16,15 @@ export interface CampaignSnapshot {
 
 export type StoredMessage = Message & { version: number };
 
+/** A campaign as the campaign list shows it (DESIGN §10 "Fork"). */
+export interface CampaignListItem {
+  id: string;
+  name: string;
+  version: number;
+  processedVersion: number;
+  createdAt: string;
+}
+
 /** The messages table's columns under MessageRecord's property names (plain-SQL reads map through fromMessageRecord). */
 const MESSAGE_COLUMNS = [
   'm.idx AS "index"',
@@ -33,6 +42,16 @@ const MESSAGE_COLUMNS = [
   'm.reasoning AS "reasoning"',
   'm.version AS "version"',
 ].join(', ');
+
+interface ListRow {
+  id: string;
+  name: string;
+  version: number | string;
+  processed_version: number | string;
+  created_at: string;
+}
+
+const streamOf = (campaignId: string, stream: 'game' | 'memory') => (stream === 'game' ? gameStream(campaignId) : memoryStream(campaignId));
 
 /** Read side of the campaign projections; every read is an indexed lookup or range. */
 export class CampaignReader {
@@ -138,9 +157,38 @@ export class CampaignReader {
     return new Set(rows.map((r) => Number(r.idx)));
   }
 
-  async events(campaignId: string, stream: 'game' | 'memory', o: { after?: number; limit: number }): Promise<StoredEvent[]> {
-    const id = stream === 'game' ? gameStream(campaignId) : memoryStream(campaignId);
-    return this.store.readStream(id, { after: o.after, limit: o.limit });
+  async events(campaignId: string, stream: 'game' | 'memory', o: { after?: number; until?: number; limit: number }): Promise<StoredEvent[]> {
+    return this.store.readStream(streamOf(campaignId, stream), { after: o.after, until: o.until, limit: o.limit });
+  }
+
+  /** Both stream versions from one row read, so they describe one moment: null when there is no such campaign. */
+  async heads(campaignId: string): Promise<{ game: number; memory: number } | null> {
+    const text = 'SELECT "version", "memory_version" FROM "campaigns" WHERE "id" = ?';
+    const row = (await this.db.read((m) => sql<{ version: number | string; memory_version: number | string }>(m, text, [campaignId]))).rows[0];
+    return row ? { game: Number(row.version), memory: Number(row.memory_version) } : null;
+  }
+
+  /** A stream's version as of a global position (where an event of the other stream stands). */
+  versionAt(campaignId: string, stream: 'game' | 'memory', position: number): Promise<number> {
+    return this.store.streamVersionAt(streamOf(campaignId, stream), position);
+  }
+
+  /** Campaigns by id after an exclusive id, `limit` of those `visible` accepts (an API key's scope). */
+  async list(o: { after?: string; limit: number; visible?: (id: string) => boolean }): Promise<CampaignListItem[]> {
+    const page = Math.max(o.limit, 200);
+    const found: CampaignListItem[] = [];
+    let after = o.after ?? '';
+    for (;;) {
+      const text = 'SELECT "id", "name", "version", "processed_version", "created_at" FROM "campaigns" WHERE "id" > ? ORDER BY "id" LIMIT ?';
+      const { rows } = await this.db.read((m) => sql<ListRow>(m, text, [after, page]));
+      for (const r of rows) {
+        if (o.visible && !o.visible(r.id)) continue;
+        found.push({ id: r.id, name: r.name, version: Number(r.version), processedVersion: Number(r.processed_version), createdAt: r.created_at });
+        if (found.length === o.limit) return found;
+      }
+      if (rows.length < page) return found;
+      after = rows[rows.length - 1].id;
+    }
   }
 
   /** Campaigns whose worker checkpoint is behind their version (the worker's catch-up list). */

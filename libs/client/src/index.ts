@@ -1,1 +1,2 @@
 export * from './lorekeeper.client';
+export * from './sse';

@@ -1,3 +1,5 @@
+import { SseParser, StreamEvent } from './sse';
+
 /** A problem+json answer from Lorekeeper. */
 export class LorekeeperError extends Error {
   constructor(
@@ -37,6 +39,34 @@ export interface MessageInput {
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface PlayerInput {
+  name: string;
+  aliases?: string[];
+  /** Ordered HUD stats, `{label: value}`. */
+  stats?: Record<string, string | number>;
+}
+
+export interface FactInput {
+  value: string;
+  ttlSeconds?: number;
+  expiresAt?: string;
+  priority?: number;
+}
+
+export interface SnapshotInput {
+  content: unknown;
+  tick?: number;
+  capturedAt?: string;
+  merge?: boolean;
+}
+
+export interface SnapshotToolInput {
+  title?: string;
+  fields?: string[];
+  invalidatedBy?: string[];
+  maxAgeTicks?: number;
+}
 
 /** Typed client for the Lorekeeper REST API (v1). */
 export class LorekeeperClient {
@@ -138,5 +168,102 @@ export class LorekeeperClient {
   /** Prompt-ready text context (format=text). */
   contextText(campaignId: string, query: Query = {}): Promise<string> {
     return this.request('GET', this.c(campaignId, '/context'), undefined, { ...query, format: 'text' });
+  }
+
+  // Layered context, world state and game state (DESIGN §5, §6, §8).
+  changeSettings(campaignId: string, body: { perRoleMemory: boolean }, w?: WriteOptions) {
+    return this.request('PUT', this.c(campaignId, '/settings'), body, {}, w);
+  }
+  putPlayer(campaignId: string, playerId: string, body: PlayerInput, w?: WriteOptions) {
+    return this.request('PUT', this.c(campaignId, `/players/${encodeURIComponent(playerId)}`), body, {}, w);
+  }
+  players(campaignId: string) {
+    return this.request('GET', this.c(campaignId, '/players'));
+  }
+  getBible(campaignId: string) {
+    return this.request('GET', this.c(campaignId, '/bible'));
+  }
+  putBible(campaignId: string, body: { text: string; dmOnly?: string }, w?: WriteOptions) {
+    return this.request('PUT', this.c(campaignId, '/bible'), body, {}, w);
+  }
+  glossary(campaignId: string) {
+    return this.request('GET', this.c(campaignId, '/glossary'));
+  }
+  setGlossaryTerm(campaignId: string, term: string, definition: string, w?: WriteOptions) {
+    return this.request('PUT', this.c(campaignId, `/glossary/${encodeURIComponent(term)}`), { definition }, {}, w);
+  }
+  hideGlossaryTerm(campaignId: string, term: string, w?: WriteOptions) {
+    return this.request('DELETE', this.c(campaignId, `/glossary/${encodeURIComponent(term)}`), undefined, {}, w);
+  }
+  assertFact(campaignId: string, type: string, key: string, body: FactInput, w?: WriteOptions) {
+    const path = `/facts/${encodeURIComponent(type)}/${encodeURIComponent(key)}`;
+    return this.request('PUT', this.c(campaignId, path), body, {}, w);
+  }
+  resolveFact(campaignId: string, type: string, key: string, w?: WriteOptions) {
+    const path = `/facts/${encodeURIComponent(type)}/${encodeURIComponent(key)}/resolve`;
+    return this.request('POST', this.c(campaignId, path), {}, {}, w);
+  }
+  facts(campaignId: string, query: { status?: 'active' | 'resolved' | 'expired' | 'all' } = {}) {
+    return this.request('GET', this.c(campaignId, '/facts'), undefined, query);
+  }
+  digest(campaignId: string) {
+    return this.request('GET', this.c(campaignId, '/digest'));
+  }
+  putSnapshot(campaignId: string, account: string, tool: string, body: SnapshotInput) {
+    return this.request('PUT', this.c(campaignId, `${this.acc(account)}/snapshots/${encodeURIComponent(tool)}`), body);
+  }
+  snapshots(campaignId: string, account: string, query: { tick?: number } = {}) {
+    return this.request('GET', this.c(campaignId, `${this.acc(account)}/snapshots`), undefined, query);
+  }
+  snapshot(campaignId: string, account: string, tool: string) {
+    return this.request('GET', this.c(campaignId, `${this.acc(account)}/snapshots/${encodeURIComponent(tool)}`));
+  }
+  reportAction(campaignId: string, account: string, body: { action: string; tick?: number }) {
+    return this.request('POST', this.c(campaignId, `${this.acc(account)}/actions`), body);
+  }
+  login(campaignId: string, account: string, agentId: string, w?: WriteOptions) {
+    return this.request('POST', this.c(campaignId, `${this.acc(account)}/login`), { agentId }, {}, w);
+  }
+  logout(campaignId: string, account: string, w?: WriteOptions) {
+    return this.request('POST', this.c(campaignId, `${this.acc(account)}/logout`), {}, {}, w);
+  }
+  accounts(campaignId: string) {
+    return this.request('GET', this.c(campaignId, '/accounts'));
+  }
+  putSnapshotTool(campaignId: string, tool: string, body: SnapshotToolInput) {
+    return this.request('PUT', this.c(campaignId, `/snapshot-tools/${encodeURIComponent(tool)}`), body);
+  }
+
+  /**
+   * GET …/stream as an async iterator of events in commit order, after the event id `after` (omitted:
+   * from the start). It ends when the server ends the stream (a `cutoff` or `deleted` notice comes
+   * last); resume with `after` = the last `id` seen. Stop early with `signal` or `break`.
+   */
+  async *stream(campaignId: string, o: { after?: string; signal?: AbortSignal } = {}): AsyncGenerator<StreamEvent> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    if (o.after !== undefined) headers['last-event-id'] = o.after;
+    const res = await this.fetcher(`${this.options.baseUrl.replace(/\/$/, '')}${this.c(campaignId, '/stream')}`, { headers, signal: o.signal });
+    if (!res.ok || !res.body) {
+      const text = await res.text();
+      const json = res.headers.get('content-type')?.includes('json') && text ? JSON.parse(text) : undefined;
+      throw new LorekeeperError(res.status, String(json?.code ?? `HTTP_${res.status}`), json ?? { detail: text });
+    }
+    const parser = new SseParser();
+    const decoder = new TextDecoder();
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        yield* parser.push(decoder.decode(value, { stream: true }));
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
+  }
+
+  private acc(account: string): string {
+    return `/accounts/${encodeURIComponent(account)}`;
   }
 }

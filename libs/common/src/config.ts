@@ -44,6 +44,9 @@ export const configSchema = z
     RECALL_LIMIT: int(5, 0, 100),
     CONTEXT_TOKEN_BUDGET: int(4000, 50, 200000),
     LOREKEEPER_API_KEYS: z.string().optional(),
+    STREAM_HEARTBEAT_MS: int(15000, 10, 3_600_000),
+    STREAM_POLL_MS: int(1000, 10, 600_000),
+    STREAM_STALL_MS: int(30000, 10, 3_600_000),
   })
   .superRefine((v, ctx) => {
     if (v.SUMMARIZER === 'anthropic' && !v.ANTHROPIC_API_KEY) {
@@ -104,6 +107,10 @@ export interface AppConfig {
   contextTokenBudget: number;
   /** LOREKEEPER_API_KEYS as given: `token[=campaign-glob],…` (see parseApiKeys); unset = no authentication. */
   apiKeys?: string;
+  /** Event stream (DESIGN §11): comment heartbeat, fallback poll, and how long a listener may not read before it is cut off. */
+  streamHeartbeatMs: number;
+  streamPollMs: number;
+  streamStallMs: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -151,5 +158,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     recallLimit: e.RECALL_LIMIT,
     contextTokenBudget: e.CONTEXT_TOKEN_BUDGET,
     apiKeys: e.LOREKEEPER_API_KEYS,
+    streamHeartbeatMs: e.STREAM_HEARTBEAT_MS,
+    streamPollMs: e.STREAM_POLL_MS,
+    streamStallMs: e.STREAM_STALL_MS,
   };
 }

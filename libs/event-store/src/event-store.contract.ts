@@ -81,6 +81,17 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       expect(await store.streamVersion('s-a')).toBe(3);
     });
 
+    it('streamVersionAt gives a stream\'s version as of a global position', async () => {
+      await store.append('s-a', 0, batch('A', 1, 2), T1);
+      const [b1] = await store.append('s-b', 0, batch('B', 1, 1), T1);
+      await store.append('s-a', 2, batch('A', 3, 1), T1);
+      expect(await store.streamVersionAt('s-a', b1.position)).toBe(2);
+      expect(await store.streamVersionAt('s-a', b1.position - 1)).toBe(2);
+      expect(await store.streamVersionAt('s-a', Number.MAX_SAFE_INTEGER)).toBe(3);
+      expect(await store.streamVersionAt('s-b', b1.position - 1)).toBe(0);
+      expect(await store.streamVersionAt('nope', b1.position)).toBe(0);
+    });
+
     it('readStream honours after (exclusive), until (inclusive) and limit, oldest first', async () => {
       await store.append('s-a', 0, batch('A', 1, 10), T1);
       await store.append('s-b', 0, batch('B', 1, 3), T1);

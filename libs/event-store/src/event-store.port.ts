@@ -46,6 +46,8 @@ export interface EventStore {
   readAll(options?: ReadOptions): Promise<StoredEvent[]>;
   /** Current version of a stream, 0 when it does not exist. */
   streamVersion(streamId: string, tx?: Tx): Promise<number>;
+  /** The stream's version as of a global position: its highest version at or below it (0 = none). */
+  streamVersionAt(streamId: string, position: number): Promise<number>;
 }
 
 export const EVENT_STORE = Symbol('EVENT_STORE');

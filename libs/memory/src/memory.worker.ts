@@ -286,11 +286,12 @@ export class MemoryWorker {
     let entries: LedgerEntry[] = [];
     try {
       await this.db.transaction(async (m) => {
+        await this.sql.lockCampaign(m, campaignId);
         const appended = await this.store.append(memoryStream(campaignId), move.memoryVersion, outcomes, event.recordedAt, m);
         await this.projector.apply(m, campaignId, appended, { memoryVersion: false });
         entries = this.options.usage ? committedEntries(campaignId, event, appended, calls, this.modelName()) : [];
         if (entries.length) await this.options.usage!.settle(m, writtenIds(calls), entries);
-        // Last, so the lease row (and the campaign row, which writers queue on) stay locked only for the commit itself.
+        // Last, so the lease row stays locked only for the commit itself.
         await this.moveCheckpoint(m, lease, { from: move.from, to: move.to, memoryVersion });
       });
     } catch (err) {

@@ -4,8 +4,17 @@ import { EventEmitter } from 'node:events';
 export class WorkerProgress {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
+  private readonly any = new Set<(campaignId: string) => void>();
+
   processed(campaignId: string, version: number): void {
     this.emitter.emit(campaignId, version);
+    for (const listener of this.any) listener(campaignId);
+  }
+
+  /** Calls `listener` after every checkpoint move of any campaign (the event stream's wake-up); returns the unsubscribe. */
+  onProcessed(listener: (campaignId: string) => void): () => void {
+    this.any.add(listener);
+    return () => this.any.delete(listener);
   }
 
   /**

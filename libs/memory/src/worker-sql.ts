@@ -45,6 +45,15 @@ export class WorkerSql {
     return rows[0] ? { version: Number(rows[0].version), processedVersion: Number(rows[0].processed_version) } : null;
   }
 
+  /**
+   * PostgreSQL: takes the campaign row (where game writers queue) before the memory events get their
+   * positions, so a campaign's events commit in position order and the event stream can resume from
+   * one event id (docs/stream.md). SQLite has one writer, so the order holds already.
+   */
+  async lockCampaign(m: EntityManager, campaignId: string): Promise<void> {
+    if (this.db.dialect === 'postgres') await rawRows(m, 'SELECT id FROM campaigns WHERE id = ? FOR UPDATE', [campaignId]);
+  }
+
   /** Moves the checkpoint from `from` to `to` (and the memory stream's version, when given); false when the checkpoint was elsewhere. */
   async moveCheckpoint(m: EntityManager, campaignId: string, move: CheckpointMove): Promise<boolean> {
     const sql = `UPDATE campaigns SET processed_version = ?${move.memoryVersion === undefined ? '' : ', memory_version = ?'} WHERE id = ? AND processed_version = ? RETURNING id`;

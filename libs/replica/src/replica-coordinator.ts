@@ -42,6 +42,7 @@ export class ReplicaCoordinator {
   private listenTimer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   private stopped = false;
+  private readonly observers = new Set<(campaignId: string) => void>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -65,6 +66,12 @@ export class ReplicaCoordinator {
   async notify(campaignId: string): Promise<void> {
     if (!this.channel || this.stopped) return;
     await this.dataSource.query('SELECT pg_notify($1, $2)', [this.channel, `${campaignId} ${this.options.replicaId}`]);
+  }
+
+  /** Calls `observer` for every notification, this replica's own included (the event stream's wake-up). */
+  observe(observer: (campaignId: string) => void): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   async stop(): Promise<void> {
@@ -104,6 +111,7 @@ export class ReplicaCoordinator {
       if (msg.channel !== this.channel || !msg.payload) return;
       // Payload "<campaign> <replica>": this replica already woke its own worker when it appended.
       const [campaignId, from] = msg.payload.split(' ');
+      for (const observer of this.observers) observer(campaignId);
       if (from !== this.options.replicaId) this.wake(campaignId);
     });
     client.on('error', (err) => this.retryListen(err));

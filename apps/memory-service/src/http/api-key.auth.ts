@@ -4,8 +4,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { sendProblem, toProblem } from './problem.filter';
 
-/** Paths anyone may call: probes, metrics scrapers and the API docs. Everything else needs a key. */
-const OPEN = [/^\/health(?:[/?]|$)/, /^\/metrics(?:[/?]|$)/, /^\/docs(?:[/?.-]|$)/];
+/**
+ * Paths anyone may call: probes, metrics scrapers, the API docs and the inspector's static page (it holds
+ * no data and asks for a key itself). Everything else needs a key.
+ */
+const OPEN = [/^\/health(?:[/?]|$)/, /^\/metrics(?:[/?]|$)/, /^\/docs(?:[/?.-]|$)/, /^\/inspector(?:[/?]|$)/, /^\/(?:\?|$)/];
+
+/** The key each authenticated request came with (for reads that list several campaigns). */
+const KEY_OF = new WeakMap<object, Key>();
+
+/** Which campaign ids this request may see: null = all (no keys configured, or an unscoped key). */
+export function campaignFilterOf(req: FastifyRequest): ((campaignId: string) => boolean) | null {
+  const key = KEY_OF.get(req);
+  return key && key.scopes !== null ? (id) => canReach(key, id) : null;
+}
 
 interface Key {
   digest: Buffer;
@@ -60,7 +72,7 @@ export function installApiKeyAuth(fastify: FastifyInstance, config: AppConfig, l
     return;
   }
   const ring = new ApiKeyRing(parseApiKeys(config.apiKeys));
-  const keyOf = new WeakMap<FastifyRequest, Key>();
+  const keyOf = KEY_OF;
   logger.log('API keys required on every route except /health, /metrics and /docs');
 
   fastify.addHook('onRequest', async (req, reply) => {

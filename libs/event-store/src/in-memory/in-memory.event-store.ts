@@ -33,6 +33,10 @@ export class InMemoryEventStore implements EventStore {
   async streamVersion(streamId: string): Promise<number> {
     return this.streams.get(streamId)?.length ?? 0;
   }
+
+  async streamVersionAt(streamId: string, position: number): Promise<number> {
+    return (this.streams.get(streamId) ?? []).filter((e) => e.position <= position).length;
+  }
 }
 
 function window(events: StoredEvent[], key: (e: StoredEvent) => number, o: ReadOptions): StoredEvent[] {

@@ -71,6 +71,14 @@ export class TypeOrmEventStore implements EventStore {
     };
     return tx ? q(tx as EntityManager) : this.db.read(q);
   }
+
+  async streamVersionAt(streamId: string, position: number): Promise<number> {
+    return this.db.read(async (m) => {
+      const text = 'SELECT MAX("stream_version") AS "v" FROM "events" WHERE "stream_id" = ? AND "position" <= ?';
+      const { rows } = await sql<{ v: number | string | null }>(m, text, [streamId, position]);
+      return Number(rows[0]?.v ?? 0);
+    });
+  }
 }
 
 const COLUMNS = '"position", "stream_id", "stream_version", "type", "data", "metadata", "recorded_at"';

@@ -1,14 +1,15 @@
 import { CampaignReader, ChangeSettingsCommand, CreateCampaignCommand, PutLocationCommand, PutNpcCommand, PutQuestCommand, WriteOutcome } from '@app/campaign';
 import { newId } from '@app/common';
 import { MemoryReader } from '@app/memory';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ApiRoute, WRITE_ERRORS } from '../api-docs';
-import { createCampaignBody, locationBody, npcBody, questBody, settingsBody } from '../dto/campaign.dto';
-import { idSchema } from '../validation';
+import { ApiRoute, ApiZodQuery, WRITE_ERRORS } from '../api-docs';
+import { campaignFilterOf } from '../api-key.auth';
+import { createCampaignBody, LIMITS, locationBody, npcBody, questBody, settingsBody } from '../dto/campaign.dto';
+import { idSchema, queryInt } from '../validation';
 import { campaignView, emptyCursors } from '../views';
 import { markReplay, writeMeta } from '../write-context';
 
@@ -25,6 +26,11 @@ const CAMPAIGN_EXAMPLE = {
   quests: [],
   cursors: { world: 1, locations: { tavern: 1 }, npcs: { mira: 1 } },
 };
+
+export const campaignsQuery = z.strictObject({
+  after: idSchema.optional(),
+  limit: queryInt(1, LIMITS.listLimit).optional(),
+});
 
 @ApiTags('campaigns')
 @Controller('v1/campaigns')
@@ -45,6 +51,18 @@ export class CampaignsController {
     );
     markReplay(reply, out.replayed);
     return out.body;
+  }
+
+  @Get()
+  @ApiZodQuery(campaignsQuery)
+  @ApiRoute('Campaigns by id after an exclusive id (only those the API key may reach)', {
+    status: 200,
+    example: { items: [{ id: 'saltmere', name: 'The Smugglers of Saltmere', version: 9, processedVersion: 9, parent: null, createdAt: '2026-11-23T07:20:00.000Z' }] },
+  }, [400])
+  async list(@Query({ schema: campaignsQuery }) q: z.infer<typeof campaignsQuery>, @Req() req: FastifyRequest) {
+    const items = await this.campaigns.list({ after: q.after, limit: q.limit ?? 50, visible: campaignFilterOf(req) ?? undefined });
+    // Forks (DESIGN §10) will fill `parent`; until then every campaign is a root.
+    return { items: items.map((c) => ({ id: c.id, name: c.name, version: c.version, processedVersion: c.processedVersion, parent: null, createdAt: c.createdAt })) };
   }
 
   @Get(':cid')

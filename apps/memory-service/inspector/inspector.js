@@ -1,0 +1,355 @@
+// Lorekeeper inspector: plain ES module, no build step. Every call goes through api(), which sends the
+// key (when the service wants one) as a bearer token; the live timeline reads the SSE stream with fetch,
+// since EventSource cannot send headers (docs/decisions.md).
+const $ = (id) => document.getElementById(id);
+const PAGE = 100;
+/** Live events beyond this many rows drop the oldest rows (still reachable with "Load older"): the page stays fast. */
+const MAX_ROWS = 1000;
+const state = { key: sessionStorage.getItem('lorekeeper-key') ?? '', campaign: null, stream: null, oldest: null, openapi: null, nextCampaigns: null };
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'class') node.className = v;
+    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+
+function status(text) {
+  $('status').textContent = text;
+}
+
+class Unauthorized extends Error {}
+
+async function api(path, init = {}) {
+  const headers = { ...(init.headers ?? {}) };
+  if (state.key) headers.authorization = `Bearer ${state.key}`;
+  const res = await fetch(path, { ...init, headers });
+  if (res.status === 401) throw new Unauthorized('the service wants an API key');
+  const body = res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text();
+  if (!res.ok) throw new Error(`${res.status} ${body.code ?? ''}: ${body.detail ?? body}`);
+  return body;
+}
+
+// ---- key prompt -------------------------------------------------------------------------------
+function askForKey(message = '') {
+  $('app').hidden = true;
+  $('key-form').hidden = false;
+  $('key-error').textContent = message;
+  $('api-key').focus();
+}
+
+$('key-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  state.key = $('api-key').value.trim();
+  sessionStorage.setItem('lorekeeper-key', state.key);
+  await start();
+});
+
+// ---- campaigns ----------------------------------------------------------------------------------
+async function loadCampaigns(after) {
+  const q = new URLSearchParams({ limit: '50', ...(after ? { after } : {}) });
+  const { items } = await api(`/v1/campaigns?${q}`);
+  const list = $('campaigns');
+  if (!after) list.replaceChildren();
+  for (const c of items) {
+    const forked = c.parent ? ` · fork of ${c.parent.id} at v${c.parent.version}` : '';
+    const button = el('button', { type: 'button', 'data-id': c.id, onclick: () => openCampaign(c.id) }, c.name, el('br'), el('small', {}, `${c.id} · v${c.version}${forked}`));
+    list.append(el('li', { 'data-campaign': c.id, 'data-parent': c.parent?.id }, button));
+  }
+  // The fork tree: a fork goes under its parent when the parent is listed too.
+  for (const li of [...list.querySelectorAll('li[data-parent]')]) {
+    const parent = [...list.querySelectorAll('li[data-campaign]')].find((p) => p.dataset.campaign === li.dataset.parent);
+    if (!parent) continue;
+    let forks = parent.querySelector(':scope > ul');
+    if (!forks) parent.append((forks = el('ul', { 'aria-label': `forks of ${parent.dataset.campaign}` })));
+    forks.append(li);
+  }
+  state.nextCampaigns = items.length === 50 ? items[items.length - 1].id : null;
+  $('more-campaigns').hidden = !state.nextCampaigns;
+  if (!after && items.length === 0) list.append(el('li', { class: 'hint' }, 'No campaigns yet.'));
+}
+$('more-campaigns').addEventListener('click', () => loadCampaigns(state.nextCampaigns));
+
+async function openCampaign(id) {
+  state.stream?.abort();
+  state.campaign = id;
+  for (const b of document.querySelectorAll('#campaigns button')) b.setAttribute('aria-current', String(b.dataset.id === id));
+  $('campaign').hidden = false;
+  const c = await api(`/v1/campaigns/${encodeURIComponent(id)}`);
+  $('campaign-title').textContent = c.name;
+  $('campaign-meta').textContent = `${c.id} · game version ${c.version} · processed ${c.processedVersion} · round ${c.round ?? 1}`;
+  renderActions();
+  renderAsOf();
+  await Promise.all([loadTimeline(), loadMemories(c)]);
+  $('context').replaceChildren();
+  status(`Campaign ${c.name} loaded`);
+}
+
+// ---- timeline -----------------------------------------------------------------------------------
+function describe(item) {
+  const d = item.data ?? {};
+  switch (item.type) {
+    case 'MessageRecorded':
+      return `${d.speaker ?? d.role}: ${d.content}`;
+    case 'MemoryRecorded':
+      return `${scopeName(d.scope, d.subjectId)} — ${d.summary}`;
+    case 'MemorySkipped':
+      return `${scopeName(d.scope, d.subjectId)} skipped after ${d.attempts} attempt(s): ${d.reason}`;
+    case 'LocationChanged':
+      return `${d.fromLocationId ?? 'nowhere'} → ${d.toLocationId}`;
+    default: {
+      const text = JSON.stringify(d);
+      return text.length > 160 ? `${text.slice(0, 160)}…` : text;
+    }
+  }
+}
+
+/** "location tavern", "npc mira", "world" (the world scope has one subject). */
+const scopeName = (scope, subject) => (scope === 'world' || !subject ? scope : `${scope} ${subject}`);
+
+function timelineItem(item, fresh) {
+  const cls = [item.stream, item.type === 'MemorySkipped' ? 'skipped' : '', fresh ? 'fresh' : ''].join(' ').trim();
+  const trigger = item.triggerVersion !== undefined ? ` · trigger game v${item.triggerVersion}` : '';
+  return el(
+    'li',
+    { class: cls, 'data-id': item.id, 'data-stream': item.stream, title: item.recordedAt },
+    el('span', { class: 'badge' }, `${item.stream} v${item.version}${trigger}`),
+    el('span', { class: 'type' }, item.type),
+    el('span', { class: 'text' }, describe(item)),
+  );
+}
+
+async function loadTimeline() {
+  const list = $('timeline');
+  list.replaceChildren();
+  const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/timeline?limit=${PAGE}`);
+  for (const item of items) list.append(timelineItem(item, false));
+  state.oldest = items[0]?.id ?? null;
+  $('older').disabled = items.length < PAGE;
+  list.scrollTop = list.scrollHeight;
+  follow(items.length ? items[items.length - 1].id : '1:game:0');
+}
+
+$('older').addEventListener('click', async () => {
+  if (!state.oldest) return;
+  const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/timeline?limit=${PAGE}&before=${state.oldest}`);
+  $('timeline').prepend(...items.map((i) => timelineItem(i, false)));
+  state.oldest = items[0]?.id ?? state.oldest;
+  $('older').disabled = items.length < PAGE;
+  status(`Loaded ${items.length} older events`);
+});
+
+/** Follows the SSE stream after `lastId`, reconnecting from the last event seen when it ends. */
+async function follow(lastId) {
+  const abort = new AbortController();
+  state.stream = abort;
+  const campaign = state.campaign;
+  const headers = { accept: 'text/event-stream', 'last-event-id': lastId };
+  if (state.key) headers.authorization = `Bearer ${state.key}`;
+  try {
+    const res = await fetch(`/v1/campaigns/${encodeURIComponent(campaign)}/stream`, { headers, signal: abort.signal });
+    if (!res.ok) throw new Error(`stream: ${res.status}`);
+    $('live-state').textContent = 'live';
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let m;
+      while ((m = /\r?\n\r?\n/.exec(buffer))) {
+        const frame = parseFrame(buffer.slice(0, m.index));
+        buffer = buffer.slice(m.index + m[0].length);
+        if (frame?.id) {
+          lastId = frame.id;
+          const list = $('timeline');
+          const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+          list.append(timelineItem({ id: frame.id, ...frame.data }, true));
+          if (list.children.length > MAX_ROWS) {
+            while (list.children.length > MAX_ROWS) list.firstElementChild.remove();
+            state.oldest = list.firstElementChild.dataset.id;
+            $('older').disabled = false;
+          }
+          if (atBottom) list.scrollTop = list.scrollHeight;
+        } else if (frame?.event === 'cutoff') status('The stream fell behind and was cut off; resuming');
+      }
+    }
+  } catch (err) {
+    if (abort.signal.aborted) return;
+    status(`Stream interrupted (${err.message}); reconnecting`);
+  }
+  if (abort.signal.aborted || state.campaign !== campaign) return;
+  $('live-state').textContent = 'reconnecting…';
+  setTimeout(() => state.stream === abort && follow(lastId), 2000);
+}
+
+function parseFrame(block) {
+  const frame = { event: 'message', data: '' };
+  for (const line of block.split(/\r?\n/)) {
+    if (!line || line.startsWith(':')) continue;
+    const i = line.indexOf(':');
+    const field = i === -1 ? line : line.slice(0, i);
+    const value = i === -1 ? '' : line.slice(i + 1).replace(/^ /, '');
+    if (field === 'data') frame.data += value;
+    else if (field === 'id' || field === 'event') frame[field] = value;
+  }
+  if (!frame.data) return null;
+  frame.data = JSON.parse(frame.data);
+  return frame;
+}
+
+// ---- memories and cursors -----------------------------------------------------------------------
+async function loadMemories(campaign) {
+  const c = campaign ?? (await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}`));
+  const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/memories?limit=100`);
+  const groups = new Map();
+  for (const m of items) {
+    const key = `${m.scope}:${m.scope === 'world' ? '' : (m.subjectId ?? '')}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(m);
+  }
+  const cursorOf = (scope, subject) =>
+    scope === 'world' ? c.cursors.world : scope === 'location' ? c.cursors.locations[subject] : scope === 'npc' ? c.cursors.npcs[subject] : undefined;
+  const scopes = [['world', ''], ...Object.keys(c.cursors.locations).map((id) => ['location', id]), ...Object.keys(c.cursors.npcs).map((id) => ['npc', id])];
+  for (const key of groups.keys()) {
+    const [scope, subject] = key.split(':');
+    if (!scopes.some(([s, id]) => s === scope && id === subject)) scopes.push([scope, subject]);
+  }
+  const box = $('memories');
+  box.replaceChildren(
+    ...scopes.map(([scope, subject]) => {
+      const cursor = cursorOf(scope, subject);
+      const list = groups.get(`${scope}:${subject}`) ?? [];
+      return el(
+        'details',
+        { open: list.length > 0, class: 'scope', 'data-scope': `${scope}:${subject}` },
+        el('summary', {}, `${scopeName(scope, subject)} — cursor ${cursor ?? -1} · ${list.length} memor${list.length === 1 ? 'y' : 'ies'}`),
+        ...list.map((m) =>
+          el(
+            'div',
+            { class: 'memory-item' },
+            m.summary,
+            el('br'),
+            el('small', {}, `messages ${m.sinceMessageIndex}–${m.throughMessageIndex} · trigger game v${m.triggerVersion} · ${m.createdAt}`),
+            offers('/v1/campaigns/{cid}/memories/{memoryId}/history', 'get') ? el('button', { type: 'button', onclick: (e) => showHistory(m.id, e.target) }, 'History') : null,
+          ),
+        ),
+      );
+    }),
+  );
+}
+$('refresh-memories').addEventListener('click', () => loadMemories());
+
+/** Whether the service's OpenAPI document lists this operation (features that land later light up by themselves). */
+const offers = (path, method) => Boolean(state.openapi?.paths?.[path]?.[method]);
+
+async function showHistory(memoryId, button) {
+  const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/memories/${encodeURIComponent(memoryId)}/history`);
+  button.replaceWith(el('ol', { class: 'history' }, ...items.map((h) => el('li', {}, `r${h.revision} ${h.reason} (${h.origin}, v${h.version}): ${h.summary}`))));
+}
+
+// ---- context viewer -----------------------------------------------------------------------------
+$('context-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const form = new FormData(e.target);
+  const q = new URLSearchParams({ format: 'json' });
+  for (const name of ['agent', 'viewer', 'budget', 'query', 'asOf']) if (form.get(name)) q.set(name, form.get(name));
+  try {
+    renderContext(await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/context?${q}`));
+  } catch (err) {
+    $('context').replaceChildren(el('p', { class: 'error', role: 'alert' }, err.message));
+  }
+});
+
+function bar(tokens, budget, cls = '') {
+  const pct = Math.min(100, (100 * tokens) / Math.max(1, budget));
+  return el('div', { class: `bar ${cls}`, role: 'img', 'aria-label': `${tokens} of ${budget} tokens` }, el('span', { style: `width:${pct}%` }));
+}
+
+function renderContext(ctx) {
+  const { budget, used } = ctx.tokens;
+  const parts = [
+    el('p', { id: 'context-total' }, `${used} of ${budget} tokens used${ctx.overBudget ? ' — over budget' : ''}`),
+    bar(used, budget, ctx.overBudget ? 'over' : 'total'),
+    ...ctx.sections.map((s) =>
+      el('div', { class: 'section', 'data-key': s.key }, el('strong', {}, s.title), ` — ${s.tokens} tokens, ${s.entries.length} entr${s.entries.length === 1 ? 'y' : 'ies'}`, bar(s.tokens, budget)),
+    ),
+    el('h4', {}, `Dropped (${ctx.dropped.length})`),
+  ];
+  if (ctx.dropped.length) {
+    parts.push(
+      el(
+        'table',
+        { id: 'dropped' },
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Section'), el('th', { scope: 'col' }, 'Entry'), el('th', { scope: 'col' }, 'Tokens'), el('th', { scope: 'col' }, 'Reason'))),
+        el('tbody', {}, ...ctx.dropped.map((d) => el('tr', {}, el('td', {}, d.section), el('td', {}, String(d.ref)), el('td', {}, String(d.tokens)), el('td', {}, d.reason)))),
+      ),
+    );
+  } else parts.push(el('p', { class: 'hint' }, 'Nothing was dropped.'));
+  $('context').replaceChildren(...parts);
+  status(`Context built: ${used}/${budget} tokens, ${ctx.dropped.length} dropped`);
+}
+
+// ---- game master actions (only those the service's OpenAPI document lists) ----------------------
+const ACTIONS = [
+  { label: 'Fork campaign', path: '/v1/campaigns/{cid}/fork', method: 'post', ask: () => ({ name: prompt('Name of the fork?') ?? undefined }) },
+  { label: 'Rewind…', path: '/v1/campaigns/{cid}/rewind', method: 'post', ask: () => ({ toVersion: Number(prompt('Rewind to game version?')) }) },
+  { label: 'Retract messages…', path: '/v1/campaigns/{cid}/messages/retract', method: 'post', ask: () => ({ indexes: (prompt('Message indexes to retract (comma separated)?') ?? '').split(',').map(Number) }) },
+  { label: 'Correct a memory…', path: '/v1/campaigns/{cid}/memories/{memoryId}', method: 'put', memory: true, ask: () => ({ summary: prompt('New wording?') ?? '' }) },
+  { label: 'Delete a memory…', path: '/v1/campaigns/{cid}/memories/{memoryId}', method: 'delete', memory: true, ask: () => undefined },
+];
+
+function renderAsOf() {
+  const params = state.openapi?.paths?.['/v1/campaigns/{cid}/context']?.get?.parameters ?? [];
+  $('ctx-asof-field').hidden = !params.some((p) => p.name === 'asOf');
+}
+
+function renderActions() {
+  const paths = state.openapi?.paths ?? {};
+  const offered = ACTIONS.filter((a) => paths[a.path]?.[a.method]);
+  $('actions').replaceChildren(...offered.map((a) => el('button', { type: 'button', onclick: () => runAction(a) }, a.label)));
+  $('actions-note').textContent = offered.length
+    ? 'Each action asks for confirmation before it is sent.'
+    : 'This service does not offer fork, rewind, retract, correct or delete yet (they are not in /docs/openapi.json); they appear here once it does.';
+}
+
+async function runAction(action) {
+  let path = action.path.replace('{cid}', encodeURIComponent(state.campaign));
+  if (action.memory) {
+    const id = prompt('Memory id?');
+    if (!id) return;
+    path = path.replace('{memoryId}', encodeURIComponent(id));
+  }
+  const body = action.ask();
+  if (!confirm(`${action.label.replace('…', '')}: send ${action.method.toUpperCase()} ${path}${body ? ` ${JSON.stringify(body)}` : ''}?`)) return;
+  try {
+    await api(path, { method: action.method.toUpperCase(), headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+    status(`${action.label.replace('…', '')} done`);
+    await openCampaign(state.campaign);
+  } catch (err) {
+    status(`${action.label.replace('…', '')} failed: ${err.message}`);
+  }
+}
+
+// ---- start --------------------------------------------------------------------------------------
+async function start() {
+  try {
+    await loadCampaigns();
+  } catch (err) {
+    if (err instanceof Unauthorized) return askForKey(state.key ? 'That key was not accepted.' : '');
+    status(err.message);
+    return;
+  }
+  $('key-form').hidden = true;
+  $('app').hidden = false;
+  state.openapi = await fetch('/docs/openapi.json').then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  status('Pick a campaign');
+  const first = document.querySelector('#campaigns button');
+  if (first) first.focus();
+}
+
+start();

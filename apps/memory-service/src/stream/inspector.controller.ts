@@ -1,0 +1,55 @@
+import { notFound } from '@app/common';
+import { Controller, Get, Header, Param, Redirect, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** The inspector's files: plain HTML, one ES module and CSS, served as they are (no build step). */
+const FILES: Record<string, string> = {
+  'inspector.js': 'text/javascript; charset=utf-8',
+  'inspector.css': 'text/css; charset=utf-8',
+};
+
+/** apps/memory-service/inspector, from the sources (jest) and from dist/ (npm start) alike. */
+function inspectorDir(): string {
+  let dir = resolve(__dirname);
+  for (;;) {
+    const candidate = join(dir, 'apps/memory-service/inspector');
+    if (existsSync(join(candidate, 'index.html'))) return candidate;
+    const up = resolve(dir, '..');
+    if (up === dir) throw new Error('apps/memory-service/inspector not found above ' + __dirname);
+    dir = up;
+  }
+}
+
+@ApiExcludeController()
+@Controller()
+export class InspectorController {
+  private readonly files = new Map<string, Buffer>();
+
+  constructor() {
+    const dir = inspectorDir();
+    for (const name of ['index.html', ...Object.keys(FILES)]) this.files.set(name, readFileSync(join(dir, name)));
+  }
+
+  @Get()
+  @Redirect('/inspector', 302)
+  root() {}
+
+  @Get('inspector')
+  @Header('content-type', 'text/html; charset=utf-8')
+  @Header('cache-control', 'no-cache')
+  page() {
+    return this.files.get('index.html');
+  }
+
+  @Get('inspector/:file')
+  @Header('cache-control', 'no-cache')
+  asset(@Param('file') file: string, @Res({ passthrough: true }) reply: FastifyReply) {
+    const type = Object.hasOwn(FILES, file) ? FILES[file] : undefined;
+    if (!type) throw notFound('NOT_FOUND', `the inspector has no file ${file}`);
+    void reply.header('content-type', type);
+    return this.files.get(file);
+  }
+}
