@@ -1,8 +1,8 @@
 import { ModelPrice, ModelPrices } from '@app/common';
 import { LedgerEntry } from './ledger-entry';
 
-/** Sums of a group of ledger rows. */
-export interface UsageTotals {
+/** What any set of ledger rows adds up to. */
+interface Counted {
   calls: number;
   requests: number;
   inputTokens: number;
@@ -10,9 +10,13 @@ export interface UsageTotals {
   cacheReadTokens: number;
   cacheWriteTokens: number;
   latencyMs: number;
+}
+
+/** Sums of a group of ledger rows. */
+export interface UsageTotals extends Counted {
   /** Attempts that failed (empty answer, error, timeout): spent, but produced nothing. */
   failedCalls: number;
-  /** Calls whose outcome never committed (shutdown, lost lease). */
+  /** Calls whose outcome never committed (shutdown, lost lease, crash). */
   abandonedCalls: number;
   /** USD at MODEL_PRICES; null when no row of the group has a priced model. */
   estimatedCost: number | null;
@@ -21,17 +25,10 @@ export interface UsageTotals {
 }
 
 /** A grouped row as the ledger's SQL returns it. */
-export interface UsageGroup {
+export interface UsageGroup extends Counted {
   scope: string;
   model: string;
   outcome: string;
-  calls: number;
-  requests: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  latencyMs: number;
 }
 
 export interface UsageReport {
