@@ -27,7 +27,9 @@ async function messageCount(http: HttpClient, cid: string): Promise<number> {
   let n = 0;
   let after: number | undefined;
   for (;;) {
-    const page = await http.get(`/v1/campaigns/${cid}/messages?limit=500${after === undefined ? '' : `&after=${after}`}`);
+    const page = await http.get(
+      `/v1/campaigns/${cid}/messages?limit=500${after === undefined ? '' : `&after=${after}`}`,
+    );
     n += page.items.length;
     if (page.items.length < 500) return n;
     after = page.items[page.items.length - 1].index;
@@ -62,15 +64,27 @@ function rowsOf(corpus: string, messages: number, usage: UsageReport) {
 export async function runUsageBench(options: BenchOptions): Promise<Figures> {
   const tmp = tempDir('usage');
   const mock = await startMockAnthropic();
-  mock.setHandler((body, n) => ((n + 1) % ERROR_EVERY === 0 ? { status: 500 } : (n + 1) % EMPTY_EVERY === 0 ? { text: '' } : defaultMockHandler(body, n)));
+  mock.setHandler((body, n) =>
+    (n + 1) % ERROR_EVERY === 0
+      ? { status: 500 }
+      : (n + 1) % EMPTY_EVERY === 0
+        ? { text: '' }
+        : defaultMockHandler(body, n),
+  );
   const rows: Record<string, unknown>[] = [];
   const notes: string[] = [];
   try {
-    const service = await spawnServer({ dir: tmp.path, env: mockedAnthropicEnv(join(tmp.path, 'lorekeeper.db'), mock.baseUrl, { SUMMARY_ATTEMPTS: '2' }) });
+    const service = await spawnServer({
+      dir: tmp.path,
+      env: mockedAnthropicEnv(join(tmp.path, 'lorekeeper.db'), mock.baseUrl, { SUMMARY_ATTEMPTS: '2' }),
+    });
     try {
       const http = new HttpClient(service.url);
       // The demo campaign: `npm run demo`'s script, played against this service.
-      const demo = await promisify(execFile)(process.execPath, [join(repoRoot(), 'dist/scripts/demo.js')], { env: { ...process.env, LOREKEEPER_URL: service.url }, maxBuffer: 16 * 1024 * 1024 });
+      const demo = await promisify(execFile)(process.execPath, [join(repoRoot(), 'dist/scripts/demo.js')], {
+        env: { ...process.env, LOREKEEPER_URL: service.url },
+        maxBuffer: 16 * 1024 * 1024,
+      });
       const demoId = /campaign (demo-[a-z0-9]+)/.exec(demo.stdout)?.[1];
       if (!demoId) throw new Error(`demo campaign id not found in: ${demo.stdout.slice(0, 300)}`);
       await http.settled(demoId);
@@ -83,7 +97,13 @@ export async function runUsageBench(options: BenchOptions): Promise<Figures> {
         const sessions = sessionsOf(sample).slice(0, options.quick ? 4 : undefined);
         const cid = await replay(http, sample, sessions);
         await http.settled(cid, 600_000);
-        rows.push(...rowsOf(`locomo ${sample.sample_id}${options.quick ? ` (${sessions.length} sessions)` : ''}`, await messageCount(http, cid), await http.get(`/v1/campaigns/${cid}/usage`)));
+        rows.push(
+          ...rowsOf(
+            `locomo ${sample.sample_id}${options.quick ? ` (${sessions.length} sessions)` : ''}`,
+            await messageCount(http, cid),
+            await http.get(`/v1/campaigns/${cid}/usage`),
+          ),
+        );
       }
     } finally {
       await service.stop();
@@ -93,10 +113,15 @@ export async function runUsageBench(options: BenchOptions): Promise<Figures> {
     tmp.cleanup();
   }
   notes.push(
-    'Anthropic adapter against the local mock (its token counts are ~chars/4 estimates; the mock caches a cache_control system block after its first use, like the API but with no minimum length).',
-    `Faults injected: every ${EMPTY_EVERY}th answer empty (billed), every ${ERROR_EVERY}th a 500 (not billed); SUMMARY_ATTEMPTS=2.`,
-    `usdPer100_<table>: the same tokens priced at ${Object.entries(PRICE_TABLES).map(([k, p]) => `${k} (in ${p.input}, out ${p.output}, cache read ${p.cacheRead}, cache write ${p.cacheWrite})`).join(' and ')} USD per million tokens.`,
-    'failedCallShare: failed + abandoned attempts ÷ all attempts; failedCostShare: their cost ÷ all cost, at the claude-haiku-4-5 prices the ledger uses.',
+    'Anthropic adapter against the local mock (its token counts are ~chars/4 estimates; the mock caches a ' +
+      'cache_control system block after its first use, like the API but with no minimum length).',
+    `Faults injected: every ${EMPTY_EVERY}th answer empty (billed), every ${ERROR_EVERY}th a 500 (not billed); ` +
+      'SUMMARY_ATTEMPTS=2.',
+    `usdPer100_<table>: the same tokens priced at ${Object.entries(PRICE_TABLES)
+      .map(([k, p]) => `${k} (in ${p.input}, out ${p.output}, cache read ${p.cacheRead}, cache write ${p.cacheWrite})`)
+      .join(' and ')} USD per million tokens.`,
+    'failedCallShare: failed + abandoned attempts ÷ all attempts; failedCostShare: their cost ÷ all cost, ' +
+      'at the claude-haiku-4-5 prices the ledger uses.',
   );
   return { usage: rows, notes };
 }

@@ -48,7 +48,13 @@ function deliveredByScope(mock: MockModelServer<object>): Record<string, Sums> {
   return out;
 }
 
-const ledgerSums = (t: { calls: number; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }): Sums => ({
+const ledgerSums = (t: {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}): Sums => ({
   calls: t.calls,
   input: t.inputTokens,
   output: t.outputTokens,
@@ -57,8 +63,27 @@ const ledgerSums = (t: { calls: number; inputTokens: number; outputTokens: numbe
 });
 
 describe.each([
-  ['anthropic', async () => startMockAnthropic(), (m: MockModelServer<object>) => ({ SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-e2e-key-0123456789', ANTHROPIC_BASE_URL: m.baseUrl }), 'claude-haiku-4-5'],
-  ['openai', async () => startMockOpenAi(), (m: MockModelServer<object>) => ({ SUMMARIZER: 'openai', OPENAI_BASE_URL: m.baseUrl, OPENAI_MODEL: 'llama3.2', MODEL_PRICES: '{"llama3.2":{"input":0.5,"output":1.5}}' }), 'llama3.2'],
+  [
+    'anthropic',
+    async () => startMockAnthropic(),
+    (m: MockModelServer<object>) => ({
+      SUMMARIZER: 'anthropic',
+      ANTHROPIC_API_KEY: 'sk-ant-e2e-key-0123456789',
+      ANTHROPIC_BASE_URL: m.baseUrl,
+    }),
+    'claude-haiku-4-5',
+  ],
+  [
+    'openai',
+    async () => startMockOpenAi(),
+    (m: MockModelServer<object>) => ({
+      SUMMARIZER: 'openai',
+      OPENAI_BASE_URL: m.baseUrl,
+      OPENAI_MODEL: 'llama3.2',
+      MODEL_PRICES: '{"llama3.2":{"input":0.5,"output":1.5}}',
+    }),
+    'llama3.2',
+  ],
 ] as const)('usage ledger: a campaign on %s', (provider, startMock, envOf, model) => {
   let mock: MockModelServer<object>;
   let t: TestApp;
@@ -77,17 +102,27 @@ describe.each([
     expect(memories.map((m: { scope: string }) => m.scope).sort()).toEqual(['location', 'npc', 'world']);
 
     const usage = (await t.http('GET', `/v1/campaigns/u-${provider}/usage`)).body;
-    const delivered = { calls: mock.delivered.calls, input: mock.delivered.input, output: mock.delivered.output, cacheRead: mock.delivered.cacheRead, cacheWrite: mock.delivered.cacheWrite };
+    const delivered = {
+      calls: mock.delivered.calls,
+      input: mock.delivered.input,
+      output: mock.delivered.output,
+      cacheRead: mock.delivered.cacheRead,
+      cacheWrite: mock.delivered.cacheWrite,
+    };
     expect(delivered.calls).toBeGreaterThanOrEqual(3);
     expect(ledgerSums(usage.totals)).toEqual(delivered);
     const byScope = deliveredByScope(mock);
     for (const scope of ['location', 'npc', 'world']) {
-      expect({ scope, ...ledgerSums(usage.byScope.find((x: { scope: string }) => x.scope === scope)) }).toEqual({ scope, ...byScope[scope] });
+      expect({ scope, ...ledgerSums(usage.byScope.find((x: { scope: string }) => x.scope === scope)) }).toEqual({
+        scope,
+        ...byScope[scope],
+      });
     }
     expect(usage.byModel.map((m: { model: string }) => m.model)).toEqual([model]);
     expect(usage.totals.failedCalls).toBe(0);
     expect(usage.totals.estimatedCost).toBeGreaterThan(0);
-    if (provider === 'anthropic') expect(usage.totals.cacheWriteTokens).toBeGreaterThan(0); // the fixed instructions went to the cache
+    // The fixed instructions went to the prompt cache.
+    if (provider === 'anthropic') expect(usage.totals.cacheWriteTokens).toBeGreaterThan(0);
 
     // Each memory lists its own calls; together they are the memory scopes' calls.
     let listed = 0;
@@ -101,8 +136,12 @@ describe.each([
 
     // /metrics carries the same counters.
     const metrics = (await t.http('GET', '/metrics')).text;
-    expect(metrics).toContain(`lorekeeper_model_calls_total{scope="location",model="${model}",outcome="ok"} ${byScope.location.calls}`);
-    expect(metrics).toContain(`lorekeeper_model_tokens_total{scope="npc",model="${model}",kind="output"} ${byScope.npc.output}`);
+    expect(metrics).toContain(
+      `lorekeeper_model_calls_total{scope="location",model="${model}",outcome="ok"} ${byScope.location.calls}`,
+    );
+    expect(metrics).toContain(
+      `lorekeeper_model_tokens_total{scope="npc",model="${model}",kind="output"} ${byScope.npc.output}`,
+    );
   });
 
   it('answers 404 problem+json for an unknown campaign or memory, and 400 for a bad id', async () => {
@@ -122,7 +161,17 @@ describe('usage ledger: failed attempts and secrets (openai-compatible)', () => 
   const logs: string[] = [];
   beforeAll(async () => {
     mock = await startMockOpenAi();
-    t = await startTestApp({ logs, env: { SUMMARIZER: 'openai', OPENAI_BASE_URL: mock.baseUrl, OPENAI_MODEL: 'gpt-4o-mini', OPENAI_API_KEY: OPENAI_KEY, SUMMARY_ATTEMPTS: '2', MODEL_PRICES: '{"gpt-4o-mini":{"input":0.15,"output":0.6}}' } });
+    t = await startTestApp({
+      logs,
+      env: {
+        SUMMARIZER: 'openai',
+        OPENAI_BASE_URL: mock.baseUrl,
+        OPENAI_MODEL: 'gpt-4o-mini',
+        OPENAI_API_KEY: OPENAI_KEY,
+        SUMMARY_ATTEMPTS: '2',
+        MODEL_PRICES: '{"gpt-4o-mini":{"input":0.15,"output":0.6}}',
+      },
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -135,7 +184,11 @@ describe('usage ledger: failed attempts and secrets (openai-compatible)', () => 
       const scope = scopeOf(body).scope;
       const tries = mock.requests.filter((r) => scopeOf(r.body).scope === scope).length;
       if (scope === 'location' && tries === 1) return { status: 429, headers: { 'retry-after': '20' } };
-      if (scope === 'npc') return { status: 401, body: { error: { message: `Incorrect API key provided: ${OPENAI_KEY}`, type: 'invalid_request_error' } } };
+      if (scope === 'npc')
+        return {
+          status: 401,
+          body: { error: { message: `Incorrect API key provided: ${OPENAI_KEY}`, type: 'invalid_request_error' } },
+        };
       return { text: `Summary: ${scope}.` };
     });
     const s = await playCampaign(t, 'u-fail');
@@ -148,7 +201,8 @@ describe('usage ledger: failed attempts and secrets (openai-compatible)', () => 
     expect(usage.totals.wastedCost).toBe(0); // failed attempts here reported no tokens
 
     const location = (await s.memories('?scope=location')).items[0];
-    const calls = (await t.http('GET', `/v1/campaigns/u-fail/memories/${encodeURIComponent(location.id)}/usage`)).body.calls;
+    const calls = (await t.http('GET', `/v1/campaigns/u-fail/memories/${encodeURIComponent(location.id)}/usage`)).body
+      .calls;
     expect(calls.map((c: { attempt: number; outcome: string }) => [c.attempt, c.outcome])).toEqual([
       [1, 'error'],
       [2, 'ok'],
@@ -170,10 +224,19 @@ describe('usage ledger: a graceful shutdown during a summary (openai-compatible)
   it('records the calls of the trigger it abandons as abandoned, and their tokens once', async () => {
     const mock = await startMockOpenAi();
     const db = tempDb();
-    const env = { SUMMARIZER: 'openai', OPENAI_BASE_URL: mock.baseUrl, OPENAI_MODEL: 'llama3.2', SUMMARY_TIMEOUT_MS: '20000' };
+    const env = {
+      SUMMARIZER: 'openai',
+      OPENAI_BASE_URL: mock.baseUrl,
+      OPENAI_MODEL: 'llama3.2',
+      SUMMARY_TIMEOUT_MS: '20000',
+    };
     try {
       // The location summary is answered, the NPC one hangs until the service shuts down.
-      mock.setHandler((body) => (scopeOf(body).scope === 'npc' && mock.requests.length < 3 ? { hang: true } : { text: `Summary: ${scopeOf(body).scope}.` }));
+      mock.setHandler((body) =>
+        scopeOf(body).scope === 'npc' && mock.requests.length < 3
+          ? { hang: true }
+          : { text: `Summary: ${scopeOf(body).scope}.` },
+      );
       let t = await startTestApp({ dbPath: db.path, env });
       const s = scenario(t, 'u-stop');
       await s.create('Stop');
@@ -213,7 +276,9 @@ describe('usage ledger: the local summarizer', () => {
     try {
       await playCampaign(t, 'u-local');
       const usage = (await t.http('GET', '/v1/campaigns/u-local/usage')).body;
-      expect(usage.byModel).toEqual([expect.objectContaining({ model: 'local', calls: 3, failedCalls: 0, estimatedCost: 0 })]);
+      expect(usage.byModel).toEqual([
+        expect.objectContaining({ model: 'local', calls: 3, failedCalls: 0, estimatedCost: 0 }),
+      ]);
       expect(usage.unpricedModels).toEqual([]);
     } finally {
       await t.close();
@@ -223,7 +288,7 @@ describe('usage ledger: the local summarizer', () => {
 
 jest.setTimeout(90_000);
 
-/** The built service as a child process, killed with SIGKILL while a summary is in flight, then restarted (SQLite or PostgreSQL). */
+/** The built service, killed with SIGKILL while a summary is in flight, then restarted (SQLite or PostgreSQL). */
 describe('usage ledger: kill -9 during a summary and restart (built service)', () => {
   let mock: MockAnthropic;
   let hangAt = -1;
@@ -246,7 +311,16 @@ describe('usage ledger: kill -9 during a summary and restart (built service)', (
   });
 
   const boot = async () => {
-    const p = await startServiceProcess({ dbPath: db.path, env: { ...(schema ? { DATABASE_URL: schema.url } : {}), SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-kill-key-0123456789', ANTHROPIC_BASE_URL: mock.baseUrl, SUMMARY_TIMEOUT_MS: '20000' } });
+    const p = await startServiceProcess({
+      dbPath: db.path,
+      env: {
+        ...(schema ? { DATABASE_URL: schema.url } : {}),
+        SUMMARIZER: 'anthropic',
+        ANTHROPIC_API_KEY: 'sk-ant-kill-key-0123456789',
+        ANTHROPIC_BASE_URL: mock.baseUrl,
+        SUMMARY_TIMEOUT_MS: '20000',
+      },
+    });
     procs.push(p);
     return p;
   };
@@ -258,9 +332,10 @@ describe('usage ledger: kill -9 during a summary and restart (built service)', (
     }
   };
 
-  it('neither loses nor double-counts a call: one paid for before the crash is counted once, as abandoned', async () => {
+  it('neither loses nor double-counts a call: one paid for before the crash counts once, abandoned', async () => {
     let p = await boot();
-    const call = (method: string, path: string, body?: unknown) => request(p.url, method, `/v1/campaigns/k${path}`, body);
+    const call = (method: string, path: string, body?: unknown) =>
+      request(p.url, method, `/v1/campaigns/k${path}`, body);
     expect((await request(p.url, 'POST', '/v1/campaigns', { id: 'k', name: 'Kill' })).status).toBe(201);
     await call('PUT', '/locations/a', { name: 'Alpha' });
     await call('PUT', '/locations/b', { name: 'Beta' });
@@ -285,9 +360,18 @@ describe('usage ledger: kill -9 during a summary and restart (built service)', (
     expect(memories.map((m: { scope: string }) => m.scope).sort()).toEqual(['location', 'location', 'npc']);
     const usage = (await call('GET', '/usage')).body;
     const delivered = mock.delivered;
-    expect(ledgerSums(usage.totals)).toEqual({ calls: delivered.calls, input: delivered.input, output: delivered.output, cacheRead: delivered.cacheRead, cacheWrite: delivered.cacheWrite });
+    expect(ledgerSums(usage.totals)).toEqual({
+      calls: delivered.calls,
+      input: delivered.input,
+      output: delivered.output,
+      cacheRead: delivered.cacheRead,
+      cacheWrite: delivered.cacheWrite,
+    });
     expect(usage.totals).toMatchObject({ calls: 4, abandonedCalls: 1, failedCalls: 0 });
-    for (const m of memories) expect((await call('GET', `/memories/${encodeURIComponent(m.id)}/usage`)).body.calls).toEqual([expect.objectContaining({ outcome: 'ok' })]);
+    for (const m of memories)
+      expect((await call('GET', `/memories/${encodeURIComponent(m.id)}/usage`)).body.calls).toEqual([
+        expect.objectContaining({ outcome: 'ok' }),
+      ]);
   });
 });
 

@@ -10,7 +10,12 @@ import {
 
 export { transcriptOf };
 
-type AnthropicUsage = { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+type AnthropicUsage = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+};
 
 /** What the mock does with one request. */
 export type MockAnthropicResponse =
@@ -48,7 +53,10 @@ function usageOf(body: any, outText: string, cache: Set<string>): AnthropicUsage
   const cachedTokens = key ? estimateTokens(key) : 0;
   const hit = key !== '' && cache.has(key);
   if (key) cache.add(key);
-  const rest = { ...body, system: typeof body?.system === 'string' ? body.system : blocks.filter((b) => !b?.cache_control) };
+  const rest = {
+    ...body,
+    system: typeof body?.system === 'string' ? body.system : blocks.filter((b) => !b?.cache_control),
+  };
   return {
     input_tokens: estimateTokens(JSON.stringify(rest ?? {})),
     output_tokens: estimateTokens(outText),
@@ -67,9 +75,15 @@ export async function startMockAnthropic(): Promise<MockAnthropic> {
       const type = ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
       return { type: 'error', error: { type, message: `mock ${status}` } };
     },
-    notFound: (method, path) => ({ type: 'error', error: { type: 'not_found_error', message: `no route ${method} ${path}` } }),
+    notFound: (method, path) => ({
+      type: 'error',
+      error: { type: 'not_found_error', message: `no route ${method} ${path}` },
+    }),
     success(response, body, n) {
-      const content = 'content' in response ? response.content : [{ type: 'text', text: (response as { text: string }).text, citations: null }];
+      const content =
+        'content' in response
+          ? response.content
+          : [{ type: 'text', text: (response as { text: string }).text, citations: null }];
       const outText = content.map((b: any) => (typeof b?.text === 'string' ? b.text : '')).join('');
       const usage = ('usage' in response && response.usage) || usageOf(body, outText, cache);
       const payload = {
@@ -87,7 +101,12 @@ export async function startMockAnthropic(): Promise<MockAnthropic> {
       };
       return {
         payload,
-        usage: { input: usage.input_tokens, output: usage.output_tokens, cacheRead: usage.cache_read_input_tokens ?? 0, cacheWrite: usage.cache_creation_input_tokens ?? 0 },
+        usage: {
+          input: usage.input_tokens,
+          output: usage.output_tokens,
+          cacheRead: usage.cache_read_input_tokens ?? 0,
+          cacheWrite: usage.cache_creation_input_tokens ?? 0,
+        },
       };
     },
   });

@@ -50,7 +50,12 @@ const emptyUsage = (): DeliveredUsage => ({ calls: 0, input: 0, output: 0, cache
 
 function sendJson(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(payload);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': 'req_mock', ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    'request-id': 'req_mock',
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -114,7 +119,8 @@ export async function startMockModelServer<R extends object>(spec: MockModelSpec
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       answer(req, res, Buffer.concat(chunks).toString('utf8')).catch((error: unknown) => {
-        if (!res.headersSent && !res.destroyed) sendJson(res, 500, { error: { message: `mock handler failed: ${String(error)}` } });
+        if (!res.headersSent && !res.destroyed)
+          sendJson(res, 500, { error: { message: `mock handler failed: ${String(error)}` } });
       });
     });
   });
@@ -155,11 +161,12 @@ export async function startMockModelServer<R extends object>(spec: MockModelSpec
 
 export const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
-/** The transcript lines of the prompt's last user turn, decoded from their JSON lines (Messages and Chat Completions alike). */
+/** The transcript lines of the prompt's last user turn, decoded (Messages and Chat Completions alike). */
 export function transcriptOf(body: any): Array<{ i: number; role: string; speaker?: string; text: string }> {
   const turns = Array.isArray(body?.messages) ? body.messages : [];
   const last = turns[turns.length - 1]?.content;
-  const user = typeof last === 'string' ? last : Array.isArray(last) ? last.map((b: any) => b.text ?? '').join('\n') : '';
+  const user =
+    typeof last === 'string' ? last : Array.isArray(last) ? last.map((b: any) => b.text ?? '').join('\n') : '';
   const match = /<transcript>\n([\s\S]*?)\n?<\/transcript>/.exec(user);
   if (!match) return [];
   return match[1]
@@ -171,6 +178,8 @@ export function transcriptOf(body: any): Array<{ i: number; role: string; speake
 /** Deterministic two sentences derived from the request, so tests can predict the answer. */
 export function defaultSummaryText(body: any): string {
   const lines = transcriptOf(body);
-  const lastWords = lines.length ? lines[lines.length - 1].text.split(/\s+/).filter(Boolean).slice(0, 6).join(' ') : 'nothing';
+  const lastWords = lines.length
+    ? lines[lines.length - 1].text.split(/\s+/).filter(Boolean).slice(0, 6).join(' ')
+    : 'nothing';
   return `Summary of ${lines.length} messages: ${lastWords.replace(/[.!?]+$/, '')}. The story moves on.`;
 }

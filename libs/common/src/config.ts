@@ -21,7 +21,9 @@ export const configSchema = z
     ANTHROPIC_MODEL: z.string().min(1).default('claude-haiku-4-5'),
     SUMMARIZER: z.enum(['anthropic', 'openai', 'local']).optional(),
     // http(s) only: the OpenAI SDK appends /chat/completions to it.
-    OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:11434/v1' }).optional(),
+    OPENAI_BASE_URL: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:11434/v1' })
+      .optional(),
     OPENAI_MODEL: z.string().min(1).max(200).optional(),
     OPENAI_API_KEY: z.string().optional(),
     MODEL_PRICES: z.string().optional(),
@@ -53,8 +55,10 @@ export const configSchema = z
       ctx.addIssue({ code: 'custom', path: ['SUMMARIZER'], message: 'anthropic needs ANTHROPIC_API_KEY' });
     }
     if (v.SUMMARIZER === 'openai') {
-      if (!v.OPENAI_BASE_URL) ctx.addIssue({ code: 'custom', path: ['OPENAI_BASE_URL'], message: 'SUMMARIZER=openai needs OPENAI_BASE_URL (e.g. http://localhost:11434/v1)' });
-      if (!v.OPENAI_MODEL) ctx.addIssue({ code: 'custom', path: ['OPENAI_MODEL'], message: 'SUMMARIZER=openai needs OPENAI_MODEL (e.g. llama3.2)' });
+      const needs = (name: string, example: string) =>
+        ctx.addIssue({ code: 'custom', path: [name], message: `SUMMARIZER=openai needs ${name} (e.g. ${example})` });
+      if (!v.OPENAI_BASE_URL) needs('OPENAI_BASE_URL', 'http://localhost:11434/v1');
+      if (!v.OPENAI_MODEL) needs('OPENAI_MODEL', 'llama3.2');
     }
     try {
       parseModelPrices(v.MODEL_PRICES);

@@ -11,10 +11,15 @@ export interface ModelPrice {
 export type ModelPrices = Record<string, ModelPrice>;
 
 const perMillion = z.number().finite().min(0).max(100_000);
-const priceSchema = z.strictObject({ input: perMillion, output: perMillion, cacheRead: perMillion.optional(), cacheWrite: perMillion.optional() });
+const priceSchema = z.strictObject({
+  input: perMillion,
+  output: perMillion,
+  cacheRead: perMillion.optional(),
+  cacheWrite: perMillion.optional(),
+});
 const modelName = z.string().min(1).max(200);
 
-/** Built in so the default model is priced out of the box (list prices, USD per million tokens); MODEL_PRICES entries win. */
+/** Built in so the default model is priced out of the box (list prices, USD per million tokens); MODEL_PRICES wins. */
 export const DEFAULT_MODEL_PRICES: ModelPrices = {
   'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
   // The offline summarizer runs in-process: its calls are counted, at no cost.
@@ -34,7 +39,8 @@ export function parseModelPrices(text: string | undefined): ModelPrices {
   } catch {
     throw new Error('must be a JSON object: {"<model>":{"input":<USD per 1M tokens>,"output":<USD per 1M tokens>}}');
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('must be a JSON object keyed by model name');
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new Error('must be a JSON object keyed by model name');
   const out: ModelPrices = { ...DEFAULT_MODEL_PRICES };
   for (const [model, value] of Object.entries(json)) {
     if (!modelName.safeParse(model).success) throw new Error('model names must be 1–200 characters');
@@ -42,10 +48,18 @@ export function parseModelPrices(text: string | undefined): ModelPrices {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue.path.length ? `.${issue.path.join('.')}` : '';
-      throw new Error(`${JSON.stringify(model)}${where}: ${issue.message} (prices are USD per million tokens: input, output, cacheRead?, cacheWrite?)`);
+      throw new Error(
+        `${JSON.stringify(model)}${where}: ${issue.message} ` +
+          '(prices are USD per million tokens: input, output, cacheRead?, cacheWrite?)',
+      );
     }
     const p = parsed.data;
-    out[model] = { input: p.input, output: p.output, cacheRead: p.cacheRead ?? p.input, cacheWrite: p.cacheWrite ?? p.input };
+    out[model] = {
+      input: p.input,
+      output: p.output,
+      cacheRead: p.cacheRead ?? p.input,
+      cacheWrite: p.cacheWrite ?? p.input,
+    };
   }
   return out;
 }

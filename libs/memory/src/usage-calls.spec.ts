@@ -16,11 +16,21 @@ const call = (attempt: number, outcome: ModelCall['outcome'], inputTokens = 100)
 const stored = (version: number, type: string, data: Record<string, unknown>): StoredEvent =>
   ({ streamId: 'memory-c', version, position: version, type, data, metadata: {}, recordedAt: 't' }) as StoredEvent;
 const trigger = stored(9, 'LocationChanged', {});
-const group = (scope: string, subjectId: string, calls: ModelCall[]): CallGroup => ({ scope, subjectId, calls, written: new Map() });
+const group = (scope: string, subjectId: string, calls: ModelCall[]): CallGroup => ({
+  scope,
+  subjectId,
+  calls,
+  written: new Map(),
+});
 
 describe('ledger rows of a trigger', () => {
   it('pairs each outcome with the calls of its scope and subject, in order, and links the memory', () => {
-    const groups = [group('location', 'tavern', [call(1, 'error', 0), call(2, 'ok')]), group('npc', 'mira', [call(1, 'empty'), call(2, 'empty')]), group('world', 'w', [call(1, 'ok')]), group('world', 'w', [call(1, 'ok')])];
+    const groups = [
+      group('location', 'tavern', [call(1, 'error', 0), call(2, 'ok')]),
+      group('npc', 'mira', [call(1, 'empty'), call(2, 'empty')]),
+      group('world', 'w', [call(1, 'ok')]),
+      group('world', 'w', [call(1, 'ok')]),
+    ];
     const appended = [
       stored(4, 'MemoryRecorded', { scope: 'location', subjectId: 'tavern', memoryId: 'c:9:location:tavern' }),
       stored(5, 'MemorySkipped', { scope: 'npc', subjectId: 'mira' }),
@@ -42,7 +52,10 @@ describe('ledger rows of a trigger', () => {
 
   it('matches glossary terms and "Previously" by their own keys', () => {
     const groups = [group('glossary', 'Pale Court', [call(1, 'ok')]), group('summary', '*', [call(1, 'ok')])];
-    const appended = [stored(2, 'GlossaryTermAdded', { term: 'Pale Court' }), stored(3, 'RollingSummaryUpdated', { viewer: null })];
+    const appended = [
+      stored(2, 'GlossaryTermAdded', { term: 'Pale Court' }),
+      stored(3, 'RollingSummaryUpdated', { viewer: null }),
+    ];
     expect(committedEntries('c', trigger, appended, groups, 'm').map((r) => [r.scope, r.memoryVersion])).toEqual([
       ['glossary', 2],
       ['summary', 3],

@@ -32,7 +32,13 @@ function keyOf(e: NewEvent): string {
  * Ledger rows of a trigger's committed outcomes: each outcome takes the oldest unclaimed group of its scope and
  * subject (a trigger handles its tasks in order, so groups and outcomes pair up in that order).
  */
-export function committedEntries(campaignId: string, trigger: StoredEvent, appended: StoredEvent[], groups: CallGroup[], model: string): LedgerEntry[] {
+export function committedEntries(
+  campaignId: string,
+  trigger: StoredEvent,
+  appended: StoredEvent[],
+  groups: CallGroup[],
+  model: string,
+): LedgerEntry[] {
   const left = [...groups];
   const out: LedgerEntry[] = [];
   for (const e of appended) {
@@ -48,12 +54,24 @@ export function committedEntries(campaignId: string, trigger: StoredEvent, appen
   return out;
 }
 
-/** Ledger rows of calls whose outcome will never commit; `unwritten`: only those not written ahead (the rest are marked in place). */
-export function abandonedEntries(campaignId: string, trigger: StoredEvent, groups: CallGroup[], model: string, unwritten = true): LedgerEntry[] {
+/** Ledger rows of calls whose outcome will never commit; `unwritten`: only those not written ahead (marked in place). */
+export function abandonedEntries(
+  campaignId: string,
+  trigger: StoredEvent,
+  groups: CallGroup[],
+  model: string,
+  unwritten = true,
+): LedgerEntry[] {
   return groups.flatMap((g) =>
     g.calls
       .filter((c) => !unwritten || !g.written.has(c))
-      .map((c) => ledgerEntry(c, { campaignId, scope: g.scope, subjectId: g.subjectId, triggerVersion: trigger.version, model }, 'abandoned')),
+      .map((c) =>
+        ledgerEntry(
+          c,
+          { campaignId, scope: g.scope, subjectId: g.subjectId, triggerVersion: trigger.version, model },
+          'abandoned',
+        ),
+      ),
   );
 }
 

@@ -53,7 +53,9 @@ export class AnthropicSummarizer extends PromptSummarizer {
     const texts = message.content.filter((block): block is Anthropic.TextBlock => block.type === 'text');
     if (texts.length === 0) {
       const kinds = message.content.map((block) => block.type).join(', ') || 'none';
-      throw new SummarizerCallError(`no text in response (content blocks: ${kinds}; stop_reason: ${message.stop_reason})`);
+      throw new SummarizerCallError(
+        `no text in response (content blocks: ${kinds}; stop_reason: ${message.stop_reason})`,
+      );
     }
     const usage = message.usage;
     const cacheRead = usage?.cache_read_input_tokens ?? 0;

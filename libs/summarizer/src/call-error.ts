@@ -24,7 +24,11 @@ export function scrubKey(text: string, apiKey: string | undefined): string {
  * An SDK error as one concise line with the key scrubbed; an abort passes through unchanged so the retry
  * policy still sees a shutdown. `statusLine` words an HTTP error of the adapter's SDK (null: not one).
  */
-export function toCallError(error: unknown, apiKey: string | undefined, statusLine: (error: unknown) => { text: string; status: number } | null): Error {
+export function toCallError(
+  error: unknown,
+  apiKey: string | undefined,
+  statusLine: (error: unknown) => { text: string; status: number } | null,
+): Error {
   if (!hasMessage(error)) return new SummarizerCallError(scrubKey(String(error), apiKey));
   const name = (error as { name?: unknown }).name;
   if (name === 'AbortError' || name === 'APIUserAbortError') return error as Error;
@@ -32,10 +36,16 @@ export function toCallError(error: unknown, apiKey: string | undefined, statusLi
   if (http) return new SummarizerCallError(scrubKey(http.text, apiKey), http.status);
   // Connection errors hide the useful part ("other side closed", "ECONNREFUSED") in the cause chain.
   const causes: string[] = [];
-  for (let c = (error as { cause?: unknown }).cause; hasMessage(c) && causes.length < 3; c = (c as { cause?: unknown }).cause) {
+  for (
+    let c = (error as { cause?: unknown }).cause;
+    hasMessage(c) && causes.length < 3;
+    c = (c as { cause?: unknown }).cause
+  ) {
     causes.push(c.message);
   }
-  return new SummarizerCallError(scrubKey(causes.length ? `${error.message} (${causes.join(': ')})` : error.message, apiKey));
+  return new SummarizerCallError(
+    scrubKey(causes.length ? `${error.message} (${causes.join(': ')})` : error.message, apiKey),
+  );
 }
 
 const PARTIAL = Symbol('partialUsage');
@@ -48,5 +58,7 @@ export function withPartialUsage<E>(error: E, usage: Partial<SummaryResult>): E 
 
 /** What a failed attempt had spent, when the error says so. */
 export function partialUsageOf(error: unknown): Partial<SummaryResult> | undefined {
-  return typeof error === 'object' && error !== null ? ((error as Record<symbol, unknown>)[PARTIAL] as Partial<SummaryResult> | undefined) : undefined;
+  return typeof error === 'object' && error !== null
+    ? ((error as Record<symbol, unknown>)[PARTIAL] as Partial<SummaryResult> | undefined)
+    : undefined;
 }

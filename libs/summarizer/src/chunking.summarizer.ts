@@ -11,7 +11,9 @@ import {
 import { partialUsageOf, withPartialUsage } from './call-error';
 import { splitIntoChunks, transcriptSize } from './transcript-chunks';
 
-type Spent = Required<Pick<SummaryResult, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'requests'>>;
+type Spent = Required<
+  Pick<SummaryResult, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'requests'>
+>;
 
 /** This level's spending plus what a failed deeper merge had already spent. */
 function sum(spent: Spent, deeper?: Partial<SummaryResult>): Spent {
@@ -94,7 +96,8 @@ export class ChunkingSummarizer implements Summarizer {
       for (const [n, chunk] of chunks.entries()) {
         signal?.throwIfAborted();
         // The previous rolling summary belongs to the merge, not to every chunk.
-        const part = await this.call(method, { ...input, messages: chunk, ...('previousSummary' in input ? { previousSummary: null } : {}) }, signal);
+        const fresh = 'previousSummary' in input ? { previousSummary: null } : {};
+        const part = await this.call(method, { ...input, messages: chunk, ...fresh }, signal);
         add(part);
         const text = part.text.trim();
         // An empty chunk summary would silently lose that chunk: fail the attempt instead.
@@ -109,7 +112,8 @@ export class ChunkingSummarizer implements Summarizer {
       return { ...spent, text: merged.text, ...(model ? { model } : {}) };
     } catch (error) {
       // The chunks already summarized were paid for: the usage ledger counts them with the failed attempt.
-      throw withPartialUsage(error, { ...sum(spent, partialUsageOf(error)), ...(this.model ? { model: this.model } : {}) });
+      const model = this.model ? { model: this.model } : {};
+      throw withPartialUsage(error, { ...sum(spent, partialUsageOf(error)), ...model });
     }
   }
 }

@@ -31,17 +31,19 @@ export interface SummarizerConfig {
 function adapterOf(config: SummarizerConfig): Summarizer {
   if (config.summarizer === 'anthropic') {
     if (!config.anthropicApiKey) throw new ConfigError('SUMMARIZER=anthropic needs ANTHROPIC_API_KEY');
-    return new AnthropicSummarizer({ apiKey: config.anthropicApiKey, baseURL: config.anthropicBaseUrl, model: config.anthropicModel });
+    const { anthropicApiKey: apiKey, anthropicBaseUrl: baseURL, anthropicModel: model } = config;
+    return new AnthropicSummarizer({ apiKey, baseURL, model });
   }
   if (config.summarizer === 'openai') {
     if (!config.openaiBaseUrl) throw new ConfigError('SUMMARIZER=openai needs OPENAI_BASE_URL');
     if (!config.openaiModel) throw new ConfigError('SUMMARIZER=openai needs OPENAI_MODEL');
-    return new OpenAiSummarizer({ baseURL: config.openaiBaseUrl, model: config.openaiModel, apiKey: config.openaiApiKey });
+    const { openaiBaseUrl: baseURL, openaiModel: model, openaiApiKey: apiKey } = config;
+    return new OpenAiSummarizer({ baseURL, model, apiKey });
   }
   return new LocalSummarizer();
 }
 
-/** The configured adapter (Anthropic, OpenAI-compatible or the offline local one), wrapped so oversized windows are chunked. */
+/** The configured adapter (Anthropic, OpenAI-compatible or local), wrapped so oversized windows are chunked. */
 export function createSummarizer(config: SummarizerConfig): Summarizer {
   return new ChunkingSummarizer(adapterOf(config), { maxInputChars: config.maxInputChars });
 }

@@ -9,7 +9,9 @@ const API_KEY = 'sk-proj-TESTKEY-openai-must-never-leak';
 function openAiAnswer(answer: ContractAnswer): MockOpenAiResponse {
   if ('status' in answer) {
     const headers = answer.retryAfter ? { 'retry-after': answer.retryAfter } : undefined;
-    const body = answer.message ? { error: { message: answer.message, type: 'invalid_request_error', code: 'invalid_api_key', param: null } } : undefined;
+    const body = answer.message
+      ? { error: { message: answer.message, type: 'invalid_request_error', code: 'invalid_api_key', param: null } }
+      : undefined;
     return { status: answer.status, headers, body };
   }
   if ('garbage' in answer) return { raw: '{"id":"chatcmpl-1","choices":[{"mess' };
@@ -18,10 +20,15 @@ function openAiAnswer(answer: ContractAnswer): MockOpenAiResponse {
 }
 
 const userTurn = (body: any): string => body.messages[body.messages.length - 1].content;
-const systemText = (body: any): string => body.messages.filter((m: any) => m.role === 'system').map((m: any) => m.content).join('\n');
+const systemText = (body: any): string =>
+  body.messages
+    .filter((m: any) => m.role === 'system')
+    .map((m: any) => m.content)
+    .join('\n');
 
 const remoteOf = (mock: MockOpenAi, apiKey?: string) => ({
-  script: (...answers: ContractAnswer[]) => mock.setHandler((_b, n) => openAiAnswer(answers[Math.min(n, answers.length - 1)])),
+  script: (...answers: ContractAnswer[]) =>
+    mock.setHandler((_b, n) => openAiAnswer(answers[Math.min(n, answers.length - 1)])),
   requests: () => mock.requests,
   delivered: () => ({ ...mock.delivered }),
   reset: () => mock.reset(),
@@ -33,12 +40,20 @@ const remoteOf = (mock: MockOpenAi, apiKey?: string) => ({
 
 summarizerContract('openai-compatible (mock /v1/chat/completions, with a key)', async () => {
   const mock = await startMockOpenAi();
-  return { summarizer: new OpenAiSummarizer({ baseURL: mock.baseUrl, model: 'gpt-4o-mini', apiKey: API_KEY }), remote: remoteOf(mock, API_KEY), close: () => mock.close() };
+  return {
+    summarizer: new OpenAiSummarizer({ baseURL: mock.baseUrl, model: 'gpt-4o-mini', apiKey: API_KEY }),
+    remote: remoteOf(mock, API_KEY),
+    close: () => mock.close(),
+  };
 });
 
 summarizerContract('openai-compatible (mock /v1/chat/completions, keyless like Ollama)', async () => {
   const mock = await startMockOpenAi();
-  return { summarizer: new OpenAiSummarizer({ baseURL: mock.baseUrl, model: 'llama3.2' }), remote: remoteOf(mock), close: () => mock.close() };
+  return {
+    summarizer: new OpenAiSummarizer({ baseURL: mock.baseUrl, model: 'llama3.2' }),
+    remote: remoteOf(mock),
+    close: () => mock.close(),
+  };
 });
 
 const input: LocationSummaryInput = {
@@ -56,7 +71,12 @@ describe('OpenAiSummarizer: what only Chat Completions has', () => {
   afterAll(() => mock.close());
 
   it('sends a system and a user message to <base>/chat/completions, with the key as a bearer token', async () => {
-    await new OpenAiSummarizer({ baseURL: mock.baseUrl, model: 'gpt-4o-mini', apiKey: API_KEY, maxOutputTokens: 77 }).summarizeLocation(input);
+    await new OpenAiSummarizer({
+      baseURL: mock.baseUrl,
+      model: 'gpt-4o-mini',
+      apiKey: API_KEY,
+      maxOutputTokens: 77,
+    }).summarizeLocation(input);
     const { body, headers, path } = mock.requests[0];
     expect(path).toBe('/v1/chat/completions');
     expect(headers.authorization).toBe(`Bearer ${API_KEY}`);
@@ -72,19 +92,37 @@ describe('OpenAiSummarizer: what only Chat Completions has', () => {
   });
 
   it('counts cached prompt tokens apart, as part of the prompt', async () => {
-    mock.setHandler(() => ({ text: 'Counted.', usage: { prompt_tokens: 500, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 384 } } }));
+    mock.setHandler(() => ({
+      text: 'Counted.',
+      usage: { prompt_tokens: 500, completion_tokens: 20, prompt_tokens_details: { cached_tokens: 384 } },
+    }));
     const result = await new OpenAiSummarizer({ baseURL: mock.baseUrl, model: 'gpt-4o-mini' }).summarizeLocation(input);
-    expect(result).toMatchObject({ text: 'Counted.', inputTokens: 500, outputTokens: 20, cacheReadTokens: 384, cacheWriteTokens: 0, model: 'gpt-4o-mini' });
+    expect(result).toMatchObject({
+      text: 'Counted.',
+      inputTokens: 500,
+      outputTokens: 20,
+      cacheReadTokens: 384,
+      cacheWriteTokens: 0,
+      model: 'gpt-4o-mini',
+    });
   });
 
   it('counts a server that reports no usage as zero tokens, not NaN', async () => {
-    mock.setHandler(() => ({ raw: JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'No usage.' }, finish_reason: 'stop' }] }) }));
+    mock.setHandler(() => ({
+      raw: JSON.stringify({
+        id: 'x',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'No usage.' }, finish_reason: 'stop' }],
+      }),
+    }));
     const result = await new OpenAiSummarizer({ baseURL: mock.baseUrl, model: 'm' }).summarizeLocation(input);
     expect(result).toMatchObject({ text: 'No usage.', inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 });
   });
 
   it('turns a non-JSON page (a proxy error) into a clear failure', async () => {
     mock.setHandler(() => ({ raw: '<html>Bad gateway</html>', contentType: 'text/html' }));
-    await expect(new OpenAiSummarizer({ baseURL: mock.baseUrl, model: 'm' }).summarizeLocation(input)).rejects.toThrow(/unexpected response: not a chat completion/);
+    await expect(new OpenAiSummarizer({ baseURL: mock.baseUrl, model: 'm' }).summarizeLocation(input)).rejects.toThrow(
+      /unexpected response: not a chat completion/,
+    );
   });
 });

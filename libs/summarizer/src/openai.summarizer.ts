@@ -13,7 +13,6 @@ export interface OpenAiSummarizerOptions {
   maxOutputTokens?: number;
 }
 
-
 /**
  * Summarizer on the OpenAI-compatible Chat Completions API (Ollama, llama.cpp's server, vLLM, LM Studio,
  * hosted routers): one request per call, no SDK retries (the retry policy owns them).
@@ -68,7 +67,9 @@ export class OpenAiSummarizer extends PromptSummarizer {
     const content = choice?.message?.content;
     if (typeof content !== 'string') {
       const refusal = choice?.message?.refusal ? '; refused' : '';
-      throw new SummarizerCallError(`no text in response (finish_reason: ${choice?.finish_reason ?? 'none'}${refusal})`);
+      throw new SummarizerCallError(
+        `no text in response (finish_reason: ${choice?.finish_reason ?? 'none'}${refusal})`,
+      );
     }
     const usage = completion.usage;
     return {
@@ -85,10 +86,13 @@ export class OpenAiSummarizer extends PromptSummarizer {
   /** SDK errors as one concise line (`429 rate limited`), with our key scrubbed. */
   private safeError(error: unknown): Error {
     return toCallError(error, this.apiKey, (e) =>
-      e instanceof APIError && typeof e.status === 'number' ? { text: e.message.replace(/\s+/g, ' ').trim(), status: e.status } : null,
+      e instanceof APIError && typeof e.status === 'number'
+        ? { text: e.message.replace(/\s+/g, ' ').trim(), status: e.status }
+        : null,
     );
   }
 }
 
 /** A provider's token count, or 0 when it sent none or nonsense. */
-const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
+const count = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;

@@ -7,11 +7,18 @@ import {
   SummaryResult,
   WorldSummaryInput,
 } from './summarizer.port';
-import { defineTermPrompt, locationPrompt, npcPrompt, rollingPrompt, SummaryPrompt, worldPrompt } from './summary-prompts';
+import {
+  defineTermPrompt,
+  locationPrompt,
+  npcPrompt,
+  rollingPrompt,
+  SummaryPrompt,
+  worldPrompt,
+} from './summary-prompts';
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 400;
 
-/** A model adapter: every kind of call is one prompt (summary-prompts.ts) sent by `send`; adapters differ only there. */
+/** A model adapter: each kind of call is one prompt (summary-prompts.ts) sent by `send`; adapters differ only there. */
 export abstract class PromptSummarizer implements Summarizer {
   abstract readonly name: string;
   abstract readonly model: string;
@@ -35,7 +42,11 @@ export abstract class PromptSummarizer implements Summarizer {
 
   summarizeRolling(input: RollingSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
     // Room for maxWords words (~1.5 tokens each) even when the default output budget is smaller.
-    return this.send(rollingPrompt(input), Math.max(this.maxOutputTokens, Math.ceil(input.maxWords * 1.5) + 50), signal);
+    return this.send(
+      rollingPrompt(input),
+      Math.max(this.maxOutputTokens, Math.ceil(input.maxWords * 1.5) + 50),
+      signal,
+    );
   }
 
   defineTerm(input: DefineTermInput, signal?: AbortSignal): Promise<SummaryResult> {

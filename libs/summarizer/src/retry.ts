@@ -108,7 +108,12 @@ async function attempt(
 }
 
 /** The ledger entry of one attempt, from what it returned (or, for a failed chunked attempt, what its parts used). */
-function callOf(attempt: number, outcome: CallOutcome, started: { at: string; ms: number }, result?: Partial<SummaryResult>): ModelCall {
+function callOf(
+  attempt: number,
+  outcome: CallOutcome,
+  started: { at: string; ms: number },
+  result?: Partial<SummaryResult>,
+): ModelCall {
   const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
   return {
     attempt,
@@ -139,7 +144,13 @@ export async function summarizeWithRetry(
     calls.push(c);
     if (c.outcome !== 'aborted') await opts.onCall?.(c);
   };
-  const end = (fields: { ok: true; text: string } | { ok: false; reason: string }): SummaryOutcome => ({ ...fields, attempts: made, inputTokens, outputTokens, calls });
+  const end = (fields: { ok: true; text: string } | { ok: false; reason: string }): SummaryOutcome => ({
+    ...fields,
+    attempts: made,
+    inputTokens,
+    outputTokens,
+    calls,
+  });
   while (made < maxAttempts) {
     if (opts.signal?.aborted) return end({ ok: false, reason: 'aborted' });
     made += 1;

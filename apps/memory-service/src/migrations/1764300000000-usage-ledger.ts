@@ -1,6 +1,11 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 
-const str = (name: string, length: number, nullable = false) => ({ name, type: 'varchar', length: String(length), isNullable: nullable });
+const str = (name: string, length: number, nullable = false) => ({
+  name,
+  type: 'varchar',
+  length: String(length),
+  isNullable: nullable,
+});
 const count = (name: string) => ({ name, type: 'bigint', default: 0 });
 
 /** Usage ledger (DESIGN §12): one row per model call attempt, owned by libs/summarizer. */
@@ -31,7 +36,10 @@ export class UsageLedger1764300000000 implements MigrationInterface {
           str('called_at', 40),
         ],
         indices: [
-          new TableIndex({ name: 'ix_model_calls_campaign', columnNames: ['campaign_id', 'scope', 'model', 'outcome'] }),
+          new TableIndex({
+            name: 'ix_model_calls_campaign',
+            columnNames: ['campaign_id', 'scope', 'model', 'outcome'],
+          }),
           new TableIndex({ name: 'ix_model_calls_memory', columnNames: ['campaign_id', 'memory_id'] }),
         ],
       }),

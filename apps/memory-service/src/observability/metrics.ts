@@ -31,7 +31,7 @@ export class Metrics {
   });
   readonly modelTokens = new Counter({
     name: 'lorekeeper_model_tokens_total',
-    help: 'Tokens in the usage ledger by scope, model and kind (input = uncached input, output, cache_read, cache_write)',
+    help: 'Tokens in the usage ledger by scope, model and kind (input = uncached, output, cache_read, cache_write)',
     labelNames: ['scope', 'model', 'kind'] as const,
     registers: [this.registry],
   });

@@ -9,7 +9,7 @@ export type UsageScope = 'location' | 'npc' | 'world' | 'summary' | 'glossary' |
  */
 export type LedgerOutcome = 'ok' | 'empty' | 'error' | 'timeout' | 'abandoned' | 'pending';
 
-/** One row of the usage ledger: one attempt of one model call. `inputTokens` leaves cached tokens out (priced apart). */
+/** One row of the usage ledger: one attempt of one model call; `inputTokens` leaves out the cached (priced apart). */
 export interface LedgerEntry {
   campaignId: string;
   scope: string;
@@ -46,7 +46,12 @@ export function ledgerEntry(
     subjectId: at.subjectId,
     attempt: call.attempt,
     model: call.model ?? at.model,
-    outcome: outcome === 'pending' ? 'pending' : outcome === 'abandoned' || call.outcome === 'aborted' ? 'abandoned' : call.outcome,
+    outcome:
+      outcome === 'pending'
+        ? 'pending'
+        : outcome === 'abandoned' || call.outcome === 'aborted'
+          ? 'abandoned'
+          : call.outcome,
     inputTokens: Math.max(0, call.inputTokens - cached),
     outputTokens: call.outputTokens,
     cacheReadTokens: call.cacheReadTokens,

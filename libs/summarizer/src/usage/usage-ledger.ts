@@ -4,8 +4,11 @@ import { LedgerEntry, LedgerOutcome } from './ledger-entry';
 import { UsageGroup } from './usage-report';
 
 const COLUMNS =
-  'campaign_id, scope, subject_id, attempt, model, outcome, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, latency_ms, requests, trigger_version, memory_version, memory_id, called_at';
-const ROW = `(${COLUMNS.split(',').map(() => '?').join(', ')})`;
+  'campaign_id, scope, subject_id, attempt, model, outcome, input_tokens, output_tokens, cache_read_tokens, ' +
+  'cache_write_tokens, latency_ms, requests, trigger_version, memory_version, memory_id, called_at';
+const ROW = `(${COLUMNS.split(',')
+  .map(() => '?')
+  .join(', ')})`;
 
 const values = (e: LedgerEntry) => [
   e.campaignId,
@@ -27,6 +30,7 @@ const values = (e: LedgerEntry) => [
 ];
 
 type Row = Record<string, string | number | null>;
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 const num = (v: unknown) => Number(v ?? 0);
 
 /** The usage ledger (DESIGN §12), table `model_calls`: this lib owns it; the memory worker writes through `record`. */
@@ -38,7 +42,11 @@ export class UsageLedger {
     // 16 columns a row: 50 rows stay under SQLite's and PostgreSQL's parameter limits.
     for (let i = 0; i < entries.length; i += 50) {
       const batch = entries.slice(i, i + 50);
-      await sql(m, `INSERT INTO model_calls (${COLUMNS}) VALUES ${batch.map(() => ROW).join(', ')}`, batch.flatMap(values));
+      await sql(
+        m,
+        `INSERT INTO model_calls (${COLUMNS}) VALUES ${batch.map(() => ROW).join(', ')}`,
+        batch.flatMap(values),
+      );
     }
   }
 
@@ -48,7 +56,11 @@ export class UsageLedger {
    */
   async pending(entry: LedgerEntry): Promise<number> {
     return this.db.transaction(async (m) => {
-      const { rows } = await sql<{ id: number | string }>(m, `INSERT INTO model_calls (${COLUMNS}) VALUES ${ROW} RETURNING id`, values({ ...entry, outcome: 'pending' }));
+      const { rows } = await sql<{ id: number | string }>(
+        m,
+        `INSERT INTO model_calls (${COLUMNS}) VALUES ${ROW} RETURNING id`,
+        values({ ...entry, outcome: 'pending' }),
+      );
       return Number(rows[0].id);
     });
   }
@@ -57,7 +69,7 @@ export class UsageLedger {
   async settle(m: EntityManager, pendingIds: number[], entries: LedgerEntry[]): Promise<void> {
     for (let i = 0; i < pendingIds.length; i += 500) {
       const ids = pendingIds.slice(i, i + 500);
-      await sql(m, `DELETE FROM model_calls WHERE outcome = 'pending' AND id IN (${ids.map(() => '?').join(', ')})`, ids);
+      await sql(m, `DELETE FROM model_calls WHERE outcome = 'pending' AND id IN (${placeholders(ids.length)})`, ids);
     }
     await this.record(m, entries);
   }
@@ -71,7 +83,11 @@ export class UsageLedger {
     await this.db.transaction(async (m) => {
       for (let i = 0; i < writtenIds.length; i += 500) {
         const ids = writtenIds.slice(i, i + 500);
-        await sql(m, `UPDATE model_calls SET outcome = 'abandoned' WHERE outcome = 'pending' AND id IN (${ids.map(() => '?').join(', ')})`, ids);
+        await sql(
+          m,
+          `UPDATE model_calls SET outcome = 'abandoned' WHERE outcome = 'pending' AND id IN (${placeholders(ids.length)})`,
+          ids,
+        );
       }
       await this.record(m, entries);
     });
@@ -79,23 +95,40 @@ export class UsageLedger {
 
   /** Rows a crashed owner wrote ahead and never settled: abandoned. Only the campaign's owner may call it. */
   async sweep(campaignId: string): Promise<number> {
-    const found = await this.db.read(async (m) => (await sql(m, "SELECT 1 AS x FROM model_calls WHERE campaign_id = ? AND outcome = 'pending' LIMIT 1", [campaignId])).rows.length);
+    const found = await this.db.read(
+      async (m) =>
+        (
+          await sql(m, "SELECT 1 AS x FROM model_calls WHERE campaign_id = ? AND outcome = 'pending' LIMIT 1", [
+            campaignId,
+          ])
+        ).rows.length,
+    );
     if (!found) return 0;
-    return this.db.transaction(async (m) => (await sql(m, "UPDATE model_calls SET outcome = 'abandoned' WHERE campaign_id = ? AND outcome = 'pending'", [campaignId])).changes);
+    return this.db.transaction(
+      async (m) =>
+        (
+          await sql(m, "UPDATE model_calls SET outcome = 'abandoned' WHERE campaign_id = ? AND outcome = 'pending'", [
+            campaignId,
+          ])
+        ).changes,
+    );
   }
 
   /** Sums per scope, model and outcome. */
   async groups(campaignId: string): Promise<UsageGroup[]> {
-    const rows = await this.db.read(async (m) =>
-      (
-        await sql<Row>(
-          m,
-          `SELECT scope, model, outcome, COUNT(*) AS calls, SUM(requests) AS requests, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
+    const rows = await this.db.read(
+      async (m) =>
+        (
+          await sql<Row>(
+            m,
+            `SELECT scope, model, outcome, COUNT(*) AS calls, SUM(requests) AS requests, SUM(input_tokens) AS input,
+             SUM(output_tokens) AS output,
              SUM(cache_read_tokens) AS cache_read, SUM(cache_write_tokens) AS cache_write, SUM(latency_ms) AS latency
-           FROM model_calls WHERE campaign_id = ? AND outcome <> 'pending' GROUP BY scope, model, outcome ORDER BY scope, model, outcome`,
-          [campaignId],
-        )
-      ).rows,
+           FROM model_calls WHERE campaign_id = ? AND outcome <> 'pending'
+           GROUP BY scope, model, outcome ORDER BY scope, model, outcome`,
+            [campaignId],
+          )
+        ).rows,
     );
     return rows.map((r) => ({
       scope: String(r.scope),
@@ -113,7 +146,14 @@ export class UsageLedger {
 
   /** Every call that went into one memory (failed attempts included), oldest first. */
   async callsOfMemory(campaignId: string, memoryId: string): Promise<LedgerEntry[]> {
-    return this.db.read(async (m) => (await sql<Row>(m, `SELECT ${COLUMNS} FROM model_calls WHERE campaign_id = ? AND memory_id = ? ORDER BY id`, [campaignId, memoryId])).rows.map(entryOf));
+    return this.db.read(async (m) =>
+      (
+        await sql<Row>(m, `SELECT ${COLUMNS} FROM model_calls WHERE campaign_id = ? AND memory_id = ? ORDER BY id`, [
+          campaignId,
+          memoryId,
+        ])
+      ).rows.map(entryOf),
+    );
   }
 }
 

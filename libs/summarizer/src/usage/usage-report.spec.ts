@@ -1,7 +1,13 @@
 import { parseModelPrices } from '@app/common';
 import { UsageGroup, usageReport } from './usage-report';
 
-const group = (scope: string, model: string, outcome: string, calls: number, tokens: Partial<UsageGroup> = {}): UsageGroup => ({
+const group = (
+  scope: string,
+  model: string,
+  outcome: string,
+  calls: number,
+  tokens: Partial<UsageGroup> = {},
+): UsageGroup => ({
   scope,
   model,
   outcome,
@@ -19,10 +25,24 @@ describe('usageReport', () => {
   const prices = parseModelPrices('{"gpt-4o-mini":{"input":0.15,"output":0.6,"cacheRead":0.075}}');
 
   it('prices each kind of token per million, cache reads and writes at their own price', () => {
-    const r = usageReport('c', [group('location', 'claude-haiku-4-5', 'ok', 2, { inputTokens: 1_000_000, outputTokens: 100_000, cacheReadTokens: 2_000_000, cacheWriteTokens: 400_000 })], prices);
+    const r = usageReport(
+      'c',
+      [
+        group('location', 'claude-haiku-4-5', 'ok', 2, {
+          inputTokens: 1_000_000,
+          outputTokens: 100_000,
+          cacheReadTokens: 2_000_000,
+          cacheWriteTokens: 400_000,
+        }),
+      ],
+      prices,
+    );
     // 1 × $1 + 0.1 × $5 + 2 × $0.10 + 0.4 × $1.25
     expect(r.totals.estimatedCost).toBeCloseTo(2.2, 8);
-    expect(r.byModel[0]).toMatchObject({ model: 'claude-haiku-4-5', price: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 } });
+    expect(r.byModel[0]).toMatchObject({
+      model: 'claude-haiku-4-5',
+      price: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
+    });
   });
 
   it('sums per scope and per model, counting failed and abandoned calls and what they cost', () => {
@@ -36,7 +56,13 @@ describe('usageReport', () => {
       ],
       prices,
     );
-    expect(r.totals).toMatchObject({ calls: 7, failedCalls: 3, abandonedCalls: 1, inputTokens: 5000, outputTokens: 300 });
+    expect(r.totals).toMatchObject({
+      calls: 7,
+      failedCalls: 3,
+      abandonedCalls: 1,
+      inputTokens: 5000,
+      outputTokens: 300,
+    });
     expect(r.byScope.map((s) => [s.scope, s.calls, s.failedCalls, s.abandonedCalls])).toEqual([
       ['location', 4, 1, 0],
       ['npc', 3, 2, 1],

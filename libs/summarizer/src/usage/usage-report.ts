@@ -42,8 +42,17 @@ export interface UsageReport {
 }
 
 /** USD of some tokens at a price per million. */
-export function costOf(t: Pick<UsageGroup, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'>, p: ModelPrice): number {
-  return (t.inputTokens * p.input + t.outputTokens * p.output + t.cacheReadTokens * p.cacheRead + t.cacheWriteTokens * p.cacheWrite) / 1_000_000;
+export function costOf(
+  t: Pick<UsageGroup, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens'>,
+  p: ModelPrice,
+): number {
+  return (
+    (t.inputTokens * p.input +
+      t.outputTokens * p.output +
+      t.cacheReadTokens * p.cacheRead +
+      t.cacheWriteTokens * p.cacheWrite) /
+    1_000_000
+  );
 }
 
 const empty = (): UsageTotals => ({
@@ -96,7 +105,9 @@ export function usageReport(campaignId: string, groups: UsageGroup[], prices: Mo
     currency: 'USD',
     totals,
     byScope: [...scopes].sort(([a], [b]) => a.localeCompare(b)).map(([scope, t]) => ({ scope, ...t })),
-    byModel: [...models].sort(([a], [b]) => a.localeCompare(b)).map(([model, t]) => ({ model, price: prices[model] ?? null, ...t })),
+    byModel: [...models]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([model, t]) => ({ model, price: prices[model] ?? null, ...t })),
     unpricedModels,
   };
 }

@@ -44,7 +44,13 @@ export class UsageController {
       currency: 'USD',
       totals: TOTALS_EXAMPLE,
       byScope: [{ scope: 'location', ...TOTALS_EXAMPLE }],
-      byModel: [{ model: 'claude-haiku-4-5', price: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 }, ...TOTALS_EXAMPLE }],
+      byModel: [
+        {
+          model: 'claude-haiku-4-5',
+          price: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
+          ...TOTALS_EXAMPLE,
+        },
+      ],
       unpricedModels: [],
     },
   })
@@ -58,10 +64,30 @@ export class UsageController {
     status: 200,
     example: {
       memoryId: 'saltmere:9:location:tavern',
-      calls: [{ scope: 'location', subjectId: 'tavern', attempt: 1, model: 'claude-haiku-4-5', outcome: 'ok', inputTokens: 412, outputTokens: 58, cacheReadTokens: 190, cacheWriteTokens: 0, latencyMs: 820, requests: 1, triggerVersion: 9, calledAt: '2026-11-23T07:28:01.120Z', estimatedCost: 0.000721 }],
+      calls: [
+        {
+          scope: 'location',
+          subjectId: 'tavern',
+          attempt: 1,
+          model: 'claude-haiku-4-5',
+          outcome: 'ok',
+          inputTokens: 412,
+          outputTokens: 58,
+          cacheReadTokens: 190,
+          cacheWriteTokens: 0,
+          latencyMs: 820,
+          requests: 1,
+          triggerVersion: 9,
+          calledAt: '2026-11-23T07:28:01.120Z',
+          estimatedCost: 0.000721,
+        },
+      ],
     },
   })
-  async memoryUsage(@Param('cid', { schema: idSchema }) cid: string, @Param('memoryId', { schema: memoryIdSchema }) memoryId: string) {
+  async memoryUsage(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Param('memoryId', { schema: memoryIdSchema }) memoryId: string,
+  ) {
     await this.campaigns.get(cid);
     const [memory] = await this.memories.byIds(cid, [memoryId]);
     if (!memory) throw notFound('MEMORY_NOT_FOUND', `memory ${memoryId} not found in campaign ${cid}`);
