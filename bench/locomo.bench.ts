@@ -38,7 +38,7 @@ function lastTurns(sessions: LocomoSession[], n: number): LocomoSession[] {
  * between sessions), the two speakers as NPCs who travel with the party, turns as messages at the
  * session's date, and a world event (progress-act) when each session ends.
  */
-async function replay(http: HttpClient, sample: LocomoSample, sessions: LocomoSession[]): Promise<string> {
+export async function replay(http: HttpClient, sample: LocomoSample, sessions: LocomoSession[]): Promise<string> {
   const cid = `locomo-${sample.sample_id}`.replace(/[^A-Za-z0-9._:-]/g, '-');
   const base = `/v1/campaigns/${cid}`;
   const speakers = [sample.conversation.speaker_a, sample.conversation.speaker_b];

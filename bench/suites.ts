@@ -12,6 +12,7 @@ import { runLayeredBench } from './layered.bench';
 import { runMcpBench } from './mcp.bench';
 import { runStreamBench } from './stream.bench';
 import { runHostileBench } from './hostile.bench';
+import { runUsageBench } from './usage.bench';
 
 /**
  * Every benchmark suite, in the order `npm run bench` runs them. Adding one = one import + one line:
@@ -31,4 +32,5 @@ export const SUITES: BenchSuite[] = [
   { name: 'mcp', title: '11. MCP server: stdio connect time and first tools/list', run: runMcpBench },
   { name: 'stream', title: '12. Event stream and inspector reads on 1k and 100k-event campaigns (§11)', run: runStreamBench },
   { name: 'hostile', title: '13. Hostile input: budgeted context over pathological text vs prose, event-loop delay (issue 18)', run: runHostileBench },
+  { name: 'usage', title: '14. Usage: summarizer calls and tokens per 100 messages per scope, cost at two price tables (§12)', run: runUsageBench },
 ];

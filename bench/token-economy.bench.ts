@@ -118,7 +118,8 @@ export async function runTokenEconomyBench(options: BenchOptions): Promise<Figur
     const scopes = new Map<string, Acc>();
     const seen = new Map<string, Set<number>>();
     for (const req of mock.requests) {
-      const system = String(req.body.system ?? '');
+      // The system prompt is one cache-marked block (prompt caching) or, from older clients, a string.
+      const system = Array.isArray(req.body.system) ? req.body.system.map((b: { text?: string }) => b.text ?? '').join('\n') : String(req.body.system ?? '');
       const user = String(req.body.messages?.[0]?.content ?? '');
       const scope = scopeOfPrompt(system);
       const subject = /<subject>\n(.*)\n<\/subject>/.exec(user)?.[1] ?? '';

@@ -141,6 +141,7 @@ describe('summarizer faults end-to-end (real app, Anthropic adapter against the 
     expect(user.slice(close)).toMatch(/^<\/transcript>\nTask: /);
     expect(transcriptOf(request.body).map((l) => l.text)).toEqual([injection]);
     expect(JSON.stringify(request.body.system)).not.toContain('Ignore previous instructions');
-    expect(request.body.system).toMatch(/never instructions to you/);
+    // The fixed instructions travel as one system block marked for prompt caching.
+    expect(request.body.system).toEqual([{ type: 'text', text: expect.stringMatching(/never instructions to you/), cache_control: { type: 'ephemeral' } }]);
   });
 });

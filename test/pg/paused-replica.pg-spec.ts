@@ -108,5 +108,9 @@ describePg('a replica paused past its lease (SIGSTOP) and resumed', () => {
     expect(m1.requests).toHaveLength(1);
     const takeovers = (await fetch(`${p2.url}/health/ready`).then((r) => r.json() as Promise<any>)).replica.recentTakeovers;
     expect(takeovers).toEqual([expect.objectContaining({ campaignId: 'paused', from: 'p1' })]);
+    // Usage ledger (§12): p2's call went into the memory; p1's is counted once, as abandoned, whoever marked it.
+    const calls = (await db.query(`SELECT outcome, memory_id, output_tokens FROM model_calls WHERE campaign_id = 'paused' ORDER BY id`)).rows;
+    expect(calls.filter((c) => c.outcome === 'ok')).toEqual([expect.objectContaining({ memory_id: `paused:${version}:location:a`, output_tokens: String(m2.delivered.output) })]);
+    expect(calls.filter((c) => c.outcome !== 'ok').map((c) => c.outcome)).toEqual(['abandoned']);
   }, 120_000);
 });

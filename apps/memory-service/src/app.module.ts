@@ -20,6 +20,7 @@ import { BroadcastsController } from './http/controllers/broadcasts.controller';
 import { StreamController } from './stream/stream.controller';
 import { InspectorController } from './stream/inspector.controller';
 import { StreamHub, WakeStreamsHandler } from './stream/stream-hub';
+import { UsageController } from './http/controllers/usage.controller';
 
 @Module({})
 export class AppModule {
@@ -30,7 +31,7 @@ export class AppModule {
         CoreModule.forRoot(config, overrides),
         TerminusModule.forRoot({ logger: false }),
       ],
-      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController, GameStateController, WorldStateController, SearchController, BroadcastsController, StreamController, InspectorController],
+      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController, GameStateController, WorldStateController, SearchController, BroadcastsController, StreamController, InspectorController, UsageController],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useClass: SchemaValidationPipe },

@@ -8,7 +8,7 @@ import { GlossaryTermRecord, HideGlossaryTermHandler, LayersReader, MemoryWitnes
 import { MessageWitnessRecord } from '@app/campaign';
 import { ReplicaMetrics } from '@app/replica';
 import { BroadcastRecord, BroadcastService, createSearchIndex, SEARCH_INDEX, SearchIndex, SearchIndexer, SearchService } from '@app/search';
-import { createSummarizer, Summarizer, SUMMARIZER } from '@app/summarizer';
+import { costOf, createSummarizer, LedgerEntry, Summarizer, SUMMARIZER, UsageLedger } from '@app/summarizer';
 import { AccountProjection, AccountRecord, GameStateSnapshotRecord, SnapshotStore, SnapshotToolRecord } from '@app/state';
 import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Logger, Module, OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { CqrsModule, EventBus, EventsHandler, IEventHandler, IQueryHandler, QueryHandler } from '@nestjs/cqrs';
@@ -92,6 +92,17 @@ const workerLogger = (logger: Logger) => ({
 
 const contextLogger = new Logger('context');
 
+/** §12: the ledger's durable rows as Prometheus counters (no campaign label: bounded cardinality). */
+function countCalls(metrics: Metrics, config: AppConfig, entries: LedgerEntry[]): void {
+  for (const e of entries) {
+    metrics.modelCalls.inc({ scope: e.scope, model: e.model, outcome: e.outcome });
+    const kinds: Array<[string, number]> = [['input', e.inputTokens], ['output', e.outputTokens], ['cache_read', e.cacheReadTokens], ['cache_write', e.cacheWriteTokens]];
+    for (const [kind, n] of kinds) if (n > 0) metrics.modelTokens.inc({ scope: e.scope, model: e.model, kind }, n);
+    const price = config.modelPrices[e.model];
+    if (price) metrics.modelCost.inc({ scope: e.scope, model: e.model }, costOf(e, price));
+  }
+}
+
 /** Wires the libraries' plain classes into Nest: ports get their adapters here and nowhere else. */
 @Module({})
 export class CoreModule {
@@ -139,20 +150,29 @@ export class CoreModule {
       { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
       { provide: LayersReader, useFactory: (db: Database) => new LayersReader(db), inject: [DATABASE] },
       { provide: WorkerProgress, useValue: new WorkerProgress() },
+      { provide: UsageLedger, useFactory: (db: Database) => new UsageLedger(db), inject: [DATABASE] },
       { provide: Metrics, useFactory: (db: Database, replica: ReplicaMetrics) => new Metrics(db, replica), inject: [DATABASE, ReplicaMetrics] },
       {
         provide: SUMMARIZER,
         useFactory: (metrics: Metrics) =>
           new MeteredSummarizer(
             overrides.summarizer ??
-              createSummarizer({ summarizer: config.summarizer, anthropicApiKey: config.anthropicApiKey, anthropicBaseUrl: config.anthropicBaseUrl, anthropicModel: config.anthropicModel }),
+              createSummarizer({
+                summarizer: config.summarizer,
+                anthropicApiKey: config.anthropicApiKey,
+                anthropicBaseUrl: config.anthropicBaseUrl,
+                anthropicModel: config.anthropicModel,
+                openaiBaseUrl: config.openaiBaseUrl,
+                openaiModel: config.openaiModel,
+                openaiApiKey: config.openaiApiKey,
+              }),
             metrics,
           ),
         inject: [Metrics],
       },
       {
         provide: MemoryWorker,
-        useFactory: (db: Database, store: EventStore, reader: CampaignReader, projector: MemoryProjector, summarizer: Summarizer, progress: WorkerProgress, metrics: Metrics, ownership: CampaignOwnership) =>
+        useFactory: (db: Database, store: EventStore, reader: CampaignReader, projector: MemoryProjector, summarizer: Summarizer, progress: WorkerProgress, metrics: Metrics, ownership: CampaignOwnership, ledger: UsageLedger) =>
           new MemoryWorker(
             db,
             store,
@@ -169,10 +189,14 @@ export class CoreModule {
               hotRounds: config.hotRounds,
               rollingSummaryWords: config.rollingSummaryWords,
               onOutcome: (outcome, scope) => (outcome === 'recorded' ? metrics.memoriesRecorded : metrics.memoriesSkipped).inc({ scope }),
+              usage: ledger,
+              // A remote model is paid per call: write each ahead of its outcome (the offline one costs nothing).
+              writeAhead: !overrides.summarizer && config.summarizer !== 'local',
+              onCalls: (entries) => countCalls(metrics, config, entries),
             },
             ownership,
           ),
-        inject: [DATABASE, EVENT_STORE, CampaignReader, MemoryProjector, SUMMARIZER, WorkerProgress, Metrics, CAMPAIGN_OWNERSHIP],
+        inject: [DATABASE, EVENT_STORE, CampaignReader, MemoryProjector, SUMMARIZER, WorkerProgress, Metrics, CAMPAIGN_OWNERSHIP, UsageLedger],
       },
       { provide: TOKEN_COUNTER, useFactory: () => new TiktokenCounter() },
       {
@@ -234,7 +258,7 @@ export class CoreModule {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
       providers,
-      exports: [Metrics, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore, LayersReader, SEARCH_INDEX, SearchService, BroadcastService, ReplicaMetrics, REPLICA_COORDINATOR],
+      exports: [Metrics, UsageLedger, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore, LayersReader, SEARCH_INDEX, SearchService, BroadcastService, ReplicaMetrics, REPLICA_COORDINATOR],
       global: true,
     };
   }

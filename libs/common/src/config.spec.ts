@@ -24,7 +24,15 @@ describe('configuration', () => {
     ['SUMMARY_ATTEMPTS', '0'],
     ['MEMORY_CONCURRENCY', '1.5'],
     ['LOG_LEVEL', 'loud'],
-    ['SUMMARIZER', 'openai'],
+    ['SUMMARIZER', 'mistral'],
+    ['OPENAI_BASE_URL', 'localhost:11434'],
+    ['OPENAI_BASE_URL', 'ftp://models.example/v1'],
+    ['MODEL_PRICES', 'cheap'],
+    ['MODEL_PRICES', '[1, 2]'],
+    ['MODEL_PRICES', '{"m":{"input":1}}'],
+    ['MODEL_PRICES', '{"m":{"input":-1,"output":2}}'],
+    ['MODEL_PRICES', '{"m":{"input":1,"output":2,"cachedRead":0.1}}'],
+    ['MODEL_PRICES', '{"m":{"input":"1","output":2}}'],
     ['ANTHROPIC_BASE_URL', 'not a url'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
@@ -33,6 +41,37 @@ describe('configuration', () => {
 
   it('refuses SUMMARIZER=anthropic without a key', () => {
     expect(() => loadConfig({ SUMMARIZER: 'anthropic' })).toThrow(/SUMMARIZER/);
+  });
+
+  it('refuses SUMMARIZER=openai without OPENAI_BASE_URL or OPENAI_MODEL, naming the missing variable', () => {
+    expect(() => loadConfig({ SUMMARIZER: 'openai', OPENAI_MODEL: 'llama3.2' })).toThrow(/OPENAI_BASE_URL/);
+    expect(() => loadConfig({ SUMMARIZER: 'openai', OPENAI_BASE_URL: 'http://localhost:11434/v1' })).toThrow(/OPENAI_MODEL/);
+  });
+
+  it('takes a local Ollama with three variables, no key', () => {
+    const c = loadConfig({ SUMMARIZER: 'openai', OPENAI_BASE_URL: 'http://localhost:11434/v1', OPENAI_MODEL: 'llama3.2' });
+    expect(c).toMatchObject({ summarizer: 'openai', openaiBaseUrl: 'http://localhost:11434/v1', openaiModel: 'llama3.2', openaiApiKey: undefined });
+  });
+
+  it('never repeats a secret in a configuration error', () => {
+    const secret = 'sk-proj-SECRET-in-config-0123456789';
+    let message = '';
+    try {
+      loadConfig({ SUMMARIZER: 'openai', OPENAI_API_KEY: secret, MODEL_PRICES: '{"m":1}' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/OPENAI_BASE_URL/);
+    expect(message).toMatch(/MODEL_PRICES/);
+    expect(message).not.toContain('SECRET');
+  });
+
+  it('reads MODEL_PRICES per million tokens over the built-in prices, cache prices defaulting to the input price', () => {
+    expect(loadConfig({}).modelPrices['claude-haiku-4-5']).toEqual({ input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 });
+    const prices = loadConfig({ MODEL_PRICES: '{"llama3.2":{"input":0,"output":0},"gpt-4o-mini":{"input":0.15,"output":0.6,"cacheRead":0.075}}' }).modelPrices;
+    expect(prices['gpt-4o-mini']).toEqual({ input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0.15 });
+    expect(prices['llama3.2']).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+    expect(prices['claude-haiku-4-5']).toBeDefined();
   });
 
   it('documents every variable in the configuration table (docs/configuration.md), and nothing else', () => {

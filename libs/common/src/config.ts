@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseApiKeys } from './api-keys';
+import { ModelPrices, parseModelPrices } from './model-prices';
 
 const int = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
@@ -18,7 +19,14 @@ export const configSchema = z
     ANTHROPIC_API_KEY: z.string().optional(),
     ANTHROPIC_BASE_URL: z.url().optional(),
     ANTHROPIC_MODEL: z.string().min(1).default('claude-haiku-4-5'),
-    SUMMARIZER: z.enum(['anthropic', 'local']).optional(),
+    SUMMARIZER: z.enum(['anthropic', 'openai', 'local']).optional(),
+    // http(s) only: the OpenAI SDK appends /chat/completions to it.
+    OPENAI_BASE_URL: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://localhost:11434/v1' })
+      .optional(),
+    OPENAI_MODEL: z.string().min(1).max(200).optional(),
+    OPENAI_API_KEY: z.string().optional(),
+    MODEL_PRICES: z.string().optional(),
     SUMMARY_ATTEMPTS: int(2, 1, 10),
     SUMMARY_TIMEOUT_MS: int(30000, 1, 600000),
     CONTEXT_MEMORY_LIMIT: int(3, 1, 100),
@@ -48,6 +56,17 @@ export const configSchema = z
     if (v.SUMMARIZER === 'anthropic' && !v.ANTHROPIC_API_KEY) {
       ctx.addIssue({ code: 'custom', path: ['SUMMARIZER'], message: 'anthropic needs ANTHROPIC_API_KEY' });
     }
+    if (v.SUMMARIZER === 'openai') {
+      const needs = (name: string, example: string) =>
+        ctx.addIssue({ code: 'custom', path: [name], message: `SUMMARIZER=openai needs ${name} (e.g. ${example})` });
+      if (!v.OPENAI_BASE_URL) needs('OPENAI_BASE_URL', 'http://localhost:11434/v1');
+      if (!v.OPENAI_MODEL) needs('OPENAI_MODEL', 'llama3.2');
+    }
+    try {
+      parseModelPrices(v.MODEL_PRICES);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['MODEL_PRICES'], message: (err as Error).message });
+    }
     if (v.LOREKEEPER_API_KEYS !== undefined) {
       try {
         parseApiKeys(v.LOREKEEPER_API_KEYS);
@@ -63,8 +82,14 @@ export interface AppConfig {
   port: number;
   host: string;
   database: { type: 'sqlite'; path: string } | { type: 'postgres'; url: string };
-  summarizer: 'anthropic' | 'local';
+  summarizer: 'anthropic' | 'openai' | 'local';
   anthropicApiKey?: string;
+  openaiBaseUrl?: string;
+  openaiModel?: string;
+  /** Never logged: the config is not printed, and adapters scrub it from every error. */
+  openaiApiKey?: string;
+  /** MODEL_PRICES merged over the built-in prices (USD per million tokens). */
+  modelPrices: ModelPrices;
   anthropicBaseUrl?: string;
   anthropicModel: string;
   summaryAttempts: number;
@@ -120,6 +145,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     anthropicApiKey: e.ANTHROPIC_API_KEY,
     anthropicBaseUrl: e.ANTHROPIC_BASE_URL,
     anthropicModel: e.ANTHROPIC_MODEL,
+    openaiBaseUrl: e.OPENAI_BASE_URL,
+    openaiModel: e.OPENAI_MODEL,
+    openaiApiKey: e.OPENAI_API_KEY,
+    modelPrices: parseModelPrices(e.MODEL_PRICES),
     summaryAttempts: e.SUMMARY_ATTEMPTS,
     summaryTimeoutMs: e.SUMMARY_TIMEOUT_MS,
     contextMemoryLimit: e.CONTEXT_MEMORY_LIMIT,

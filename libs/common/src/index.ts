@@ -4,3 +4,4 @@ export * from './ids';
 export * from './config';
 export * from './async-mutex';
 export * from './api-keys';
+export * from './model-prices';

@@ -12,3 +12,4 @@ export * from './glossary/coined-terms';
 export * from './glossary/hide-glossary-term.command';
 export * from './projection.rebuilder';
 export * from './ownership/campaign-ownership.port';
+export * from './usage-calls';

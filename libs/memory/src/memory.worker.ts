@@ -1,6 +1,6 @@
 import { CampaignReader, CampaignState, Message, roundAt, StoredMessage, viewerKey } from '@app/campaign';
 import { Database, EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
-import { capWords, Summarizer, SummaryOutcome, SummaryResult, summarizeWithRetry, TranscriptLine } from '@app/summarizer';
+import { capWords, LedgerEntry, ledgerEntry, ModelCall, Summarizer, SummaryOutcome, SummaryResult, summarizeWithRetry, TranscriptLine } from '@app/summarizer';
 import { EntityManager } from 'typeorm';
 import { extractCoinedTerms } from './glossary/coined-terms';
 import { KnownTerms, knownTermsOf, MAX_DEFINITION_WORDS, MAX_TERM_CHARS, playerIdsOf } from './glossary/known-terms';
@@ -10,6 +10,7 @@ import { MemoryProjector } from './memory.projector';
 import { npcWindow, planLayerTriggers, planTriggers, ScopeTask } from './message-selection';
 import { WorkerProgress } from './progress';
 import { CampaignLease, CampaignOwnership, CheckpointMove, LeaseLostError, SingleProcessOwnership } from './ownership/campaign-ownership.port';
+import { abandonedEntries, CallGroup, committedEntries, UsageSink, writtenIds } from './usage-calls';
 import { WorkerSql } from './worker-sql';
 
 export interface WorkerOptions {
@@ -20,6 +21,12 @@ export interface WorkerOptions {
   batchSize?: number;
   /** Observes each committed outcome (metrics). */
   onOutcome?: (outcome: 'recorded' | 'skipped', scope: string) => void;
+  /** §12 usage ledger: every model call, written in the transaction of the outcome it produced. */
+  usage?: UsageSink;
+  /** Writes each paid call ahead of its outcome, so a crash cannot lose it (remote models; the local one costs nothing). */
+  writeAhead?: boolean;
+  /** Observes the ledger rows once they are durable (metrics). */
+  onCalls?: (entries: LedgerEntry[]) => void;
   /** §8 "Previously": rewritten at each RoundEnded of a multiple of this (SUMMARY_INTERVAL_ROUNDS, 4). */
   summaryIntervalRounds?: number;
   /** §8: rounds kept verbatim in Recent Messages (HOT_ROUNDS, 4); only older ones are summarized. */
@@ -153,6 +160,8 @@ export class MemoryWorker {
     let memoryVersion = snap.memoryVersion;
     // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
     const events = await this.store.readStream(gameStream(campaignId), { after: processed, until: snap.state.version, limit: batch });
+    // Calls a crashed owner wrote ahead and never settled: their outcome will never commit.
+    if (this.options.writeAhead) await this.options.usage?.sweep(campaignId);
     // Nobody else moves this campaign's cursors while we hold it: read once, kept current as outcomes commit.
     let cursors: Map<string, number> | null = null;
     let plain: number | null = null;
@@ -166,7 +175,7 @@ export class MemoryWorker {
         if (tasks.length > 0) {
           cursors ??= await this.sql.cursors(campaignId);
           const outcomes = await this.outcomesOf(lease, snap.state, event, tasks, cursors, known);
-          if (outcomes.length > 0) {
+          if (outcomes.events.length > 0) {
             if (plain !== null) processed = await this.advance(lease, processed, plain);
             plain = null;
             memoryVersion = await this.commit(lease, event, outcomes, { from: processed, to: event.version, memoryVersion });
@@ -218,45 +227,90 @@ export class MemoryWorker {
     });
   }
 
-  /** Summarizes a trigger's tasks outside any transaction; [] when there was nothing to summarize. */
-  private async outcomesOf(lease: CampaignLease, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], cursors: Map<string, number>, known: KnownTerms | null): Promise<NewEvent[]> {
+  /** Summarizes a trigger's tasks outside any transaction, with the model calls made; no events when there was nothing to summarize. */
+  private async outcomesOf(lease: CampaignLease, state: CampaignState, event: StoredEvent, tasks: ScopeTask[], cursors: Map<string, number>, known: KnownTerms | null): Promise<Outcomes> {
     const campaignId = lease.campaignId;
     const stopOrLost = AbortSignal.any([this.abort.signal, lease.signal]);
     const outcomes: NewEvent[] = [];
     const meta = { correlationId: event.metadata.correlationId, causationId: `${event.streamId}@${event.version}` };
-    const trigger: Trigger = { campaignId, event, signal: stopOrLost };
-    for (const task of tasks) {
-      const made =
-        task.scope === 'glossary'
-          ? await this.glossaryOutcomes(trigger, task, known!)
-          : task.scope === 'summary'
-            ? await this.summaryOutcomes(trigger, state, cursors)
-            : await this.memoryOutcome(trigger, state, task, cursors);
-      outcomes.push(...made.map((e) => ({ ...e, metadata: meta })));
+    const trigger: Trigger = { campaignId, event, signal: stopOrLost, calls: [] };
+    try {
+      for (const task of tasks) {
+        const made =
+          task.scope === 'glossary'
+            ? await this.glossaryOutcomes(trigger, task, known!)
+            : task.scope === 'summary'
+              ? await this.summaryOutcomes(trigger, state, cursors)
+              : await this.memoryOutcome(trigger, state, task, cursors);
+        outcomes.push(...made.map((e) => ({ ...e, metadata: meta })));
+      }
+      if (this.stopped || lease.signal.aborted) throw new Abandoned();
+    } catch (err) {
+      await this.abandonCalls(campaignId, event, trigger.calls);
+      throw err;
     }
-    if (this.stopped || lease.signal.aborted) throw new Abandoned();
-    return outcomes;
+    return { events: outcomes, calls: trigger.calls };
+  }
+
+  /** §12: calls whose outcome will never commit are still spent; recorded as abandoned, never lost to the ledger. */
+  private async abandonCalls(campaignId: string, event: StoredEvent, calls: CallGroup[]): Promise<void> {
+    if (!this.options.usage || calls.every((g) => g.calls.length === 0)) return;
+    const entries = abandonedEntries(campaignId, event, calls, this.modelName());
+    try {
+      await this.options.usage.abandon(entries, writtenIds(calls));
+      this.options.onCalls?.(abandonedEntries(campaignId, event, calls, this.modelName(), false));
+    } catch (err) {
+      this.logger.warn(`abandoned model calls not recorded: ${(err as Error).message}`, { campaignId, triggerVersion: event.version });
+    }
+  }
+
+  private async writeAhead(trigger: Trigger, group: CallGroup, call: ModelCall): Promise<void> {
+    const { campaignId, event } = trigger;
+    const at = { campaignId, scope: group.scope, subjectId: group.subjectId, triggerVersion: event.version, model: this.modelName() };
+    try {
+      group.written.set(call, await this.options.usage!.pending(ledgerEntry(call, at, 'pending')));
+    } catch (err) {
+      // The call still reaches the ledger with its outcome; only the crash window stays open for it.
+      this.logger.warn(`model call not written ahead: ${(err as Error).message}`, { campaignId, triggerVersion: event.version });
+    }
+  }
+
+  private modelName(): string {
+    return this.summarizer.model ?? this.summarizer.name;
   }
 
   /** ONE transaction: the outcomes on the memory stream, their projections, the checkpoint — fenced on the lease. The new memory version. */
-  private async commit(lease: CampaignLease, event: StoredEvent, outcomes: NewEvent[], move: CheckpointMove & { memoryVersion: number }): Promise<number> {
+  private async commit(lease: CampaignLease, event: StoredEvent, { events: outcomes, calls }: Outcomes, move: CheckpointMove & { memoryVersion: number }): Promise<number> {
     const campaignId = lease.campaignId;
     const memoryVersion = move.memoryVersion + outcomes.length;
-    await this.db.transaction(async (m) => {
-      await this.sql.lockCampaign(m, campaignId);
-      const appended = await this.store.append(memoryStream(campaignId), move.memoryVersion, outcomes, event.recordedAt, m);
-      await this.projector.apply(m, campaignId, appended, { memoryVersion: false });
-      // Last, so the lease row stays locked only for the commit itself.
-      await this.moveCheckpoint(m, lease, { from: move.from, to: move.to, memoryVersion });
-    });
+    let entries: LedgerEntry[] = [];
+    try {
+      await this.db.transaction(async (m) => {
+        await this.sql.lockCampaign(m, campaignId);
+        const appended = await this.store.append(memoryStream(campaignId), move.memoryVersion, outcomes, event.recordedAt, m);
+        await this.projector.apply(m, campaignId, appended, { memoryVersion: false });
+        entries = this.options.usage ? committedEntries(campaignId, event, appended, calls, this.modelName()) : [];
+        if (entries.length) await this.options.usage!.settle(m, writtenIds(calls), entries);
+        // Last, so the lease row stays locked only for the commit itself.
+        await this.moveCheckpoint(m, lease, { from: move.from, to: move.to, memoryVersion });
+      });
+    } catch (err) {
+      await this.abandonCalls(campaignId, event, calls);
+      throw err;
+    }
     this.progress.processed(campaignId, event.version);
     for (const o of outcomes) this.options.onOutcome?.(...outcomeOf(o));
+    if (entries.length) this.options.onCalls?.(entries);
     return memoryVersion;
   }
 
-  /** Runs one model call under the retry policy; a shutdown abandons the whole trigger. */
-  private async attempt(trigger: Trigger, call: (signal: AbortSignal) => Promise<SummaryResult>): Promise<SummaryOutcome> {
-    const outcome = await summarizeWithRetry(call, { attempts: this.options.attempts, timeoutMs: this.options.timeoutMs, signal: trigger.signal });
+  /** Runs one model call under the retry policy, its attempts kept for the ledger; a shutdown abandons the whole trigger. */
+  private async attempt(trigger: Trigger, about: { scope: string; subjectId: string }, call: (signal: AbortSignal) => Promise<SummaryResult>): Promise<SummaryOutcome> {
+    const group: CallGroup = { ...about, calls: [], written: new Map() };
+    trigger.calls.push(group);
+    const onCall = this.options.writeAhead && this.options.usage ? (c: ModelCall) => this.writeAhead(trigger, group, c) : undefined;
+    const outcome = await summarizeWithRetry(call, { attempts: this.options.attempts, timeoutMs: this.options.timeoutMs, signal: trigger.signal, onCall });
+    group.calls = outcome.calls;
     if (!outcome.ok && outcome.reason === 'aborted') throw new Abandoned();
     return outcome;
   }
@@ -296,7 +350,7 @@ export class MemoryWorker {
     const npc = scope === 'npc' ? state.npcs[task.subjectId] : undefined;
     const window = npc ? npcWindow(npc, selection) : selection;
     if (window.length === 0) return [];
-    const outcome = await this.attempt(trigger, (signal) => this.summarize(campaignId, state, task, window, signal));
+    const outcome = await this.attempt(trigger, { scope, subjectId: task.subjectId }, (signal) => this.summarize(campaignId, state, task, window, signal));
     const since = window[0];
     const through = window[window.length - 1].index;
     if (!outcome.ok) return [this.skipped(campaignId, { scope, subjectId: task.subjectId }, outcome, event, since.index, through)];
@@ -336,7 +390,7 @@ export class MemoryWorker {
     const message = event.data as Message;
     const out: MemoryEvent[] = [];
     for (const term of task.terms ?? []) {
-      const outcome = await this.attempt(trigger, (signal) => this.summarizer.defineTerm({ campaignId, term, messages: [toTranscript(message)] }, signal));
+      const outcome = await this.attempt(trigger, { scope: 'glossary', subjectId: term }, (signal) => this.summarizer.defineTerm({ campaignId, term, messages: [toTranscript(message)] }, signal));
       if (!outcome.ok) {
         out.push(this.skipped(campaignId, { scope: 'glossary', subjectId: term }, outcome, event, message.index, message.index));
         continue;
@@ -378,7 +432,7 @@ export class MemoryWorker {
       if (selection.length === 0) continue;
       const previous = await this.layers.latestSummary(campaignId, witness ?? '*');
       const input = { campaignId, previousSummary: previous?.summary ?? null, messages: selection.map(toTranscript), maxWords, viewer };
-      const outcome = await this.attempt(trigger, (signal) => this.summarizer.summarizeRolling(input, signal));
+      const outcome = await this.attempt(trigger, { scope: 'summary', subjectId: subject }, (signal) => this.summarizer.summarizeRolling(input, signal));
       const since = selection[0].index;
       const through = selection[selection.length - 1].index;
       if (!outcome.ok) {
@@ -422,6 +476,14 @@ interface Trigger {
   campaignId: string;
   event: StoredEvent;
   signal: AbortSignal;
+  /** The model calls made so far, one group per summary. */
+  calls: CallGroup[];
+}
+
+/** A trigger's outcome events and the model calls behind them. */
+interface Outcomes {
+  events: NewEvent[];
+  calls: CallGroup[];
 }
 
 /** Metrics label of a committed outcome: glossary terms and summaries count as recorded in their own scope. */

@@ -1,3 +1,4 @@
+import { partialUsageOf } from './call-error';
 import { ChunkingSummarizer } from './chunking.summarizer';
 import { LocalSummarizer } from './local.summarizer';
 import { LocationSummaryInput, RollingSummaryInput, Summarizer, SummaryResult, TranscriptLine } from './summarizer.port';
@@ -27,6 +28,15 @@ const words = (seed: number, n: number) => Array.from({ length: n }, (_, i) => `
 const location = { id: 'loc-1', name: 'Crypt' };
 
 describe('ChunkingSummarizer', () => {
+  it('hands the usage of the chunks already paid for to the retry policy when a later chunk fails', async () => {
+    const inner = new RecordingSummarizer((n) => (n === 3 ? '' : `S${n}.`));
+    const chunking = new ChunkingSummarizer(inner, { maxInputChars: 400 });
+    const messages = Array.from({ length: 12 }, (_, i) => msg(i, words(i, 20)));
+    const error = await chunking.summarizeLocation({ campaignId: 'c', location, messages }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/empty summary for chunk 3/);
+    expect(partialUsageOf(error)).toMatchObject({ inputTokens: 300, outputTokens: 30, requests: 3 });
+  });
+
   it('passes a small window straight through in exactly one call', async () => {
     const inner = new RecordingSummarizer();
     const chunking = new ChunkingSummarizer(inner, { maxInputChars: 10_000 });
@@ -59,7 +69,14 @@ describe('ChunkingSummarizer', () => {
     expect(merge.input.messages.map((m) => m.role)).toEqual(chunkCalls.map(() => 'summary'));
     expect(merge.input.messages.map((m) => m.content)).toEqual(chunkCalls.map((_, i) => `S${i + 1}.`));
     expect(merge.input.messages.map((m) => m.index)).toEqual(chunkCalls.map((c) => c.input.messages[c.input.messages.length - 1].index));
-    expect(r).toEqual({ text: `S${inner.calls.length}.`, inputTokens: 100 * inner.calls.length, outputTokens: 10 * inner.calls.length });
+    expect(r).toEqual({
+      text: `S${inner.calls.length}.`,
+      inputTokens: 100 * inner.calls.length,
+      outputTokens: 10 * inner.calls.length,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      requests: inner.calls.length,
+    });
   });
 
   it('gives the previous rolling summary to the merge only', async () => {

@@ -8,7 +8,23 @@ import {
   TranscriptLine,
   WorldSummaryInput,
 } from './summarizer.port';
+import { partialUsageOf, withPartialUsage } from './call-error';
 import { splitIntoChunks, transcriptSize } from './transcript-chunks';
+
+type Spent = Required<
+  Pick<SummaryResult, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'requests'>
+>;
+
+/** This level's spending plus what a failed deeper merge had already spent. */
+function sum(spent: Spent, deeper?: Partial<SummaryResult>): Spent {
+  return {
+    inputTokens: spent.inputTokens + (deeper?.inputTokens ?? 0),
+    outputTokens: spent.outputTokens + (deeper?.outputTokens ?? 0),
+    cacheReadTokens: spent.cacheReadTokens + (deeper?.cacheReadTokens ?? 0),
+    cacheWriteTokens: spent.cacheWriteTokens + (deeper?.cacheWriteTokens ?? 0),
+    requests: spent.requests + (deeper?.requests ?? 0),
+  };
+}
 
 /** Roughly what a summary model takes comfortably (~12k tokens of transcript). */
 export const DEFAULT_MAX_INPUT_CHARS = 48_000;
@@ -26,6 +42,7 @@ export interface ChunkingOptions {
 /** Decorator: a window too large for one call is summarized in chunks and the chunk summaries merged, never truncated. */
 export class ChunkingSummarizer implements Summarizer {
   readonly name: string;
+  readonly model?: string;
   readonly maxInputChars: number;
 
   constructor(
@@ -33,6 +50,7 @@ export class ChunkingSummarizer implements Summarizer {
     options: ChunkingOptions = {},
   ) {
     this.name = inner.name;
+    this.model = inner.model;
     this.maxInputChars = options.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
   }
 
@@ -66,22 +84,36 @@ export class ChunkingSummarizer implements Summarizer {
     if (depth >= MAX_MERGE_DEPTH) throw new Error(`transcript still over ${this.maxInputChars} chars after ${depth} merge rounds`);
     const chunks = splitIntoChunks(input.messages, this.maxInputChars);
     const summaries: TranscriptLine[] = [];
-    let inputTokens = 0;
-    let outputTokens = 0;
-    for (const [n, chunk] of chunks.entries()) {
+    const spent: Spent = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, requests: 0 };
+    const add = (part: SummaryResult) => {
+      spent.inputTokens += part.inputTokens;
+      spent.outputTokens += part.outputTokens;
+      spent.cacheReadTokens += part.cacheReadTokens ?? 0;
+      spent.cacheWriteTokens += part.cacheWriteTokens ?? 0;
+      spent.requests += part.requests ?? 1;
+    };
+    try {
+      for (const [n, chunk] of chunks.entries()) {
+        signal?.throwIfAborted();
+        // The previous rolling summary belongs to the merge, not to every chunk.
+        const fresh = 'previousSummary' in input ? { previousSummary: null } : {};
+        const part = await this.call(method, { ...input, messages: chunk, ...fresh }, signal);
+        add(part);
+        const text = part.text.trim();
+        // An empty chunk summary would silently lose that chunk: fail the attempt instead.
+        if (!text) throw new Error(`empty summary for chunk ${n + 1}/${chunks.length}`);
+        const last = chunk[chunk.length - 1];
+        summaries.push({ index: last.index, role: 'summary', speaker: null, content: text, at: last.at });
+      }
       signal?.throwIfAborted();
-      // The previous rolling summary belongs to the merge, not to every chunk.
-      const part = await this.call(method, { ...input, messages: chunk, ...('previousSummary' in input ? { previousSummary: null } : {}) }, signal);
-      inputTokens += part.inputTokens;
-      outputTokens += part.outputTokens;
-      const text = part.text.trim();
-      // An empty chunk summary would silently lose that chunk: fail the attempt instead.
-      if (!text) throw new Error(`empty summary for chunk ${n + 1}/${chunks.length}`);
-      const last = chunk[chunk.length - 1];
-      summaries.push({ index: last.index, role: 'summary', speaker: null, content: text, at: last.at });
+      const merged = await this.run(method, { ...input, messages: summaries }, signal, depth + 1);
+      add(merged);
+      const model = merged.model ?? this.model;
+      return { ...spent, text: merged.text, ...(model ? { model } : {}) };
+    } catch (error) {
+      // The chunks already summarized were paid for: the usage ledger counts them with the failed attempt.
+      const model = this.model ? { model: this.model } : {};
+      throw withPartialUsage(error, { ...sum(spent, partialUsageOf(error)), ...model });
     }
-    signal?.throwIfAborted();
-    const merged = await this.run(method, { ...input, messages: summaries }, signal, depth + 1);
-    return { text: merged.text, inputTokens: inputTokens + merged.inputTokens, outputTokens: outputTokens + merged.outputTokens };
   }
 }

@@ -1,5 +1,6 @@
 import { ConfigError } from '@app/common';
 import { startMockAnthropic } from '../../../test/support/mock-anthropic';
+import { startMockOpenAi } from '../../../test/support/mock-openai';
 import { ChunkingSummarizer, createSummarizer } from './index';
 
 describe('createSummarizer', () => {
@@ -35,6 +36,24 @@ describe('createSummarizer', () => {
       const result = await summarizer.summarizeLocation(input);
       expect(result.text).toBe('Summary of 1 messages: The party found 3 keys in. The story moves on.');
       expect(mock.requests[0].body.model).toBe('claude-opus-5-5');
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('refuses the openai adapter without a base URL or a model', () => {
+    expect(() => createSummarizer({ ...base, summarizer: 'openai', openaiModel: 'llama3.2' })).toThrow(/OPENAI_BASE_URL/);
+    expect(() => createSummarizer({ ...base, summarizer: 'openai', openaiBaseUrl: 'http://localhost:11434/v1' })).toThrow(/OPENAI_MODEL/);
+  });
+
+  it('wires the openai adapter to the configured base URL and model, chunked, naming the model', async () => {
+    const mock = await startMockOpenAi();
+    try {
+      const summarizer = createSummarizer({ ...base, summarizer: 'openai', openaiBaseUrl: mock.baseUrl, openaiModel: 'llama3.2' });
+      expect(summarizer).toBeInstanceOf(ChunkingSummarizer);
+      expect([summarizer.name, summarizer.model]).toEqual(['openai', 'llama3.2']);
+      expect((await summarizer.summarizeLocation(input)).text).toBe('Summary of 1 messages: The party found 3 keys in. The story moves on.');
+      expect(mock.requests[0].body.model).toBe('llama3.2');
     } finally {
       await mock.close();
     }

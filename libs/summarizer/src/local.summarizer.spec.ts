@@ -1,4 +1,5 @@
 import { LocalSummarizer } from './local.summarizer';
+import { summarizerContract } from './testing/summarizer.contract';
 import { TranscriptLine } from './summarizer.port';
 
 const line = (index: number, content: string, speaker: string | null = null, role = speaker ? 'npc' : 'dm'): TranscriptLine => ({
@@ -16,6 +17,8 @@ const tavern: TranscriptLine[] = [
   line(3, 'We promised Mira to recover the debt from Brannoc by Friday.', null, 'player'),
   line(4, 'It is raining outside.'),
 ];
+
+summarizerContract('local (offline)', async () => ({ summarizer: new LocalSummarizer(), close: async () => undefined }), 'local');
 
 describe('LocalSummarizer', () => {
   const local = new LocalSummarizer();

@@ -21,13 +21,13 @@ describe('summarizeWithRetry', () => {
     const { call } = scripted('', '   \n\t ');
     const outcome = await summarizeWithRetry(call, { attempts: 2, timeoutMs: 1000 });
     expect(call).toHaveBeenCalledTimes(2);
-    expect(outcome).toEqual({ ok: false, reason: 'empty', attempts: 2, inputTokens: 20, outputTokens: 10 });
+    expect(outcome).toMatchObject({ ok: false, reason: 'empty', attempts: 2, inputTokens: 20, outputTokens: 10 });
   });
 
   it('succeeds on the second attempt after an empty answer, counting both calls and their tokens', async () => {
     const { call } = scripted('', '  The party found the relic.\n\nMira agreed to help.  ');
     const outcome = await summarizeWithRetry(call, { attempts: 2, timeoutMs: 1000 });
-    expect(outcome).toEqual({
+    expect(outcome).toMatchObject({
       ok: true,
       text: 'The party found the relic. Mira agreed to help.',
       attempts: 2,
@@ -48,7 +48,7 @@ describe('summarizeWithRetry', () => {
     const started = Date.now();
     const outcome = await summarizeWithRetry(call, { attempts: 2, timeoutMs: 50 });
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(outcome).toEqual({ ok: false, reason: 'timeout after 50 ms', attempts: 2, inputTokens: 0, outputTokens: 0 });
+    expect(outcome).toMatchObject({ ok: false, reason: 'timeout after 50 ms', attempts: 2, inputTokens: 0, outputTokens: 0 });
     expect(signals.map((s) => s.aborted)).toEqual([true, true]);
   });
 
@@ -85,7 +85,7 @@ describe('summarizeWithRetry', () => {
     const shutdown = new AbortController();
     setTimeout(() => shutdown.abort(), 20);
     const outcome = await summarizeWithRetry(call, { attempts: 3, timeoutMs: 10_000, signal: shutdown.signal });
-    expect(outcome).toEqual({ ok: false, reason: 'aborted', attempts: 1, inputTokens: 0, outputTokens: 0 });
+    expect(outcome).toMatchObject({ ok: false, reason: 'aborted', attempts: 1, inputTokens: 0, outputTokens: 0 });
     expect(call).toHaveBeenCalledTimes(1);
     expect(signals[0].aborted).toBe(true);
   });
@@ -118,5 +118,26 @@ describe('normalizeSummary', () => {
   it('leaves text at the cap untouched', () => {
     const text = 'a'.repeat(MAX_SUMMARY_CHARS);
     expect(normalizeSummary(text)).toBe(text);
+  });
+
+  it('lists every attempt for the usage ledger: outcome, tokens and latency, failed ones included', async () => {
+    const { call } = scripted('', new Error('boom'), 'hang', 'Fine.');
+    const outcome = await summarizeWithRetry(call, { attempts: 4, timeoutMs: 50 });
+    expect(outcome.ok).toBe(true);
+    expect(outcome.calls.map((c) => [c.attempt, c.outcome, c.inputTokens, c.outputTokens])).toEqual([
+      [1, 'empty', 10, 5],
+      [2, 'error', 0, 0],
+      [3, 'timeout', 0, 0],
+      [4, 'ok', 10, 5],
+    ]);
+    expect(outcome.calls[2].latencyMs).toBeGreaterThanOrEqual(45);
+  });
+
+  it('records the call a shutdown interrupted as aborted', async () => {
+    const { call } = scripted('hang');
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 20);
+    const outcome = await summarizeWithRetry(call, { attempts: 3, timeoutMs: 5_000, signal: stop.signal });
+    expect(outcome.calls.map((c) => c.outcome)).toEqual(['aborted']);
   });
 });

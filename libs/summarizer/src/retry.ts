@@ -1,11 +1,32 @@
+import { partialUsageOf } from './call-error';
 import { SummaryResult } from './summarizer.port';
 
 /** Longest summary kept; memories are one-liners in the context, so longer answers are cut. */
 export const MAX_SUMMARY_CHARS = 1200;
 
+/** How one attempt ended: its answer was used, was empty, failed, ran out of time, or was given up at shutdown. */
+export type CallOutcome = 'ok' | 'empty' | 'error' | 'timeout' | 'aborted';
+
+/** One attempt as the usage ledger records it; tokens are 0 when the provider reported none (errors, timeouts). */
+export interface ModelCall {
+  attempt: number;
+  outcome: CallOutcome;
+  /** Every prompt token, cached ones included (as SummaryResult). */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  latencyMs: number;
+  /** Wall-clock start of the attempt (ISO). */
+  startedAt: string;
+  /** HTTP requests of this attempt (a chunked window makes several). */
+  requests: number;
+  model?: string;
+}
+
 export type SummaryOutcome =
-  | { ok: true; text: string; attempts: number; inputTokens: number; outputTokens: number }
-  | { ok: false; reason: string; attempts: number; inputTokens: number; outputTokens: number };
+  | { ok: true; text: string; attempts: number; inputTokens: number; outputTokens: number; calls: ModelCall[] }
+  | { ok: false; reason: string; attempts: number; inputTokens: number; outputTokens: number; calls: ModelCall[] };
 
 export interface RetryOptions {
   /** Calls at most (SUMMARY_ATTEMPTS). */
@@ -14,6 +35,8 @@ export interface RetryOptions {
   timeoutMs: number;
   /** Shutdown: abandons the call in flight and gives up without further attempts. */
   signal?: AbortSignal;
+  /** Told of each finished attempt before the next one starts (the usage ledger's write-ahead); must not throw. */
+  onCall?: (call: ModelCall) => Promise<void> | void;
 }
 
 /** One paragraph: trimmed, whitespace collapsed, at most MAX_SUMMARY_CHARS cut at a word boundary with "…". */
@@ -84,6 +107,28 @@ async function attempt(
   }
 }
 
+/** The ledger entry of one attempt, from what it returned (or, for a failed chunked attempt, what its parts used). */
+function callOf(
+  attempt: number,
+  outcome: CallOutcome,
+  started: { at: string; ms: number },
+  result?: Partial<SummaryResult>,
+): ModelCall {
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  return {
+    attempt,
+    outcome,
+    inputTokens: n(result?.inputTokens),
+    outputTokens: n(result?.outputTokens),
+    cacheReadTokens: n(result?.cacheReadTokens),
+    cacheWriteTokens: n(result?.cacheWriteTokens),
+    latencyMs: Math.max(0, Math.round(performance.now() - started.ms)),
+    startedAt: started.at,
+    requests: result?.requests ?? 1,
+    ...(result?.model ? { model: result.model } : {}),
+  };
+}
+
 /** The retry policy (DESIGN §2): up to `attempts` calls; empty text, an error or a timeout is a failed attempt. */
 export async function summarizeWithRetry(
   call: (signal: AbortSignal) => Promise<SummaryResult>,
@@ -94,26 +139,46 @@ export async function summarizeWithRetry(
   let outputTokens = 0;
   let reason = 'no attempt made';
   let made = 0;
+  const calls: ModelCall[] = [];
+  const push = async (c: ModelCall) => {
+    calls.push(c);
+    if (c.outcome !== 'aborted') await opts.onCall?.(c);
+  };
+  const end = (fields: { ok: true; text: string } | { ok: false; reason: string }): SummaryOutcome => ({
+    ...fields,
+    attempts: made,
+    inputTokens,
+    outputTokens,
+    calls,
+  });
   while (made < maxAttempts) {
-    if (opts.signal?.aborted) return { ok: false, reason: 'aborted', attempts: made, inputTokens, outputTokens };
+    if (opts.signal?.aborted) return end({ ok: false, reason: 'aborted' });
     made += 1;
+    const started = { at: new Date().toISOString(), ms: performance.now() };
     const outcome = await attempt(call, opts.timeoutMs, opts.signal);
-    if (outcome.kind === 'aborted') return { ok: false, reason: 'aborted', attempts: made, inputTokens, outputTokens };
+    if (outcome.kind === 'aborted') {
+      await push(callOf(made, 'aborted', started));
+      return end({ ok: false, reason: 'aborted' });
+    }
     if (outcome.kind === 'timeout') {
+      await push(callOf(made, 'timeout', started));
       reason = `timeout after ${opts.timeoutMs} ms`;
       continue;
     }
     if (outcome.kind === 'error') {
       // A shutdown that raced the call's own rejection is still a shutdown.
-      if (opts.signal?.aborted) return { ok: false, reason: 'aborted', attempts: made, inputTokens, outputTokens };
+      const aborted = opts.signal?.aborted;
+      await push(callOf(made, aborted ? 'aborted' : 'error', started, partialUsageOf(outcome.error)));
+      if (aborted) return end({ ok: false, reason: 'aborted' });
       reason = describeError(outcome.error);
       continue;
     }
     inputTokens += outcome.result.inputTokens || 0;
     outputTokens += outcome.result.outputTokens || 0;
     const text = normalizeSummary(typeof outcome.result.text === 'string' ? outcome.result.text : '');
-    if (text) return { ok: true, text, attempts: made, inputTokens, outputTokens };
+    await push(callOf(made, text ? 'ok' : 'empty', started, outcome.result));
+    if (text) return end({ ok: true, text });
     reason = 'empty';
   }
-  return { ok: false, reason, attempts: made, inputTokens, outputTokens };
+  return end({ ok: false, reason });
 }

@@ -44,16 +44,28 @@ export interface DefineTermInput {
   messages: TranscriptLine[];
 }
 
-/** What one model call returned. Token counts are the provider's when known, else an estimate. */
+/**
+ * What one model call returned. Token counts are the provider's when known, else an estimate.
+ * `inputTokens` counts every prompt token, cached ones included; the cache fields say how many of them were
+ * read from or written to the provider's prompt cache (priced apart).
+ */
 export interface SummaryResult {
   text: string;
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  /** The model that answered, as the provider named it. */
+  model?: string;
+  /** HTTP requests behind this result (a chunked window makes several); 1 when absent. */
+  requests?: number;
 }
 
 /** Port for every model call Lorekeeper makes. Adapters must not retry: the retry policy does. */
 export interface Summarizer {
   readonly name: string;
+  /** The configured model (the usage ledger's label when a failed call names none). */
+  readonly model?: string;
   summarizeLocation(input: LocationSummaryInput, signal?: AbortSignal): Promise<SummaryResult>;
   summarizeNpc(input: NpcSummaryInput, signal?: AbortSignal): Promise<SummaryResult>;
   summarizeWorld(input: WorldSummaryInput, signal?: AbortSignal): Promise<SummaryResult>;

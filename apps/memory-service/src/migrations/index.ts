@@ -4,6 +4,15 @@ import { SearchIndex1763990000000 } from './1763990000000-search-index';
 import { ReplicaLeases1764000000000 } from './1764000000000-replica-leases';
 import { GameState1764000800000 } from './1764000800000-game-state';
 import { BroadcastScope1764200000000 } from './1764200000000-broadcast-scope';
+import { UsageLedger1764300000000 } from './1764300000000-usage-ledger';
 
 /** Every migration, oldest first; run at boot. */
-export const MIGRATIONS = [InitialSchema1763900000000, LayeredContext1763900800000, SearchIndex1763990000000, ReplicaLeases1764000000000, GameState1764000800000, BroadcastScope1764200000000];
+export const MIGRATIONS = [
+  InitialSchema1763900000000,
+  LayeredContext1763900800000,
+  SearchIndex1763990000000,
+  ReplicaLeases1764000000000,
+  GameState1764000800000,
+  BroadcastScope1764200000000,
+  UsageLedger1764300000000,
+];

@@ -4,11 +4,13 @@ import { Metrics } from './metrics';
 /** Counts calls, failures and tokens per scope around any Summarizer. */
 export class MeteredSummarizer implements Summarizer {
   readonly name: string;
+  readonly model?: string;
   constructor(
     private readonly inner: Summarizer,
     private readonly metrics: Metrics,
   ) {
     this.name = inner.name;
+    this.model = inner.model;
   }
 
   private async measure(scope: string, call: () => Promise<SummaryResult>): Promise<SummaryResult> {

@@ -22,6 +22,25 @@ export class Metrics {
     labelNames: ['scope', 'direction'] as const,
     registers: [this.registry],
   });
+  // §12 usage ledger, counted as rows become durable: the same numbers GET /v1/campaigns/:cid/usage sums.
+  readonly modelCalls = new Counter({
+    name: 'lorekeeper_model_calls_total',
+    help: 'Model call attempts in the usage ledger by scope, model and outcome (ok, empty, error, timeout, abandoned)',
+    labelNames: ['scope', 'model', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly modelTokens = new Counter({
+    name: 'lorekeeper_model_tokens_total',
+    help: 'Tokens in the usage ledger by scope, model and kind (input = uncached, output, cache_read, cache_write)',
+    labelNames: ['scope', 'model', 'kind'] as const,
+    registers: [this.registry],
+  });
+  readonly modelCost = new Counter({
+    name: 'lorekeeper_model_cost_usd_total',
+    help: 'Estimated USD at MODEL_PRICES by scope and model (priced models only)',
+    labelNames: ['scope', 'model'] as const,
+    registers: [this.registry],
+  });
   readonly memoriesRecorded = new Counter({ name: 'lorekeeper_memories_recorded_total', help: 'Memories recorded by scope', labelNames: ['scope'] as const, registers: [this.registry] });
   readonly memoriesSkipped = new Counter({ name: 'lorekeeper_memories_skipped_total', help: 'Summaries skipped after the last failed attempt, by scope', labelNames: ['scope'] as const, registers: [this.registry] });
 
