@@ -3,9 +3,9 @@ import { APP_CONFIG, AppConfig, notFound } from '@app/common';
 import { MemoryReader } from '@app/memory';
 import { callView, UsageLedger, usageReport } from '@app/summarizer';
 import { Controller, Get, Inject, Param } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { ApiRoute } from '../api-docs';
+import { ApiRoute, ApiTags } from '../api-docs';
+import * as R from '../dto/responses';
 import { idSchema } from '../validation';
 
 const TOTALS_EXAMPLE = {
@@ -38,6 +38,8 @@ export class UsageController {
 
   @Get('usage')
   @ApiRoute('Model calls and tokens of the campaign per scope and model, with an estimated cost from MODEL_PRICES', {
+    schema: R.usageResponse,
+    operationId: 'getUsage',
     status: 200,
     example: {
       campaignId: 'saltmere',
@@ -61,6 +63,8 @@ export class UsageController {
 
   @Get('memories/:memoryId/usage')
   @ApiRoute('Every model call behind one memory, failed attempts included', {
+    schema: R.memoryUsageResponse,
+    operationId: 'getMemoryUsage',
     status: 200,
     example: {
       memoryId: 'saltmere:9:location:tavern',

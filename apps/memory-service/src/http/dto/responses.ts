@@ -294,3 +294,48 @@ export const timelineResponse = z.object({
     }),
   ),
 });
+
+const usd = z.number().nullable().describe('USD at MODEL_PRICES; null when no call of the group has a priced model');
+const usageTotals = {
+  calls: count,
+  requests: count,
+  inputTokens: count,
+  outputTokens: count,
+  cacheReadTokens: count,
+  cacheWriteTokens: count,
+  latencyMs: count,
+  failedCalls: count.describe('attempts that failed (empty answer, error, timeout)'),
+  abandonedCalls: count.describe('calls whose outcome never committed (shutdown, lost lease, crash)'),
+  estimatedCost: usd,
+  wastedCost: usd.describe('the part of estimatedCost spent on failed and abandoned calls'),
+};
+const modelPrice = z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() });
+export const usageResponse = z.object({
+  campaignId: z.string(),
+  currency: z.literal('USD'),
+  totals: z.object(usageTotals),
+  byScope: z.array(z.object({ scope: z.string(), ...usageTotals })),
+  byModel: z.array(z.object({ model: z.string(), price: modelPrice.nullable(), ...usageTotals })),
+  unpricedModels: z.array(z.string()),
+});
+export const memoryUsageResponse = z.object({
+  memoryId: z.string(),
+  calls: z.array(
+    z.object({
+      scope: z.string(),
+      subjectId: z.string(),
+      attempt: int.min(1),
+      model: z.string(),
+      outcome: z.enum(['ok', 'empty', 'error', 'timeout', 'abandoned', 'pending']),
+      inputTokens: count,
+      outputTokens: count,
+      cacheReadTokens: count,
+      cacheWriteTokens: count,
+      latencyMs: count,
+      requests: count,
+      triggerVersion: count,
+      calledAt: time,
+      estimatedCost: z.number().nullable(),
+    }),
+  ),
+});
