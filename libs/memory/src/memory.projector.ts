@@ -2,7 +2,7 @@ import { glossaryKey, viewerKey } from '@app/campaign';
 import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
-import { GlossaryTermAddedData, MemoryRecordedData, RollingSummaryUpdatedData, summarySubject } from './memory-events';
+import { GlossaryTermAddedData, MemoryRecordedData, PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT, RollingSummaryUpdatedData, summarySubject } from './memory-events';
 import { MemoryRecord } from './memory.entity';
 import { memorySql } from './worker-sql';
 
@@ -47,9 +47,10 @@ export class MemoryProjector {
   }
 
   private async addSummary(m: EntityManager, campaignId: string, d: RollingSummaryUpdatedData, memoryVersion: number): Promise<void> {
+    if (d.alsoPublic) await this.addSummary(m, campaignId, { ...d, alsoPublic: false, publicView: true }, memoryVersion);
     await m.getRepository(RollingSummaryRecord).insert({
       campaignId,
-      viewerKey: d.viewer === null ? '*' : viewerKey('player', d.viewer),
+      viewerKey: d.publicView ? PUBLIC_SUMMARY_KEY : d.viewer === null ? '*' : viewerKey('player', d.viewer),
       memoryVersion,
       summary: d.summary,
       sinceMessageIndex: d.sinceMessageIndex,
@@ -58,7 +59,7 @@ export class MemoryProjector {
       createdAt: d.createdAt,
       inputIndexes: JSON.stringify(d.inputIndexes),
     });
-    await memorySql.upsertCursor(m, campaignId, 'summary', summarySubject(d.viewer), d.throughMessageIndex);
+    await memorySql.upsertCursor(m, campaignId, 'summary', d.publicView ? PUBLIC_SUMMARY_SUBJECT : summarySubject(d.viewer), d.throughMessageIndex);
   }
 
   /** A viewer may see a memory only if it witnessed every message the summarizer read. */

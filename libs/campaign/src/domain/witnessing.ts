@@ -27,8 +27,10 @@ export function characterKind(state: CampaignState, id: string, prefer?: ViewerK
  * Public: players travel with the party, NPCs are where their `locationId` says (nowhere witnesses nothing);
  * private: exactly its audience; dm: nobody but the dm agent, which is never listed.
  */
-export function witnessesOf(state: CampaignState, message: Pick<Message, 'visibility' | 'audience' | 'locationId'>): string[] {
+export function witnessesOf(state: CampaignState, message: Pick<Message, 'visibility' | 'audience' | 'locationId'> & { speaker?: string | null }): string[] {
   const keys = new Set<string>();
+  // §8 "a speaker witnesses what it says", whatever the visibility (a whisper, even a dm-only line).
+  for (const key of speakerKeys(state, message.speaker)) keys.add(key);
   if (message.visibility === 'private') {
     for (const id of message.audience) {
       if (Object.hasOwn(players(state), id)) keys.add(viewerKey('player', id));
@@ -41,6 +43,17 @@ export function witnessesOf(state: CampaignState, message: Pick<Message, 'visibi
     }
   }
   return [...keys].sort();
+}
+
+/** The characters a message's `speaker` names: id, name or alias, case-insensitive, the whole string. */
+export function speakerKeys(state: CampaignState, speaker: string | null | undefined): string[] {
+  const said = speaker?.trim().toLowerCase();
+  if (!said) return [];
+  const names = (c: { id: string; name: string; aliases?: string[] }) => [c.id, c.name, ...(c.aliases ?? [])].map((n) => n.trim().toLowerCase());
+  return [
+    ...Object.values(state.players ?? {}).filter((p) => names(p).includes(said)).map((p) => viewerKey('player', p.id)),
+    ...Object.values(state.npcs).filter((n) => names(n).includes(said)).map((n) => viewerKey('npc', n.id)),
+  ];
 }
 
 /** The round current at game version `version` (its events see this round): 1 + rounds ended before it. */
