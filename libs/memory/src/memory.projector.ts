@@ -1,4 +1,4 @@
-import { glossaryKey, viewerKey } from '@app/campaign';
+import { glossaryKey, PUBLIC_WITNESS, viewerKey } from '@app/campaign';
 import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
@@ -67,8 +67,11 @@ export class MemoryProjector {
     const counts = new Map<string, number>();
     const inputs = [...new Set(d.inputIndexes)];
     for (let i = 0; i < inputs.length; i += CHUNK) {
-      const rows = await memorySql.witnessCounts(m, campaignId, inputs.slice(i, i + CHUNK));
+      const chunk = inputs.slice(i, i + CHUNK);
+      const rows = await memorySql.witnessCounts(m, campaignId, chunk);
       for (const r of rows) counts.set(r.viewerId, (counts.get(r.viewerId) ?? 0) + r.n);
+      // §8 public view: a memory built from public messages only is "witnessed" by the public.
+      counts.set(PUBLIC_WITNESS, (counts.get(PUBLIC_WITNESS) ?? 0) + (await memorySql.publicCount(m, campaignId, chunk)));
     }
     const viewers = [...counts].filter(([, n]) => n === inputs.length).map(([viewerId]) => ({ campaignId, viewerId, memoryId: d.memoryId }));
     for (let i = 0; i < viewers.length; i += CHUNK) {

@@ -300,8 +300,8 @@ export class MemoryWorker {
     const through = window[window.length - 1].index;
     if (!outcome.ok) return [this.skipped(campaignId, { scope, subjectId: task.subjectId }, outcome, event, since.index, through)];
     // §8: the cursor of a location or world memory moves over everything selected, the left-out secrets included.
-    const cursor = npc ? through : selection[selection.length - 1].index;
-    cursors.set(key, cursor);
+    const moved = npc ? through : selection[selection.length - 1].index;
+    cursors.set(key, moved);
     this.logger.log(`memory recorded`, { campaignId, triggerVersion: event.version, scope, subjectId: task.subjectId, correlationId: event.metadata.correlationId, messages: window.length, attempts: outcome.attempts });
     return [
       {
@@ -322,7 +322,7 @@ export class MemoryWorker {
           // §8: dated in the story's time, the `at` of the last message summarized (replay-stable all the same).
           createdAt: window[window.length - 1].at,
           triggerVersion: event.version,
-          cursor,
+          cursor: moved,
           inputIndexes: window.map((m) => m.index),
           attempts: outcome.attempts,
           inputTokens: outcome.inputTokens,

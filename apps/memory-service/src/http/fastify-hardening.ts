@@ -41,4 +41,8 @@ export const hardenedFastifyOptions = {
  */
 export function acceptJsonOnly(fastify: FastifyInstance): void {
   fastify.removeContentTypeParser('text/plain');
+  // §8: a JSON write with no body at all (`POST …/commands/end-round` from a client that always sends the header) is `{}`.
+  const json = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => (body === '' ? done(null, {}) : json(req, body as string, done)));
 }

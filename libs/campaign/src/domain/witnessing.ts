@@ -6,6 +6,12 @@ export type ViewerKind = 'player' | 'npc';
 /** Players and NPCs live in separate id spaces, so a witness is named by kind and id. */
 export const viewerKey = (kind: ViewerKind, id: string): string => `${kind}:${id}`;
 
+/**
+ * The witness key of the public view (DESIGN §8, a context without a viewer): public messages, and memories built
+ * from public messages only. Never a character's key (those are `player:`/`npc:`-prefixed).
+ */
+export const PUBLIC_WITNESS = '*public';
+
 // State documents written before players existed have no map.
 const players = (state: CampaignState): Record<string, unknown> => state.players ?? {};
 
