@@ -375,7 +375,8 @@ export class MemoryWorker {
     // §8: the dm's summary over everything; per player with perRoleMemory, else a public one for callers without a viewer.
     const subjects: SummaryTarget[] = [{ viewer: null }, ...(perRole ? playerIdsOf(state).map((viewer) => ({ viewer })) : [{ viewer: null, publicView: true as const }])];
     const out: MemoryEvent[] = [];
-    let shared: RollingSummaryUpdatedData | null = null;
+    // The dm's summary, when it also serves as the public one (null data: its rewrite failed, so the public one waits too).
+    let shared: { data: RollingSummaryUpdatedData | null } | null = null;
     for (const target of subjects) {
       const { viewer } = target;
       const subject = target.publicView ? PUBLIC_SUMMARY_SUBJECT : summarySubject(viewer);
@@ -383,8 +384,10 @@ export class MemoryWorker {
       const cursor = cursors.get(`summary:${subject}`) ?? -1;
       if (target.publicView && shared) {
         // The dm's summary read only public lines from where the public one stands: it is the public one too.
-        shared.alsoPublic = true;
-        cursors.set(`summary:${subject}`, shared.throughMessageIndex);
+        if (shared.data) {
+          shared.data.alsoPublic = true;
+          cursors.set(`summary:${subject}`, shared.data.throughMessageIndex);
+        }
         continue;
       }
       const selected = await this.reader.messagesForScope(campaignId, { afterIndex: cursor, beforeVersion: event.version, maxRound, witnessedBy: witness });
@@ -392,10 +395,12 @@ export class MemoryWorker {
       if (selection.length === 0) continue;
       const previous = await this.layers.latestSummary(campaignId, target.publicView ? PUBLIC_SUMMARY_KEY : (witness ?? '*'));
       const input = { campaignId, previousSummary: previous?.summary ?? null, messages: selection.map(toTranscript), maxWords, viewer, ...(target.publicView ? { publicOnly: true } : {}) };
+      const sharing = viewer === null && !target.publicView && !perRole && selection.every(isPublic) && (await this.publicInStep(campaignId, cursors, cursor, previous));
       const outcome = await this.attempt(trigger, (signal) => this.summarizer.summarizeRolling(input, signal));
       const since = selection[0].index;
       // The public summary's cursor moves over everything selected, the left-out secrets included.
       const through = selected[selected.length - 1].index;
+      if (sharing) shared = { data: null };
       if (!outcome.ok) {
         out.push(this.skipped(campaignId, { scope: 'summary', subjectId: subject }, outcome, event, since, through));
         continue;
@@ -414,7 +419,7 @@ export class MemoryWorker {
         inputTokens: outcome.inputTokens,
         outputTokens: outcome.outputTokens,
       };
-      if (viewer === null && !perRole && selection.every(isPublic) && (await this.publicInStep(campaignId, cursors, cursor, previous))) shared = data;
+      if (shared && sharing) shared.data = data;
       out.push({ type: 'RollingSummaryUpdated', data });
     }
     return out;
