@@ -169,6 +169,9 @@ export class ContextComposer {
         const was = recall.tokens;
         recall.tokens = this.sectionTokens(recall);
         used += recall.tokens - was;
+        // The line moved rather than went: its drop reports what it saved, so drops and `used` still add up.
+        const report = dropped.findLast((d) => d.section === section.key && d.ref === entry.ref);
+        if (report) report.tokens -= recall.tokens - was;
       }
     };
     if (recall) {

@@ -1,5 +1,7 @@
 import { glossaryKey, GlossaryOverride, PUBLIC_WITNESS } from '@app/campaign';
 import { Database, sql } from '@app/event-store';
+import { capWords, cutOutsideMarks, splitSentences } from '@app/summarizer';
+import { MAX_DEFINITION_WORDS } from './glossary/known-terms';
 import { GlossaryTermRecord, RollingSummaryRecord } from './layers.entity';
 
 export interface GlossaryEntry {
@@ -97,20 +99,23 @@ export class LayersReader {
     const witnessed = await this.witnessedIndexes(campaignId, viewer, terms.map((t) => Number(t.coinedMessageIndex)));
     const known = new Set(terms.filter((t) => witnessed.has(Number(t.coinedMessageIndex))).map((t) => t.termKey));
     const rest = terms.filter((t) => !known.has(t.termKey));
+    const usedOnly = new Map<string, GlossaryTermRecord>();
     for (let i = 0; i < rest.length; i += TERM_BATCH) {
       const batch = rest.slice(i, i + TERM_BATCH);
       // LIKE narrows the messages down in the database; the whole-word test is made here.
       const likes = batch.map(() => "LOWER(m.content) LIKE ? ESCAPE '\\'");
       const { join, where, params } = witnessFilter(viewer);
-      const text = `SELECT m.content AS content FROM messages m${join} WHERE m.campaign_id = ?${where} AND (${likes.join(' OR ')})`;
+      const text = `SELECT m.content AS content FROM messages m${join} WHERE m.campaign_id = ?${where} AND (${likes.join(' OR ')}) ORDER BY m.idx`;
       const values = [...params, campaignId, ...batch.map((t) => `%${escapeLike(t.termKey)}%`)];
       const { rows } = await this.db.read((m) => sql<{ content: string }>(m, text, values));
       for (const t of batch) {
         const re = wholeWord(t.termKey);
-        if (rows.some((r) => re.test(r.content))) known.add(t.termKey);
+        const use = rows.find((r) => re.test(r.content));
+        // The stored definition came from the coining message, which this viewer never saw: defined by what it did see.
+        if (use) usedOnly.set(t.termKey, { ...t, definition: definitionFrom(use.content, re) });
       }
     }
-    return terms.filter((t) => known.has(t.termKey));
+    return terms.flatMap((t) => (known.has(t.termKey) ? [t] : usedOnly.has(t.termKey) ? [usedOnly.get(t.termKey)!] : []));
   }
 
   private async witnessedIndexes(campaignId: string, viewer: string, indexes: number[]): Promise<Set<number>> {
@@ -137,6 +142,12 @@ export class LayersReader {
 }
 
 const TERM_BATCH = 50;
+
+/** As the offline defineTerm does: the first sentence that uses the term, cut to 20 words outside any quotation. */
+function definitionFrom(content: string, term: RegExp): string {
+  const sentence = splitSentences(content).find((x) => term.test(x)) ?? content;
+  return cutOutsideMarks(sentence, MAX_DEFINITION_WORDS) ?? capWords(sentence, MAX_DEFINITION_WORDS);
+}
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 

@@ -32,4 +32,4 @@ export function createSummarizer(config: SummarizerConfig): Summarizer {
       : new LocalSummarizer();
   return new ChunkingSummarizer(inner, { maxInputChars: config.maxInputChars });
 }
-export { balancedMarks, capSentences, capWords, sentenceKey, splitSentences } from './key-sentences';
+export { balancedMarks, capSentences, capWords, cutOutsideMarks, sentenceKey, splitSentences } from './key-sentences';
