@@ -290,3 +290,71 @@ describe('a term coined in a whisper (DESIGN §8 glossary)', () => {
     expect((await s().context('?include=glossary')).body.sections[0].entries.map((e: any) => e.ref)).toEqual(['Glass Choir']);
   });
 });
+
+describe('the public view: a context without a viewer (DESIGN §8 "Who may read what")', () => {
+  let t: TestApp;
+  const summarizer = new RecordingSummarizer('echo');
+  const s = (id: string) => scenario(t, id);
+  const text = async (id: string, query: string) => {
+    const res = await s(id).context(`${query}&format=text&budget=200000`);
+    expect(res.status).toBe(200);
+    return res.text as string;
+  };
+
+  beforeAll(async () => {
+    // Every ended round rewrites "Previously" over what is no longer hot (one hot round).
+    t = await startTestApp({ summarizer, env: { SUMMARY_INTERVAL_ROUNDS: '1', HOT_ROUNDS: '1' } });
+    for (const id of ['pub', 'open']) {
+      await s(id).create('Public view');
+      await s(id).location('hall', 'The Hall');
+      await s(id).npc('sel', 'Sel Oran', 'hall');
+      await t.http('PUT', `/v1/campaigns/${id}/players/aria`, { name: 'Aria' });
+      await s(id).move('hall');
+    }
+    await s('pub').say(
+      { role: 'dm', content: 'Torches gutter in the hall.' },
+      { role: 'npc', speaker: 'Sel Oran', content: 'The password is heliotrope, Sel whispers.', visibility: 'private', audience: ['aria'] },
+      { role: 'dm', content: 'Sel is a traitor, the dm notes: moonwort.', visibility: 'dm' },
+    );
+    await s('pub').command('end-round');
+    await s('pub').say({ role: 'player', speaker: 'Aria', content: 'Aria nods at the guards.' });
+    await s('pub').command('end-round');
+    await s('pub').say({ role: 'player', speaker: 'Aria', content: 'Aria waits by the door.' }, { role: 'dm', content: 'A dm-only aside: heliotrope.', visibility: 'dm' });
+    await s('open').say({ role: 'dm', content: 'Rain on the hall roof.' }, { role: 'player', speaker: 'Aria', content: 'Aria shakes out her cloak.' });
+    await s('open').command('end-round');
+    for (const id of ['pub', 'open']) await s(id).settled();
+  });
+  afterAll(async () => t.close());
+
+  it('narrative and agent contexts without a viewer show public messages, memories, glossary and Previously only', async () => {
+    const narrative = await text('pub', '?include=glossary,previously,location,npc,world,recall,recent&query=heliotrope%20moonwort%20password%20traitor');
+    const agent = await text('pub', '?agent=agent&query=heliotrope');
+    for (const out of [narrative, agent]) {
+      expect(out).not.toMatch(/heliotrope|moonwort|traitor|password/i);
+      expect(out).toContain('Aria waits by the door.');
+    }
+    expect(narrative).toContain("## Previously\nTorches gutter in the hall. Aria nods at the guards.\n");
+    const dm = await text('pub', '?agent=dm&query=heliotrope%20moonwort');
+    // The dm reads it all, marked (its Previously keeps only what Recall does not already say).
+    expect(dm).toContain('(private: Aria) Sel Oran: The password is heliotrope, Sel whispers.');
+    expect(dm).toContain('(dm only) dm: Sel is a traitor, the dm notes: moonwort.');
+  });
+
+  it('keeps two rolling summaries without perRoleMemory: the dm’s over everything, the public one over public lines', () => {
+    const rolling = summarizer.rolling().filter((r) => r.campaignId === 'pub');
+    expect(rolling.map((r) => [r.publicOnly === true, r.messages.map((m) => m.index), r.messages.map((m) => m.visibility)])).toEqual([
+      [false, [0, 1, 2], ['public', 'private', 'dm']],
+      [true, [0], ['public']],
+      [false, [3], ['public']],
+      [true, [3], ['public']],
+    ]);
+  });
+
+  it('one call serves both while every line was public (the public summary is the dm’s)', async () => {
+    expect(summarizer.rolling().filter((r) => r.campaignId === 'open')).toHaveLength(1);
+    const pub = await text('open', '?include=previously');
+    const dm = await text('open', '?agent=dm&include=previously');
+    expect(pub).toContain('## Previously\nRain on the hall roof. Aria shakes out her cloak.');
+    expect(dm.split('\n').slice(0, 2)).toEqual(pub.split('\n').slice(0, 2));
+  });
+});
