@@ -290,4 +290,26 @@ describe('the narrative memory sections', () => {
       ['world', 1],
     ]);
   });
+
+  describe('no sentence twice (DESIGN §8)', () => {
+    const composeDm = (sections: ContextSection[]) => composerOf(new WordCounter(), sections).compose(request({ agent: "dm" }), snapshot(), 10_000);
+
+    it('removes from summaries what an earlier entry or a message holds, labels aside; an emptied entry is a `duplicate` drop', async () => {
+      const c = await composeDm([
+        new FixedSection('previously', 'Previously', [{ ref: 'through:4', text: 'Aria: I slide three coins to Mira. The rain stops.' }]),
+        new FixedSection('location', 'Recent Location Memory', [
+          { ref: 'm1', createdAt: '2026-03-01T10:00:00.000Z', text: '- 2026-03-01 10:00 — At The Inn: Aria: I slide  three coins to MIRA. Mira pockets the coins. Brannoc waits.' },
+          { ref: 'm2', createdAt: '2026-03-02T10:00:00.000Z', text: '- 2026-03-02 10:00 — At The Inn: The rain stops.' },
+        ]),
+        new FixedSection('recent', 'Recent Messages', [{ ref: '9', text: '[9] Brannoc: Brannoc waits.', body: 'Brannoc waits.' }]),
+      ]);
+      const location = c.sections.find((x) => x.key === 'location')!;
+      // The header moves to the first kept sentence; the removed sentence's speaker label does not (Mira said the next one).
+      expect(location.entries.map((e) => e.text)).toEqual(['- 2026-03-01 10:00 — At The Inn: Mira pockets the coins.']);
+      expect(c.dropped).toEqual([{ section: 'location', ref: 'm2', tokens: 10, reason: 'duplicate' }]);
+      // Messages are never cut.
+      expect(c.sections.find((x) => x.key === 'recent')!.entries[0].text).toBe('[9] Brannoc: Brannoc waits.');
+      expect(c.used).toBe(c.sections.reduce((n, x) => n + x.tokens, 0));
+    });
+  });
 });

@@ -232,22 +232,21 @@ function splitEntryLine(text: string): { prefix: string; summary: string } {
 }
 
 /**
- * The sentences not yet held (adding them to `held`); the labels of a removed sentence move to the next kept one that
- * has none, so "At The Inn: Aria: <said before>. <new>." keeps saying where and who.
+ * The sentences not yet held (adding them to `held`). When the first sentence goes, its first label — the entry's
+ * header, "At The Inn: " or "Mira's memory of The Inn: " — moves to the next kept one; a speaker's label never moves,
+ * since the next sentence may be someone else's (a summary names a speaker only when it changes).
  */
 function keepNewSentences(sentences: string[], held: Set<string>): string[] {
   const kept: string[] = [];
-  let carried = '';
-  for (const sentence of sentences) {
+  let header = '';
+  sentences.forEach((sentence, i) => {
     const key = sentenceKeyOf(sentence);
-    const labels = LABELS.exec(sentence)?.[0] ?? '';
     if (key === '' || held.has(key)) {
-      carried = carried || labels;
-      continue;
+      if (i === 0) header = /^[^:]{1,80}?:\s+/u.exec(LABELS.exec(sentence)?.[0] ?? '')?.[0] ?? '';
+      return;
     }
     held.add(key);
-    kept.push(labels || !carried ? sentence : `${carried}${sentence}`);
-    carried = '';
-  }
+    kept.push(header && kept.length === 0 && !sentence.startsWith(header) ? `${header}${sentence}` : sentence);
+  });
   return kept;
 }
