@@ -23,7 +23,12 @@ export const DEFAULT_MIN_RECENT_MESSAGES = 4;
  * Over budget, entries go in this order; sections not listed are never dropped. `keepNewest`: Recent Messages stops at
  * its newest MIN_RECENT_MESSAGES, which go last of all.
  */
-const DROP_ORDER: { keys: SectionKey[]; keepNewest?: true }[] = [{ keys: ['recent'], keepNewest: true }, { keys: ['recall'] }, { keys: ['location', 'npc', 'world'] }, { keys: ['recent'] }];
+const DROP_ORDER: { keys: SectionKey[]; keepNewest?: true }[] = [
+  { keys: ['recent'], keepNewest: true },
+  { keys: ['recall'] },
+  { keys: ['location', 'npc', 'world'] },
+  { keys: ['recent'] },
+];
 
 /** Sections whose entries the no-sentence-twice rule may shorten (§8); everything else only counts as already said. */
 const SUMMARY_SECTIONS = new Set<SectionKey>(['previously', 'location', 'npc', 'world']);
@@ -102,8 +107,13 @@ export class ContextComposer {
    */
   private dedupe(sections: ComposedSection[], dropped: DroppedEntry[]): void {
     const held = new Set<string>();
-    const shortenable = (s: ComposedSection, e: SectionEntry) => SUMMARY_SECTIONS.has(s.key) || (s.key === 'recall' && isRecalledMemory(e));
-    for (const s of sections) for (const e of s.entries) if (!shortenable(s, e)) for (const x of splitSentences(e.body ?? e.text)) held.add(sentenceKeyOf(x));
+    const shortenable = (s: ComposedSection, e: SectionEntry) =>
+      SUMMARY_SECTIONS.has(s.key) || (s.key === 'recall' && isRecalledMemory(e));
+    for (const s of sections) {
+      for (const e of s.entries) {
+        if (!shortenable(s, e)) for (const x of splitSentences(e.body ?? e.text)) held.add(sentenceKeyOf(x));
+      }
+    }
     for (const s of sections) {
       let changed = false;
       s.entries = s.entries.filter((e) => {
@@ -187,7 +197,8 @@ export class ContextComposer {
         const extras = extraTokens();
         const recentTokens = recent?.tokens ?? 0;
         const recentSpare = (recent?.entries.length ?? 0) > this.minRecent;
-        if (!recentSpare || recentTokens === 0 || extras > this.recallShare * (extras + recentTokens)) drop(recall, recall.entries.length - 1);
+        const recallGives = !recentSpare || recentTokens === 0 || extras > this.recallShare * (extras + recentTokens);
+        if (recallGives) drop(recall, recall.entries.length - 1);
         else drop(recent!, 0);
       }
     }

@@ -40,7 +40,7 @@ export class LayersReader {
     o: { viewer?: string | null; publicOnly?: boolean; includeHidden?: boolean } = {},
   ): Promise<GlossaryEntry[]> {
     const viewer = o.viewer || (o.publicOnly ? PUBLIC_WITNESS : null);
-    const all = await this.db.read((m) => m.getRepository(GlossaryTermRecord).createQueryBuilder('g').where('g.campaignId = :campaignId', { campaignId }).getMany());
+    const all = await this.db.read((m) => m.getRepository(GlossaryTermRecord).findBy({ campaignId }));
     const rows = viewer ? await this.knownTo(campaignId, viewer, all) : all;
     const coined = await this.coinedKeys(campaignId, viewer ? Object.keys(overrides) : []);
     const byKey = new Map<string, GlossaryEntry>();
@@ -94,7 +94,7 @@ export class LayersReader {
   }
 
   /** The terms `viewer` knows: coined in a message it witnessed, or used (whole word) in one. */
-  private async knownTo(campaignId: string, viewer: string, terms: GlossaryTermRecord[]): Promise<GlossaryTermRecord[]> {
+  private async knownTo(campaignId: string, viewer: string, terms: GlossaryTermRecord[]) {
     if (terms.length === 0) return terms;
     const witnessed = await this.witnessedIndexes(campaignId, viewer, terms.map((t) => Number(t.coinedMessageIndex)));
     const known = new Set(terms.filter((t) => witnessed.has(Number(t.coinedMessageIndex))).map((t) => t.termKey));
@@ -105,7 +105,9 @@ export class LayersReader {
       // LIKE narrows the messages down in the database; the whole-word test is made here.
       const likes = batch.map(() => "LOWER(m.content) LIKE ? ESCAPE '\\'");
       const { join, where, params } = witnessFilter(viewer);
-      const text = `SELECT m.content AS content FROM messages m${join} WHERE m.campaign_id = ?${where} AND (${likes.join(' OR ')}) ORDER BY m.idx`;
+      const text =
+        `SELECT m.content AS content FROM messages m${join} WHERE m.campaign_id = ?${where}` +
+        ` AND (${likes.join(' OR ')}) ORDER BY m.idx`;
       const values = [...params, campaignId, ...batch.map((t) => `%${escapeLike(t.termKey)}%`)];
       const { rows } = await this.db.read((m) => sql<{ content: string }>(m, text, values));
       for (const t of batch) {
@@ -115,7 +117,7 @@ export class LayersReader {
         if (use) usedOnly.set(t.termKey, { ...t, definition: definitionFrom(use.content, re) });
       }
     }
-    return terms.flatMap((t) => (known.has(t.termKey) ? [t] : usedOnly.has(t.termKey) ? [usedOnly.get(t.termKey)!] : []));
+    return terms.flatMap((t) => (known.has(t.termKey) ? [t] : (usedOnly.get(t.termKey) ?? [])));
   }
 
   private async witnessedIndexes(campaignId: string, viewer: string, indexes: number[]): Promise<Set<number>> {
@@ -124,7 +126,8 @@ export class LayersReader {
     for (let i = 0; i < unique.length; i += 500) {
       const chunk = unique.slice(i, i + 500);
       const { join, where, params } = witnessFilter(viewer);
-      const text = `SELECT m.idx AS idx FROM messages m${join} WHERE m.campaign_id = ?${where} AND m.idx IN (${chunk.map(() => '?').join(', ')})`;
+      const marks = chunk.map(() => '?').join(', ');
+      const text = `SELECT m.idx AS idx FROM messages m${join} WHERE m.campaign_id = ?${where} AND m.idx IN (${marks})`;
       const values = [...params, campaignId, ...chunk];
       const { rows } = await this.db.read((m) => sql<{ idx: number | string }>(m, text, values));
       for (const r of rows) out.add(Number(r.idx));
@@ -151,10 +154,13 @@ function definitionFrom(content: string, term: RegExp): string {
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-const wholeWord = (term: string) => new RegExp(`(?<![\\p{L}\\p{N}_])${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}_])`, 'iu');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The messages a witness key saw: public ones for the public view, else its message_witnesses rows (params go first). */
+const wholeWord = (term: string) => new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(term)}(?![\\p{L}\\p{N}_])`, 'iu');
+
+/** The messages a witness key saw: public ones for the public view, else its message_witnesses rows (params first). */
 function witnessFilter(viewer: string): { join: string; where: string; params: unknown[] } {
   if (viewer === PUBLIC_WITNESS) return { join: '', where: " AND m.visibility = 'public'", params: [] };
-  return { join: ' INNER JOIN message_witnesses w ON w.campaign_id = m.campaign_id AND w.idx = m.idx AND w.viewer_id = ?', where: '', params: [viewer] };
+  const join = ' INNER JOIN message_witnesses w ON w.campaign_id = m.campaign_id AND w.idx = m.idx AND w.viewer_id = ?';
+  return { join, where: '', params: [viewer] };
 }

@@ -2,7 +2,8 @@ import { glossaryKey, PUBLIC_WITNESS, viewerKey } from '@app/campaign';
 import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
-import { GlossaryTermAddedData, MemoryRecordedData, PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT, RollingSummaryUpdatedData, summarySubject } from './memory-events';
+import { GlossaryTermAddedData, MemoryRecordedData, RollingSummaryUpdatedData, summarySubject } from './memory-events';
+import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from './memory-events';
 import { MemoryRecord } from './memory.entity';
 import { memorySql } from './worker-sql';
 
@@ -47,7 +48,8 @@ export class MemoryProjector {
   }
 
   private async addSummary(m: EntityManager, campaignId: string, d: RollingSummaryUpdatedData, memoryVersion: number): Promise<void> {
-    if (d.alsoPublic) await this.addSummary(m, campaignId, { ...d, alsoPublic: false, publicView: true }, memoryVersion);
+    const publicToo = { ...d, alsoPublic: false, publicView: true };
+    if (d.alsoPublic) await this.addSummary(m, campaignId, publicToo, memoryVersion);
     await m.getRepository(RollingSummaryRecord).insert({
       campaignId,
       viewerKey: d.publicView ? PUBLIC_SUMMARY_KEY : d.viewer === null ? '*' : viewerKey('player', d.viewer),
@@ -59,7 +61,8 @@ export class MemoryProjector {
       createdAt: d.createdAt,
       inputIndexes: JSON.stringify(d.inputIndexes),
     });
-    await memorySql.upsertCursor(m, campaignId, 'summary', d.publicView ? PUBLIC_SUMMARY_SUBJECT : summarySubject(d.viewer), d.throughMessageIndex);
+    const subject = d.publicView ? PUBLIC_SUMMARY_SUBJECT : summarySubject(d.viewer);
+    await memorySql.upsertCursor(m, campaignId, 'summary', subject, d.throughMessageIndex);
   }
 
   /** A viewer may see a memory only if it witnessed every message the summarizer read. */
@@ -71,7 +74,8 @@ export class MemoryProjector {
       const rows = await memorySql.witnessCounts(m, campaignId, chunk);
       for (const r of rows) counts.set(r.viewerId, (counts.get(r.viewerId) ?? 0) + r.n);
       // §8 public view: a memory built from public messages only is "witnessed" by the public.
-      counts.set(PUBLIC_WITNESS, (counts.get(PUBLIC_WITNESS) ?? 0) + (await memorySql.publicCount(m, campaignId, chunk)));
+      const publicInputs = await memorySql.publicCount(m, campaignId, chunk);
+      counts.set(PUBLIC_WITNESS, (counts.get(PUBLIC_WITNESS) ?? 0) + publicInputs);
     }
     const viewers = [...counts].filter(([, n]) => n === inputs.length).map(([viewerId]) => ({ campaignId, viewerId, memoryId: d.memoryId }));
     for (let i = 0; i < viewers.length; i += CHUNK) {

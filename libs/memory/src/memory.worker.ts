@@ -1,11 +1,13 @@
 import { CampaignReader, CampaignState, Message, roundAt, StoredMessage, viewerKey } from '@app/campaign';
 import { Database, EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
-import { capSentences, capWords, Summarizer, SummaryOutcome, SummaryResult, summarizeWithRetry, TranscriptLine } from '@app/summarizer';
+import { capSentences, capWords, Summarizer, SummaryOutcome, SummaryResult } from '@app/summarizer';
+import { summarizeWithRetry, TranscriptLine } from '@app/summarizer';
 import { EntityManager } from 'typeorm';
 import { extractCoinedTerms } from './glossary/coined-terms';
 import { KnownTerms, knownTermsOf, MAX_DEFINITION_WORDS, MAX_TERM_CHARS, playerIdsOf } from './glossary/known-terms';
 import { LayersReader, RollingSummaryView } from './layers.reader';
-import { MemoryEvent, memoryId, PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT, RollingSummaryUpdatedData, summarySubject } from './memory-events';
+import { MemoryEvent, memoryId, RollingSummaryUpdatedData, summarySubject } from './memory-events';
+import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from './memory-events';
 import { MemoryProjector } from './memory.projector';
 import { npcWindow, planLayerTriggers, planTriggers, ScopeTask } from './message-selection';
 import { WorkerProgress } from './progress';
@@ -293,7 +295,9 @@ export class MemoryWorker {
       beforeVersion: event.version,
     });
     const npc = scope === 'npc' ? state.npcs[task.subjectId] : undefined;
-    const window = npc ? npcWindow(npc, await this.witnessedOnly(campaignId, viewerKey('npc', npc.id), selection)) : selection.filter(isPublic);
+    const window = npc
+      ? npcWindow(npc, await this.witnessedOnly(campaignId, viewerKey('npc', npc.id), selection))
+      : selection.filter(isPublic);
     if (window.length === 0) return [];
     const outcome = await this.attempt(trigger, (signal) => this.summarize(campaignId, state, task, window, signal));
     const since = window[0];
@@ -372,10 +376,12 @@ export class MemoryWorker {
     if (maxRound < 1) return [];
     const maxWords = this.options.rollingSummaryWords ?? 150;
     const perRole = state.settings.perRoleMemory;
-    // §8: the dm's summary over everything; per player with perRoleMemory, else a public one for callers without a viewer.
-    const subjects: SummaryTarget[] = [{ viewer: null }, ...(perRole ? playerIdsOf(state).map((viewer) => ({ viewer })) : [{ viewer: null, publicView: true as const }])];
+    // §8: the dm's summary over everything; one per player with perRoleMemory, else a public one.
+    const players = playerIdsOf(state).map((viewer) => ({ viewer }));
+    const others: SummaryTarget[] = perRole ? players : [{ viewer: null, publicView: true }];
+    const subjects: SummaryTarget[] = [{ viewer: null }, ...others];
     const out: MemoryEvent[] = [];
-    // The dm's summary, when it also serves as the public one (null data: its rewrite failed, so the public one waits too).
+    // The dm's summary when it also serves as the public one (data null: its rewrite failed, the public one waits too).
     let shared: { data: RollingSummaryUpdatedData | null } | null = null;
     for (const target of subjects) {
       const { viewer } = target;
@@ -390,12 +396,22 @@ export class MemoryWorker {
         }
         continue;
       }
-      const selected = await this.reader.messagesForScope(campaignId, { afterIndex: cursor, beforeVersion: event.version, maxRound, witnessedBy: witness });
+      const scope = { afterIndex: cursor, beforeVersion: event.version, maxRound, witnessedBy: witness };
+      const selected = await this.reader.messagesForScope(campaignId, scope);
       const selection = target.publicView ? selected.filter(isPublic) : selected;
       if (selection.length === 0) continue;
-      const previous = await this.layers.latestSummary(campaignId, target.publicView ? PUBLIC_SUMMARY_KEY : (witness ?? '*'));
-      const input = { campaignId, previousSummary: previous?.summary ?? null, messages: selection.map(toTranscript), maxWords, viewer, ...(target.publicView ? { publicOnly: true } : {}) };
-      const sharing = viewer === null && !target.publicView && !perRole && selection.every(isPublic) && (await this.publicInStep(campaignId, cursors, cursor, previous));
+      const summaryKey = target.publicView ? PUBLIC_SUMMARY_KEY : (witness ?? '*');
+      const previous = await this.layers.latestSummary(campaignId, summaryKey);
+      const input = {
+        campaignId,
+        previousSummary: previous?.summary ?? null,
+        messages: selection.map(toTranscript),
+        maxWords,
+        viewer,
+        ...(target.publicView ? { publicOnly: true } : {}),
+      };
+      const dmOfPublicLines = viewer === null && !target.publicView && !perRole && selection.every(isPublic);
+      const sharing = dmOfPublicLines && (await this.publicInStep(campaignId, cursors, cursor, previous));
       const outcome = await this.attempt(trigger, (signal) => this.summarizer.summarizeRolling(input, signal));
       const since = selection[0].index;
       // The public summary's cursor moves over everything selected, the left-out secrets included.
@@ -426,19 +442,25 @@ export class MemoryWorker {
   }
 
   /** The public summary stands where the dm's does, on the same text: the dm's next one can serve both. */
-  private async publicInStep(campaignId: string, cursors: Map<string, number>, dmCursor: number, dmPrevious: RollingSummaryView | null): Promise<boolean> {
+  private async publicInStep(
+    campaignId: string,
+    cursors: Map<string, number>,
+    dmCursor: number,
+    dmPrevious: RollingSummaryView | null,
+  ): Promise<boolean> {
     if ((cursors.get(`summary:${PUBLIC_SUMMARY_SUBJECT}`) ?? -1) !== dmCursor) return false;
     const publicPrevious = await this.layers.latestSummary(campaignId, PUBLIC_SUMMARY_KEY);
     return (publicPrevious?.summary ?? null) === (dmPrevious?.summary ?? null);
   }
 
   /** The messages of `selection` the witness saw (§8 witnessing, the speaker rule included). */
-  private async witnessedOnly(campaignId: string, witness: string, selection: StoredMessage[]): Promise<StoredMessage[]> {
+  private async witnessedOnly(campaignId: string, witness: string, selection: StoredMessage[]) {
     if (selection.length === 0) return selection;
     const seen = new Set<number>();
     // Chunked: a long stay at one location selects more messages than a statement may bind.
     for (let i = 0; i < selection.length; i += 500) {
-      for (const idx of await this.reader.witnessed(campaignId, witness, selection.slice(i, i + 500).map((m) => m.index))) seen.add(idx);
+      const chunk = selection.slice(i, i + 500).map((m) => m.index);
+      for (const idx of await this.reader.witnessed(campaignId, witness, chunk)) seen.add(idx);
     }
     return selection.filter((m) => seen.has(m.index));
   }
@@ -476,7 +498,8 @@ function outcomeOf(o: NewEvent): ['recorded' | 'skipped', string] {
 }
 
 function toTranscript(m: Message): TranscriptLine {
-  const line: TranscriptLine = { index: m.index, role: m.role, speaker: m.speaker, content: m.content, at: m.at, visibility: m.visibility };
+  const line: TranscriptLine = { index: m.index, role: m.role, speaker: m.speaker, content: m.content, at: m.at };
+  line.visibility = m.visibility;
   if (m.visibility === 'private') line.audience = m.audience;
   return line;
 }
