@@ -5,7 +5,7 @@ import { DefineTermInput, LocalSummarizer, LocationSummaryInput, NpcSummaryInput
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { createApp } from '../apps/memory-service/src/bootstrap';
-import { answerRecall, contentWords, wordSet } from './locomo/answer-recall';
+import { answerRecall, contentWords, SMALL_STOP_WORDS, wordSet } from './locomo/answer-recall';
 import { loadLocomo, locomoPath, sessionsOf, turnText } from './locomo/locomo-data';
 import { BenchOptions, Figures } from './support/bench-suite';
 import { repoRoot, tempDir } from './support/paths';
@@ -125,6 +125,35 @@ export interface LayeredBenchOptions extends BenchOptions {
   conversations?: [number, number];
   /** Budgets to serve (default BUDGETS); a huge one shows what ranking alone could reach. */
   budgets?: readonly number[];
+  /**
+   * How the conversations are replayed: `messages` (default) posts the turns only; `players` first registers the two
+   * speakers as players (`PUT …/players`) placed at one location (`change-location`), as a game would (issue 17).
+   */
+  replay?: 'messages' | 'players';
+}
+
+/** Both answer metrics (issue 17): the bench's own stop words, and a smaller list (articles, pronouns, auxiliaries, prepositions). */
+const METRICS = [
+  { key: '', stop: undefined },
+  { key: ' (small stop list)', stop: SMALL_STOP_WORDS },
+] as const;
+
+/** Tokens the §8 pasteable parts cost in a served text: the Scene section, Recent Messages' headers, secret marks. */
+function pasteableTokens(served: string, counter: TiktokenCounter): { scene: number; headers: number; marks: number } {
+  const block = (title: string) => {
+    const at = served.indexOf(`## ${title}\n`);
+    if (at === -1) return '';
+    const end = served.indexOf('\n\n', at);
+    return served.slice(at, end === -1 ? undefined : end);
+  };
+  const scene = block('Scene');
+  const headers = block('Recent Messages').split('\n').filter((l) => l.startsWith('### '));
+  const marks = served.match(/\((?:private: [^)]*|dm only)\) /g) ?? [];
+  return {
+    scene: scene ? counter.count(`${scene}\n`) : 0,
+    headers: headers.reduce((n, l) => n + counter.count(`${l}\n`), 0),
+    marks: marks.reduce((n, m) => n + counter.count(m), 0),
+  };
 }
 
 /** What one process measured over some conversations: summed tallies, so parts add up. */
@@ -167,6 +196,12 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
     try {
       const cid = `locomo-${sample.sample_id}`;
       await call('POST', '', { id: cid, name: sample.sample_id });
+      if (opts.replay === 'players') {
+        // As a game would: both speakers are player characters, standing together at one place.
+        await call('PUT', `/${cid}/locations/here`, { name: 'Where they talk' });
+        for (const speaker of [sample.conversation.speaker_a, sample.conversation.speaker_b]) await call('PUT', `/${cid}/players/${playerId(speaker)}`, { name: speaker });
+        await call('POST', `/${cid}/commands/change-location`, { toLocationId: 'here' });
+      }
       const sessions = sessionsOf(sample);
       const lines: Line[] = [];
       const transcript: string[] = [];
@@ -196,16 +231,31 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
       for (const qa of opts.quick ? sample.qa.slice(0, 60) : sample.qa) {
         if (!CATEGORIES.includes(qa.category as 1) || qa.answer === undefined || qa.answer === null) continue;
         const answer = String(qa.answer);
-        const baseline = answerRecall(answer, fullWords);
-        if (baseline === null) continue;
-        add('full transcript', qa.category, baseline, fullTokens);
-        add('last 20 messages', qa.category, answerRecall(answer, last20Words)!, last20Tokens);
+        if (answerRecall(answer, fullWords) === null) continue;
         const ranked = bm25.rank(qa.question);
+        const servedAt: [number, string, number, string][] = [];
         for (const budget of budgets) {
           const packed = bm25.pack(ranked, budget);
-          add(`BM25 @${budget}`, qa.category, answerRecall(answer, wordSet(packed.text))!, packed.tokens);
           const served = await call('GET', `/${cid}/context?agent=dm&format=text&explain=false&budget=${budget}&query=${encodeURIComponent(qa.question.slice(0, 2000))}`);
-          add(`layered dm @${budget}`, qa.category, answerRecall(answer, wordSet(served))!, counter.count(served));
+          servedAt.push([budget, packed.text, packed.tokens, served]);
+          if (budget === 2000) {
+            const cost = pasteableTokens(served, counter);
+            add('Scene tokens @2000', qa.category, 0, cost.scene);
+            add('Recent headers tokens @2000', qa.category, 0, cost.headers);
+            add('secret marks tokens @2000', qa.category, 0, cost.marks);
+          }
+        }
+        for (const metric of METRICS) {
+          const score = (served: Set<string>) => answerRecall(answer, served, metric.stop);
+          const baseline = score(fullWords);
+          // An answer made only of the smaller list's stop words has no score under it.
+          if (baseline === null) continue;
+          add(`full transcript${metric.key}`, qa.category, baseline, fullTokens);
+          add(`last 20 messages${metric.key}`, qa.category, score(last20Words)!, last20Tokens);
+          for (const [budget, packedText, packedTokens, served] of servedAt) {
+            add(`BM25 @${budget}${metric.key}`, qa.category, score(wordSet(packedText))!, packedTokens);
+            add(`layered dm @${budget}${metric.key}`, qa.category, score(wordSet(served))!, counter.count(served));
+          }
         }
       }
       calls.rolling += summarizer.calls.rolling;
@@ -229,7 +279,14 @@ async function replayAll(data: NonNullable<ReturnType<typeof loadLocomo>>, picke
   if (opts.quick || picked.length < 2 || process.env.LAYERED_BENCH_SERIAL) return replay(samplesOf(picked), opts, budgets);
   const mine = picked.filter((_, i) => i % 2 === 0);
   const theirs = picked.filter((_, i) => i % 2 === 1);
-  const args = [__filename, '--part', `--pick=${theirs.join(',')}`, `--budgets=${budgets.join(',')}`, ...(opts.roles?.[0] === 'npc' ? ['--speakers-as-npc'] : [])];
+  const args = [
+    __filename,
+    '--part',
+    `--pick=${theirs.join(',')}`,
+    `--budgets=${budgets.join(',')}`,
+    `--replay=${opts.replay ?? 'messages'}`,
+    ...(opts.roles?.[0] === 'npc' ? ['--speakers-as-npc'] : []),
+  ];
   const child = new Promise<Part>((resolve, reject) => {
     execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024, env: process.env }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Part)));
   });
@@ -253,37 +310,57 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
   const started = Date.now();
   // 1-based numbers of the conversations to replay.
   const picked = data.slice(from - 1, to).map((_, k) => from + k);
-  const part = await replayAll(data, picked, opts, budgets);
-  const tallies = new Map(part.tallies);
-  const { messages, calls } = part;
-
-  const strategies = ['full transcript', 'last 20 messages', ...budgets.flatMap((b) => [`BM25 @${b}`, `layered dm @${b}`])];
+  // Issue 17: the recall must not depend on how the conversations are replayed — both replays unless one is named.
+  const replays = opts.replay ? [opts.replay] : (['messages', 'players'] as const);
+  const figures: Figures = { conversations: picked.length };
   const pct = (t?: Tally) => (t && t.n ? Math.round((1000 * t.recall) / t.n) / 10 : 0);
-  const table: Row[] = strategies.map((s) => {
-    const row: Row = { strategy: s };
-    for (const c of CATEGORIES) row[`cat ${c} %`] = pct(tallies.get(`${s}|${c}`));
-    const all = tallies.get(`${s}|all`)!;
-    row['all %'] = pct(all);
-    row['mean tokens'] = Math.round(all.tokens / all.n);
-    return row;
-  });
-  const fullAll = pct(tallies.get('full transcript|all'));
-  const at2000 = pct(tallies.get('layered dm @2000|all'));
-  return {
-    conversations: picked.length,
-    messages,
-    qa: tallies.get('full transcript|all')?.n ?? 0,
-    table,
-    layeredVsFullAt2000: Math.round((1000 * at2000) / fullAll) / 10,
-    beatsBm25: budgets.map((b) => `${b}: ${pct(tallies.get(`layered dm @${b}|all`)) > pct(tallies.get(`BM25 @${b}|all`)) ? 'yes' : 'no'}`).join(', '),
-    summarizerCallsPer100Messages: {
+  const ratios: Row[] = [];
+  for (const replayMode of replays) {
+    const part = await replayAll(data, picked, { ...opts, replay: replayMode }, budgets);
+    const tallies = new Map(part.tallies);
+    const { messages, calls } = part;
+    const suffix = replayMode === 'messages' ? '' : ` (${replayMode})`;
+    for (const metric of METRICS) {
+      const strategies = ['full transcript', 'last 20 messages', ...budgets.flatMap((b) => [`BM25 @${b}`, `layered dm @${b}`])].map((x) => `${x}${metric.key}`);
+      figures[`table${suffix}${metric.key}`] = strategies.map((s) => {
+        const row: Row = { strategy: s };
+        for (const c of CATEGORIES) row[`cat ${c} %`] = pct(tallies.get(`${s}|${c}`));
+        const all = tallies.get(`${s}|all`)!;
+        row['all %'] = pct(all);
+        row['mean tokens'] = Math.round(all.tokens / all.n);
+        return row;
+      });
+      const fullAll = pct(tallies.get(`full transcript${metric.key}|all`));
+      const at2000 = pct(tallies.get(`layered dm @2000${metric.key}|all`));
+      ratios.push({ replay: replayMode, metric: metric.key ? 'small stop list' : 'bench stop list', 'full %': fullAll, 'layered dm @2000 %': at2000, 'layered / full %': Math.round((1000 * at2000) / fullAll) / 10 });
+    }
+    // Per category: what the Scene, Recent Messages' round headers and secret marks cost in the dm context @2000.
+    figures[`pasteable cost @2000${suffix}`] = ['Scene tokens @2000', 'Recent headers tokens @2000', 'secret marks tokens @2000'].map((s) => {
+      const row: Row = { part: s.replace(' @2000', '') };
+      for (const c of CATEGORIES) {
+        const t = tallies.get(`${s}|${c}`);
+        row[`cat ${c}`] = t && t.n ? Math.round((10 * t.tokens) / t.n) / 10 : 0;
+      }
+      const all = tallies.get(`${s}|all`);
+      row.all = all && all.n ? Math.round((10 * all.tokens) / all.n) / 10 : 0;
+      return row;
+    });
+    figures[`messages${suffix}`] = messages;
+    figures[`qa${suffix}`] = tallies.get('full transcript|all')?.n ?? 0;
+    figures[`beatsBm25${suffix}`] = budgets.map((b) => `${b}: ${pct(tallies.get(`layered dm @${b}|all`)) > pct(tallies.get(`BM25 @${b}|all`)) ? 'yes' : 'no'}`).join(', ');
+    figures[`summarizerCallsPer100Messages${suffix}`] = {
       rolling: Math.round((10000 * calls.rolling) / messages) / 100,
       glossary: Math.round((10000 * calls.define) / messages) / 100,
       memories: Math.round((10000 * calls.memories) / messages) / 100,
-    },
-    seconds: Math.round((Date.now() - started) / 100) / 10,
-  };
+    };
+  }
+  figures.layeredVsFullAt2000 = ratios;
+  figures.seconds = Math.round((Date.now() - started) / 100) / 10;
+  return figures;
 }
+
+/** A player id from a speaker's name ("Caroline" → "caroline"). */
+const playerId = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'speaker';
 
 /** Markdown table of flat rows. */
 export function markdownTable(rows: Row[]): string {
@@ -300,22 +377,26 @@ if (require.main === module) {
   // `--budgets=2000,100000` serves other budgets.
   const budgetArg = process.argv.find((a) => a.startsWith('--budgets='));
   const budgets = budgetArg ? budgetArg.slice('--budgets='.length).split(',').map(Number) : undefined;
+  // `--replay=messages|players` runs one replay only (default: both).
+  const replayArg = process.argv.find((a) => a.startsWith('--replay='))?.slice('--replay='.length) as LayeredBenchOptions['replay'];
   const pick = process.argv.find((a) => a.startsWith('--pick='));
   if (process.argv.includes('--part') && pick) {
     // A child of replayAll: replays the conversations it was given and prints its sums as one JSON line.
     const data = loadLocomo(locomoPath(repoRoot()))!;
     const samples = pick.slice('--pick='.length).split(',').map((n) => data[Number(n) - 1]);
-    replay(samples, { quick: false, roles: npc ? ['npc', 'npc'] : undefined }, budgets ?? BUDGETS)
+    replay(samples, { quick: false, roles: npc ? ['npc', 'npc'] : undefined, replay: replayArg }, budgets ?? BUDGETS)
       .then((part) => process.stdout.write(`${JSON.stringify(part)}\n`))
       .catch((err) => {
         console.error(err);
         process.exitCode = 1;
       });
   } else
-  runLayeredBench({ quick, conversations, budgets, roles: npc ? ['npc', 'npc'] : undefined })
+  runLayeredBench({ quick, conversations, budgets, roles: npc ? ['npc', 'npc'] : undefined, replay: replayArg })
     .then((f) => {
-      const { table, ...rest } = f as { table?: Row[] };
-      if (table) console.log(markdownTable(table));
+      for (const [key, value] of Object.entries(f)) {
+        if (Array.isArray(value) && value.length && typeof value[0] === 'object') console.log(`\n${key}\n\n${markdownTable(value as Row[])}`);
+      }
+      const rest = Object.fromEntries(Object.entries(f).filter(([, v]) => !(Array.isArray(v) && v.length && typeof v[0] === 'object')));
       console.log(JSON.stringify(rest, null, 2));
     })
     .catch((err) => {

@@ -170,11 +170,13 @@ describe('game-state snapshots (e2e)', () => {
     expect(section.entries.find((e: { ref: string }) => e.ref === 'get_d').text).toContain('field_3_0: a fairly long value');
   });
 
-  it('says "Not logged in" when no account is bound', async () => {
+  it('says "Not logged in" when no account is bound, only in a campaign that has had an account (§8)', async () => {
     const c = await campaign('gs-anon');
-    expect(await c.state('agentId=ghost')).toBe('Not logged in. Use register or login.\n\n<!-- context: 9/4000 tokens; dropped 0 -->\n');
+    // No account ever: no tools to log in with, so no section at all.
+    expect(await c.state('agentId=ghost')).toBe('<!-- context: 0/4000 tokens; dropped 0 -->\n');
     await c.ok('POST', '/accounts/acct/register', { agentId: 'ghost' });
     expect(await c.state('agentId=ghost')).toContain('## Current Game State\nNo game state stored yet.');
+    expect(await c.state('agentId=nobody')).toBe('Not logged in. Use register or login.\n\n<!-- context: 9/4000 tokens; dropped 0 -->\n');
   });
 
   it('switching accounts never mixes state; logout deletes only that account; a restart keeps both', async () => {

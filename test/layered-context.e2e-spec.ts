@@ -84,8 +84,8 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
 
   it('serves each preset in canonical order, and include= returns exactly the sections it lists', async () => {
     const keys = (body: any) => body.sections.map((x: any) => x.key);
-    expect(keys(await json('?agent=dm'))).toEqual(['bible', 'glossary', 'digest', 'previously', 'location', 'npc', 'world', 'recall', 'recent']);
-    expect(keys(await json('?agent=player&viewer=aria'))).toEqual(['bible', 'glossary', 'hud', 'digest', 'previously', 'location', 'npc', 'world', 'recall', 'recent']);
+    expect(keys(await json('?agent=dm'))).toEqual(['bible', 'glossary', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent']);
+    expect(keys(await json('?agent=player&viewer=aria'))).toEqual(['bible', 'glossary', 'hud', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent']);
     expect(keys(await json('?include=recent,bible'))).toEqual(['bible', 'recent']);
     expect(keys(await json('?agent=dm&include=glossary'))).toEqual(['glossary']);
 

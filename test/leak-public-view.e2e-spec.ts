@@ -11,8 +11,7 @@ const PUBLIC_ROUND_2 = new Set(SCRIPT.filter((m) => m.visibility === 'public' &&
  * The leak suite's rows for contexts without a viewer (DESIGN §8 "the public view"): only public messages, memories,
  * recall and Previously built from public messages only, and glossary terms used in public.
  */
-// Skipped on branch `hardening` only because the public view is built by `pasteable`; the integrator enables it after merging.
-describe.skip.each([
+describe.each([
   ['without perRoleMemory', 'leak-b', false],
   ['with perRoleMemory', 'leak-c', true],
 ])('leak suite: the public view (%s)', (_label, cid, perRoleMemory) => {

@@ -61,7 +61,8 @@ describe('memory pipeline over HTTP, AnthropicSummarizer against the local mock'
     expect(mock.requests[0].body.model).toBe('claude-haiku-4-5');
 
     const { items } = await s.memories('?scope=location');
-    const moveEvent = (await t.http('GET', `/v1/campaigns/pipe-loc/events?after=${version - 1}&limit=1`)).body.items[0];
+    // §8: a memory is dated with the story's time — the `at` of the last message it summarizes (index 2).
+    const last = (await t.http('GET', `/v1/campaigns/pipe-loc/messages`)).body.items.find((m: any) => m.index === 2);
     expect(items).toEqual([
       {
         id: expect.any(String),
@@ -76,7 +77,7 @@ describe('memory pipeline over HTTP, AnthropicSummarizer against the local mock'
         sinceMessageIndex: 0,
         throughMessageIndex: 2,
         sinceTimestamp: expect.any(String),
-        createdAt: moveEvent.recordedAt,
+        createdAt: last.at,
         triggerVersion: version,
       },
     ]);

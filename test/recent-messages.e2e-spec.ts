@@ -37,7 +37,8 @@ describe('Recent Messages section over HTTP', () => {
     expect(res.body.dropped).toEqual([]);
 
     const text = await s.context('?include=recent&format=text');
-    expect(text.text).toMatch(/^## Recent Messages\n\[0\] system: You are the ship AI[^\n]*\n\[40\] dm: Line 40 with a second line\n/);
+    // §8: a `### round N · <location>` header whenever round or location changes (this campaign has no location).
+    expect(text.text).toMatch(/^## Recent Messages\n### round 1\n\[0\] system: You are the ship AI[^\n]*\n\[40\] dm: Line 40 with a second line\n/);
     const only = await s.context('?include=recent');
     expect(only.body.sections.map((x: Section) => x.key)).toEqual(['recent']);
   });

@@ -83,7 +83,8 @@ const createCases: Case[] = [
   invalid('create: body is null', 'POST', '/v1/campaigns', 'null'),
   invalid('create: body is a string', 'POST', '/v1/campaigns', '"val-new"'),
   bad('create: malformed JSON', 'POST', '/v1/campaigns', '{"id": "val-new", "name": ', 400, 'INVALID_JSON', { absent: 'val-new' }),
-  bad('create: empty JSON body', 'POST', '/v1/campaigns', '', 400, 'INVALID_JSON'),
+  // §8: an empty JSON body is read as {} — and {} is no campaign.
+  invalid('create: empty JSON body', 'POST', '/v1/campaigns', ''),
   bad('create: prototype pollution attempt', 'POST', '/v1/campaigns', '{"id": "val-new", "name": "X", "__proto__": {"admin": true}}', 400, 'INVALID_JSON', { absent: 'val-new' }),
   bad('create: duplicate campaign id', 'POST', '/v1/campaigns', { id: CID, name: 'Again' }, 409, 'CAMPAIGN_EXISTS'),
 ];
@@ -178,7 +179,7 @@ const messageCases: Case[] = [
   bad('message: tool result naming no earlier call', 'POST', M, say(msg({ content: 'valid first' }), { role: 'tool', content: '{}', toolCallId: 'never-made' }), 404, 'TOOL_CALL_NOT_FOUND'),
   bad('messages: body over 1 MiB', 'POST', M, say(...Array.from({ length: 70 }, () => msg({ content: long(16_000) }))), 413, 'BODY_TOO_LARGE'),
   bad('messages: malformed JSON', 'POST', M, '{"messages": [{"role": "player", "content": "x"}', 400, 'INVALID_JSON'),
-  bad('messages: empty JSON body', 'POST', M, '', 400, 'INVALID_JSON'),
+  invalid('messages: empty JSON body (read as {})', 'POST', M, ''),
   bad('messages: text/plain body', 'POST', M, 'hello', 415, 'UNSUPPORTED_MEDIA_TYPE', { headers: { 'content-type': 'text/plain' } }),
 ];
 

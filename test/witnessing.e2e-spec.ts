@@ -67,7 +67,8 @@ describe('witness-scoped contexts', () => {
       expect(res.status).toBe(200);
       return res.body.sections.find((x: any) => x.key === 'recall').entries.map((e: any) => [Number(e.ref), e.rank]);
     };
-    expect(await recalled('aria')).toEqual([[1, 1], [2, 2]]);
+    // §8: ranks 2 and 3 went to the tavern's memories (public input now), dropped as duplicates of these very lines.
+    expect(await recalled('aria')).toEqual([[1, 1], [2, 4]]);
     expect(await recalled('brannoc')).toEqual([[1, 1]]);
   });
 
@@ -102,7 +103,10 @@ describe('witness-scoped contexts', () => {
     expect(dm).toContain('key-shaped scar');
     expect(dm).toContain('the stolen Sunstone');
     expect(dm).toContain('the hidden vault beneath the cellar');
-    expect(dm).toContain('Memory (location tavern)');
+    // §8 no sentence twice: the tavern's memory only repeats the recalled lines above, so it is reported, not printed.
+    expect(dm).toMatch(/dropped \d+: [^>]*recall#[^ ]*:location:tavern \d+t duplicate/);
+    expect(dm).toContain('(private: Aria) dm: Only Aria notices');
+    expect(dm).toContain('(dm only) dm: Note for the DM');
     // The narrative agent (no viewer) is not the dm: dm-only notes stay out of its messages and glossary.
     const narrative = await ctx('?include=glossary,recent,recall&query=Sunstone%20vault%20DM');
     expect(narrative).toContain('\ndm: Mira leans over the bar');

@@ -1,4 +1,4 @@
-import { answerRecall, contentWords, wordSet } from './answer-recall';
+import { answerRecall, contentWords, SMALL_STOP_WORDS, wordSet } from './answer-recall';
 
 describe('LoCoMo answer-word recall', () => {
   it('keeps lower-cased alphanumeric content words and drops stop words', () => {
@@ -14,5 +14,15 @@ describe('LoCoMo answer-word recall', () => {
 
   it('has no score for an answer made only of stop words', () => {
     expect(answerRecall('Yes, she did', wordSet('anything'))).toBeNull();
+  });
+});
+
+describe('LoCoMo answer-word recall, second metric (smaller stop-word list)', () => {
+  it('counts words the first list drops, such as "not", "after" and "yes"', () => {
+    const served = wordSet('She waited until the race.');
+    // First metric: "not" and "after" are stop words, "until" is found. Second: "not" counts, and is missing.
+    expect(answerRecall('Not until after', served)).toBe(1);
+    expect(answerRecall('Not until after', served, SMALL_STOP_WORDS)).toBe(1 / 2);
+    expect(answerRecall('Yes, she did', wordSet('anything'), SMALL_STOP_WORDS)).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { CampaignEventsAppended, CampaignProjector, CampaignReader, CampaignRecord, CAMPAIGN_RUNNER, CampaignRunner, CommandHandlers, IdempotencyRecord, MessageRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextComposer, ContextService, DigestSection, GetContextQuery, HudSection, LocationSection, NpcSection, StateSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
-import { BibleSection, DEFAULT_RECALL_POOL, GlossarySection, PreviouslySection, RecallSection, RecentMessagesReader, RecentSection } from '@app/context';
+import { BibleSection, DEFAULT_RECALL_POOL, DEFAULT_RECALL_SHARE, GlossarySection, PreviouslySection, RecallSection, RecentMessagesReader, RecentSection, SceneSection } from '@app/context';
 import { createDataSource, Database, DATABASE, EVENT_STORE, EventRecord, EventStore, runMigrations, TypeOrmEventStore } from '@app/event-store';
 import { CAMPAIGN_OWNERSHIP, CampaignOwnership, CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
 import { GlossaryTermRecord, HideGlossaryTermHandler, LayersReader, MemoryWitnessRecord, RollingSummaryRecord } from '@app/memory';
@@ -214,12 +214,13 @@ export class CoreModule {
             new StateSection(snapshots, counter, clock, { tickSeconds: config.tickSeconds, maxTokens: config.stateMaxTokens }),
             new DigestSection(counter, clock, config.digestMaxTokens),
             new HudSection(counter, config.hudMaxTokens),
+            new SceneSection(counter, config.sceneMaxTokens),
             new BibleSection(),
             new GlossarySection(layers),
             new PreviouslySection(layers),
             recent,
             new RecallSection(index, campaigns, memories, layers, { limit: config.recallLimit, pool: DEFAULT_RECALL_POOL }),
-          ]),
+          ], DEFAULT_RECALL_SHARE, config.minRecentMessages),
         inject: [TOKEN_COUNTER, MemoryReader, SnapshotStore, CLOCK, LayersReader, RecentSection, SEARCH_INDEX, CampaignReader],
       },
       {

@@ -3,6 +3,7 @@ import { CampaignStateCache } from './projections/campaign-state.cache';
 import { readCampaignRow } from './projections/campaign-row';
 import { notFound } from '@app/common';
 import { CampaignState, Message } from './domain/state';
+import { PUBLIC_WITNESS } from './domain/witnessing';
 import { CampaignRecord } from './projections/campaign.entity';
 import { MessageRecord } from './projections/message.entity';
 import { fromMessageRecord } from './projections/message.mapper';
@@ -130,7 +131,9 @@ export class CampaignReader {
     const where = ['m.campaign_id = ?', 'm.idx > ?', 'm.version < ?'];
     const params: unknown[] = [campaignId, o.afterIndex, o.beforeVersion];
     let join = '';
-    if (o.witnessedBy !== undefined) {
+    if (o.witnessedBy === PUBLIC_WITNESS) {
+      where.push("m.visibility = 'public'");
+    } else if (o.witnessedBy !== undefined) {
       join = ' INNER JOIN message_witnesses w ON w.campaign_id = m.campaign_id AND w.idx = m.idx AND w.viewer_id = ?';
       params.splice(0, 0, o.witnessedBy);
     }
@@ -149,6 +152,17 @@ export class CampaignReader {
   /** The subset of `indexes` that `viewer` (a witness key) witnessed. */
   async witnessed(campaignId: string, viewer: string, indexes: number[]): Promise<Set<number>> {
     if (indexes.length === 0) return new Set();
+    if (viewer === PUBLIC_WITNESS) {
+      const rows = await this.db.read((m) =>
+        m
+          .getRepository(MessageRecord)
+          .createQueryBuilder('m')
+          .select('m.index', 'idx')
+          .where("m.campaignId = :campaignId AND m.visibility = 'public' AND m.index IN (:...indexes)", { campaignId, indexes })
+          .getRawMany<{ idx: number | string }>(),
+      );
+      return new Set(rows.map((r) => Number(r.idx)));
+    }
     const rows = await this.db.read((m) =>
       m
         .getRepository(MessageWitnessRecord)

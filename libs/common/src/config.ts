@@ -39,6 +39,8 @@ export const configSchema = z
     STATE_MAX_TOKENS: int(500, 10),
     DIGEST_MAX_TOKENS: int(180, 10),
     HUD_MAX_TOKENS: int(40, 5),
+    SCENE_MAX_TOKENS: int(300, 20, 5000),
+    MIN_RECENT_MESSAGES: int(4, 0, 1000),
     CONTEXT_RECENT_MESSAGES: int(20, 1, 1000),
     HOT_ROUNDS: int(4, 1, 100),
     SUMMARY_INTERVAL_ROUNDS: int(4, 1, 1000),
@@ -105,6 +107,10 @@ export interface AppConfig {
   stateMaxTokens: number;
   digestMaxTokens: number;
   hudMaxTokens: number;
+  /** §8 Scene section bound (SCENE_MAX_TOKENS). */
+  sceneMaxTokens: number;
+  /** §8: the newest Recent Messages dropped last, after memories (MIN_RECENT_MESSAGES). */
+  minRecentMessages: number;
   contextRecentMessages: number;
   hotRounds: number;
   summaryIntervalRounds: number;
@@ -161,6 +167,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     stateMaxTokens: e.STATE_MAX_TOKENS,
     digestMaxTokens: e.DIGEST_MAX_TOKENS,
     hudMaxTokens: e.HUD_MAX_TOKENS,
+    sceneMaxTokens: e.SCENE_MAX_TOKENS,
+    minRecentMessages: e.MIN_RECENT_MESSAGES,
     contextRecentMessages: e.CONTEXT_RECENT_MESSAGES,
     hotRounds: e.HOT_ROUNDS,
     summaryIntervalRounds: e.SUMMARY_INTERVAL_ROUNDS,

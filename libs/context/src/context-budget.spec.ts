@@ -1,5 +1,10 @@
 import { CampaignSnapshot, emptyState } from '@app/campaign';
-import { ContextComposer } from './context.composer';
+import { ContextComposer, DEFAULT_RECALL_SHARE } from './context.composer';
+import { ContextSection as Section } from './context.types';
+import { TokenCounter as Counter } from './token-counter.port';
+
+/** These specs test the drop order itself: MIN_RECENT_MESSAGES off (its own spec sets it). */
+const composerOf = (counter: Counter, sections: Section[], share = DEFAULT_RECALL_SHARE) => new ContextComposer(counter, sections, share, 0);
 import { BuiltSection, ContextRequest, ContextSection, SectionEntry, SectionKey } from './context.types';
 
 const words = { count: (t: string) => (t.trim() ? t.trim().split(/\s+/).length : 0) };
@@ -8,14 +13,14 @@ const request = (extra: Partial<ContextRequest> = {}): ContextRequest => ({ camp
 
 /** A section of `n` entries of `size` words each, refs `<key>0…`, createdAt ordered oldest first. */
 function fixed(key: SectionKey, n: number, size: number, extra: Partial<BuiltSection> = {}): ContextSection {
-  const entries = (): SectionEntry[] => Array.from({ length: n }, (_, i) => ({ ref: `${key}${i}`, createdAt: `2026-01-01T00:0${i}:00Z`, text: Array(size).fill('w').join(' ') }));
+  const entries = (): SectionEntry[] => Array.from({ length: n }, (_, i) => ({ ref: `${key}${i}`, createdAt: `2026-01-01T00:0${i}:00Z`, text: [...Array(size - 1).fill('w'), `${key}${i}`].join(' ') }));
   return { key, title: key, build: async () => ({ key, title: key, entries: entries(), ...extra }) };
 }
 
 describe('ContextComposer budget (DESIGN §8)', () => {
   // Heading "## x" counts 2 words; an entry of k words counts k.
   it('drops Recent oldest first, then Recall lowest rank, then memories oldest first; never the bible; drops add up to what was saved', async () => {
-    const composer = new ContextComposer(words, [fixed('bible', 1, 20), fixed('world', 2, 10), fixed('recall', 2, 10), fixed('recent', 3, 10)]);
+    const composer = composerOf(words, [fixed('bible', 1, 20), fixed('world', 2, 10), fixed('recall', 2, 10), fixed('recent', 3, 10)]);
     const all = await composer.compose(request(), snapshot, 10_000);
     expect(all.used).toBe(22 + 22 + 22 + 32);
     const tight = await composer.compose(request(), snapshot, 40);
@@ -27,7 +32,7 @@ describe('ContextComposer budget (DESIGN §8)', () => {
   });
 
   it('says overBudget when the never-dropped sections alone do not fit', async () => {
-    const composer = new ContextComposer(words, [fixed('bible', 1, 60), fixed('recent', 2, 10)]);
+    const composer = composerOf(words, [fixed('bible', 1, 60), fixed('recent', 2, 10)]);
     const c = await composer.compose(request(), snapshot, 50);
     expect(c.overBudget).toBe(true);
     expect(c.used).toBe(62);
@@ -36,9 +41,9 @@ describe('ContextComposer budget (DESIGN §8)', () => {
 
   it('recall hits past its own limit give way first, but keep their share of the room they share with Recent', async () => {
     const sections = [fixed('recall', 6, 10, { limit: 2 }), fixed('recent', 6, 10)];
-    const none = await new ContextComposer(words, sections, 0).compose(request({ query: 'q' }), snapshot, 84);
+    const none = await composerOf(words, sections, 0).compose(request({ query: 'q' }), snapshot, 84);
     expect(none.dropped.map((d) => d.ref)).toEqual(['recall5', 'recall4', 'recall3', 'recall2']);
-    const half = await new ContextComposer(words, sections, 0.5).compose(request({ query: 'q' }), snapshot, 84);
+    const half = await composerOf(words, sections, 0.5).compose(request({ query: 'q' }), snapshot, 84);
     const kept = (c: typeof half, key: string) => c.sections.find((s) => s.key === key)!.entries.map((e) => e.ref);
     // The three extra hits kept (30 tokens) hold about half of what they and Recent (32) keep.
     expect(kept(half, 'recall')).toEqual(['recall0', 'recall1', 'recall2', 'recall3', 'recall4']);
@@ -48,7 +53,7 @@ describe('ContextComposer budget (DESIGN §8)', () => {
 
   it('drops at once the recall hits that could never fit, and still reports each of them, adding up', async () => {
     const sections = [fixed('recall', 40, 10, { limit: 2 }), fixed('recent', 3, 10)];
-    const composer = new ContextComposer(words, sections);
+    const composer = composerOf(words, sections);
     const all = await composer.compose(request({ query: 'q' }), snapshot, 10_000);
     const tight = await composer.compose(request({ query: 'q' }), snapshot, 60);
     const kept = (key: string) => tight.sections.find((s) => s.key === key)?.entries.map((e) => e.ref) ?? [];
@@ -71,7 +76,7 @@ describe('ContextComposer budget (DESIGN §8)', () => {
       after: true,
       build: async () => ({ key: 'recall', title: 'recall', limit: 5, entries: ['3', '10', '7'].map((ref, i) => ({ ref, rank: i + 1, text: 'w w w w' })) }),
     };
-    const composer = new ContextComposer(words, [recent, recall]);
+    const composer = composerOf(words, [recent, recall]);
     const roomy = await composer.compose(request({ query: 'q' }), snapshot, 1000);
     const refs = (c: typeof roomy, key: string) => c.sections.find((s) => s.key === key)!.entries.map((e) => e.ref);
     expect(refs(roomy, 'recall')).toEqual(['3', '7']);
@@ -91,7 +96,7 @@ describe('ContextComposer budget (DESIGN §8)', () => {
       title: 'recall',
       build: async () => ({ key: 'recall', title: 'recall', timeline: true, entries: [day('5', 5, 'round 2', 1), day('1', 1, 'round 1', 2), day('6', 6, 'round 2', 3)] }),
     };
-    const composer = new ContextComposer(words, [recall]);
+    const composer = composerOf(words, [recall]);
     // "## recall" 2 + headers "### round 1" 3 + "### round 2" 3 + 3 entries × 3.
     const all = await composer.compose(request({ query: 'q' }), snapshot, 1000);
     expect(all.used).toBe(2 + 3 + 3 + 9);
@@ -108,7 +113,7 @@ describe('ContextComposer budget (DESIGN §8)', () => {
   it('builds Recall last, seeing the other sections', async () => {
     let seen: string[] = [];
     const recall: ContextSection = { key: 'recall', title: 'Recalled', after: true, build: async ({ others }) => ((seen = (others ?? []).map((s) => s.key)), { key: 'recall', title: 'Recalled', entries: [] }) };
-    await new ContextComposer(words, [recall, fixed('recent', 1, 1), fixed('glossary', 1, 1)]).compose(request(), snapshot, 100);
+    await composerOf(words, [recall, fixed('recent', 1, 1), fixed('glossary', 1, 1)]).compose(request(), snapshot, 100);
     expect(seen.sort()).toEqual(['glossary', 'recent']);
   });
 });

@@ -1,6 +1,11 @@
 import { CampaignSnapshot, emptyState } from '@app/campaign';
 import type { MemoryReader, MemoryView } from '@app/memory';
-import { ContextComposer } from './context.composer';
+import { ContextComposer, DEFAULT_RECALL_SHARE } from './context.composer';
+import { ContextSection as Section } from './context.types';
+import { TokenCounter as Counter } from './token-counter.port';
+
+/** These specs test the drop order itself: MIN_RECENT_MESSAGES off (its own spec sets it). */
+const composerOf = (counter: Counter, sections: Section[], share = DEFAULT_RECALL_SHARE) => new ContextComposer(counter, sections, share, 0);
 import { BuiltSection, ContextRequest, ContextSection, SectionEntry, SectionKey } from './context.types';
 import { memoryLine, oneLine, toMinute } from './format';
 import { LocationSection } from './sections/location.section';
@@ -41,7 +46,7 @@ const snapshot = (over: Partial<CampaignSnapshot['state']> = {}): CampaignSnapsh
 const entries = (prefix: string, n: number, words = 3, day = 10): SectionEntry[] =>
   Array.from({ length: n }, (_, i) => ({
     ref: `${prefix}${i + 1}`,
-    text: ['-', ...Array.from({ length: words - 1 }, () => prefix)].join(' '),
+    text: ['-', ...Array.from({ length: words - 2 }, () => prefix), `${prefix}${i + 1}`].join(' '),
     createdAt: `2026-03-${String(day + i).padStart(2, '0')}T10:00:00.000Z`,
   }));
 
@@ -49,7 +54,7 @@ describe('ContextComposer', () => {
   const counter = new WordCounter();
 
   it('returns sections in canonical order whatever the registration or include order', async () => {
-    const composer = new ContextComposer(counter, [
+    const composer = composerOf(counter, [
       new FixedSection('recent', 'Recent Messages', entries('r', 1)),
       new FixedSection('world', 'World Memory', entries('w', 1)),
       new FixedSection('bible', 'Campaign Bible', entries('b', 1)),
@@ -59,7 +64,7 @@ describe('ContextComposer', () => {
   });
 
   it('the narrative preset is location, npc, world — nothing else', async () => {
-    const composer = new ContextComposer(counter, [
+    const composer = composerOf(counter, [
       new FixedSection('bible', 'Campaign Bible', entries('b', 1)),
       new FixedSection('world', 'World Memory', entries('w', 1)),
       new FixedSection('npc', 'NPC Memory', entries('n', 1)),
@@ -71,13 +76,13 @@ describe('ContextComposer', () => {
   });
 
   it('include returns exactly the listed sections; unregistered keys and null builds are left out', async () => {
-    const composer = new ContextComposer(counter, [new FixedSection('world', 'World Memory', entries('w', 1)), new FixedSection('npc', 'NPC Memory', null)]);
+    const composer = composerOf(counter, [new FixedSection('world', 'World Memory', entries('w', 1)), new FixedSection('npc', 'NPC Memory', null)]);
     const c = await composer.compose(request({ include: ['world', 'npc', 'glossary'] }), snapshot(), null);
     expect(c.sections.map((s) => s.key)).toEqual(['world']);
   });
 
   it('counts each entry with its newline and each section with its heading; an empty section counts 0', async () => {
-    const composer = new ContextComposer(counter, [
+    const composer = composerOf(counter, [
       new FixedSection('world', 'World Memory', [{ ref: 'w1', text: '- one two three' }]),
       new FixedSection('location', 'Recent Location Memory', []),
       new FixedSection('hud', 'HUD', [{ ref: 'hud', text: 'HUD: HP 3' }], { inline: true }),
@@ -92,14 +97,14 @@ describe('ContextComposer', () => {
   });
 
   it('without a budget nothing is dropped', async () => {
-    const composer = new ContextComposer(counter, [new FixedSection('recent', 'Recent Messages', entries('r', 50))]);
+    const composer = composerOf(counter, [new FixedSection('recent', 'Recent Messages', entries('r', 50))]);
     const c = await composer.compose(request({ include: ['recent'] }), snapshot(), null);
     expect(c).toMatchObject({ budget: null, dropped: [], overBudget: false, version: 7, processedVersion: 5 });
     expect(c.sections[0].entries).toHaveLength(50);
   });
 
   it('nothing is dropped when everything fits', async () => {
-    const composer = new ContextComposer(counter, [new FixedSection('recent', 'Recent Messages', entries('r', 3))]);
+    const composer = composerOf(counter, [new FixedSection('recent', 'Recent Messages', entries('r', 3))]);
     const c = await composer.compose(request({ include: ['recent'] }), snapshot(), 1000);
     expect(c).toMatchObject({ budget: 1000, used: 3 + 9, dropped: [], overBudget: false });
   });
@@ -110,8 +115,8 @@ describe('ContextComposer', () => {
       new FixedSection('bible', 'Campaign Bible', [{ ref: 'bible', text: '- the lore' }]),
       new FixedSection('location', 'Recent Location Memory', entries('l', 2, 3, 10)),
       new FixedSection('world', 'World Memory', [
-        { ref: 'w1', text: '- w w', createdAt: '2026-03-09T10:00:00.000Z' },
-        { ref: 'w2', text: '- w w', createdAt: '2026-03-12T10:00:00.000Z' },
+        { ref: 'w1', text: '- w w1', createdAt: '2026-03-09T10:00:00.000Z' },
+        { ref: 'w2', text: '- w w2', createdAt: '2026-03-12T10:00:00.000Z' },
       ]),
       new FixedSection('recall', 'Recalled', entries('k', 3)),
       new FixedSection('recent', 'Recent Messages', entries('r', 3)),
@@ -120,7 +125,7 @@ describe('ContextComposer', () => {
     const total = 6 + 10 + 9 + 11 + 12;
 
     async function composeWith(budget: number) {
-      return new ContextComposer(counter, sections()).compose(request({ include }), snapshot(), budget);
+      return composerOf(counter, sections()).compose(request({ include }), snapshot(), budget);
     }
 
     it('drops recent messages oldest first and stops as soon as it fits', async () => {
@@ -168,7 +173,7 @@ describe('ContextComposer', () => {
   });
 
   it('reports entries a section dropped itself (compaction) before budget drops, and merges extra fields', async () => {
-    const composer = new ContextComposer(counter, [
+    const composer = composerOf(counter, [
       new FixedSection('recent', 'Recent Messages', entries('r', 2), { dropped: [{ section: 'recent', ref: '4', tokens: 9, reason: 'compacted' }] }),
       new FixedSection('digest', 'World State', [{ ref: 'digest', text: 'x' }], { extra: { digest: { version: 'abc', injected: true } } }),
     ]);
@@ -252,7 +257,7 @@ describe('the narrative memory sections', () => {
 
   const composerOver = (memories: FakeMemories) => {
     const reader = memories as unknown as MemoryReader;
-    return new ContextComposer(new WordCounter(), [new LocationSection(reader), new NpcSection(reader), new WorldSection(reader)]);
+    return composerOf(new WordCounter(), [new LocationSection(reader), new NpcSection(reader), new WorldSection(reader)]);
   };
 
   it('shows the last N of each scope oldest → newest, one line each', async () => {
@@ -284,5 +289,27 @@ describe('the narrative memory sections', () => {
       ['npc', 0],
       ['world', 1],
     ]);
+  });
+
+  describe('no sentence twice (DESIGN §8)', () => {
+    const composeDm = (sections: ContextSection[]) => composerOf(new WordCounter(), sections).compose(request({ agent: "dm" }), snapshot(), 10_000);
+
+    it('removes from summaries what an earlier entry or a message holds, labels aside; an emptied entry is a `duplicate` drop', async () => {
+      const c = await composeDm([
+        new FixedSection('previously', 'Previously', [{ ref: 'through:4', text: 'Aria: I slide three coins to Mira. The rain stops.' }]),
+        new FixedSection('location', 'Recent Location Memory', [
+          { ref: 'm1', createdAt: '2026-03-01T10:00:00.000Z', text: '- 2026-03-01 10:00 — At The Inn: Aria: I slide  three coins to MIRA. Mira pockets the coins. Brannoc waits.' },
+          { ref: 'm2', createdAt: '2026-03-02T10:00:00.000Z', text: '- 2026-03-02 10:00 — At The Inn: The rain stops.' },
+        ]),
+        new FixedSection('recent', 'Recent Messages', [{ ref: '9', text: '[9] Brannoc: Brannoc waits.', body: 'Brannoc waits.' }]),
+      ]);
+      const location = c.sections.find((x) => x.key === 'location')!;
+      // The header moves to the first kept sentence; the removed sentence's speaker label does not (Mira said the next one).
+      expect(location.entries.map((e) => e.text)).toEqual(['- 2026-03-01 10:00 — At The Inn: Mira pockets the coins.']);
+      expect(c.dropped).toEqual([{ section: 'location', ref: 'm2', tokens: 10, reason: 'duplicate' }]);
+      // Messages are never cut.
+      expect(c.sections.find((x) => x.key === 'recent')!.entries[0].text).toBe('[9] Brannoc: Brannoc waits.');
+      expect(c.used).toBe(c.sections.reduce((n, x) => n + x.tokens, 0));
+    });
   });
 });

@@ -1,22 +1,37 @@
 import { CampaignSnapshot } from '@app/campaign';
 import { AgentKind, Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
+import { sentenceKey, splitSentences } from '@app/summarizer';
 import { layoutTokens } from './text-layout';
 import { TokenCounter } from './token-counter.port';
 
 /** Sections each agent gets when `include=` does not say (DESIGN §8). */
 export const PRESETS: Record<AgentKind, SectionKey[]> = {
   narrative: ['location', 'npc', 'world'],
-  dm: ['bible', 'glossary', 'digest', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
-  player: ['bible', 'glossary', 'hud', 'digest', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
-  npc: ['bible', 'glossary', 'hud', 'digest', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
+  dm: ['bible', 'glossary', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
+  player: ['bible', 'glossary', 'hud', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
+  npc: ['bible', 'glossary', 'hud', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
   agent: ['recent', 'state', 'digest'],
 };
 
 /** See ContextComposer's `recallShare`. */
 export const DEFAULT_RECALL_SHARE = 0.95;
 
-/** Over budget, entries go in this order; sections not listed are never dropped. */
-const DROP_ORDER: SectionKey[][] = [['recent'], ['recall'], ['location', 'npc', 'world']];
+/** §8: the newest Recent Messages kept until memories are gone (MIN_RECENT_MESSAGES). */
+export const DEFAULT_MIN_RECENT_MESSAGES = 4;
+
+/**
+ * Over budget, entries go in this order; sections not listed are never dropped. `keepNewest`: Recent Messages stops at
+ * its newest MIN_RECENT_MESSAGES, which go last of all.
+ */
+const DROP_ORDER: { keys: SectionKey[]; keepNewest?: true }[] = [
+  { keys: ['recent'], keepNewest: true },
+  { keys: ['recall'] },
+  { keys: ['location', 'npc', 'world'] },
+  { keys: ['recent'] },
+];
+
+/** Sections whose entries the no-sentence-twice rule may shorten (§8); everything else only counts as already said. */
+const SUMMARY_SECTIONS = new Set<SectionKey>(['previously', 'location', 'npc', 'world']);
 
 export interface ComposedSection extends BuiltSection {
   tokens: number;
@@ -43,6 +58,7 @@ export class ContextComposer {
     sections: ContextSection[],
     /** Share of the room Recent Messages and a query's extra recall hits hold that those hits may keep (tuned on LoCoMo, docs/layered-context.md). */
     private readonly recallShare = DEFAULT_RECALL_SHARE,
+    private readonly minRecent = DEFAULT_MIN_RECENT_MESSAGES,
   ) {
     for (const s of sections) this.table.set(s.key, s);
   }
@@ -65,6 +81,7 @@ export class ContextComposer {
     const sections = present.filter((s) => !s.omitted).map((s) => this.measure(s));
     const dropped: DroppedEntry[] = sections.flatMap((s) => s.dropped ?? []);
     const parked = this.parkRecalledRecent(sections);
+    this.dedupe(sections, dropped);
     let used = sum(sections);
     if (budget !== null) used = this.fit(sections, budget, dropped, parked);
     const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
@@ -82,6 +99,44 @@ export class ContextComposer {
     recall.entries = recall.entries.filter((e) => !parked.has(e.ref));
     recall.tokens = this.sectionTokens(recall);
     return parked;
+  }
+
+  /**
+   * §8 no sentence twice: a sentence of a Previously or memory entry (Recall's memory hits included) that the context
+   * already holds elsewhere — in a message, another section, an earlier entry — is removed, compared case- and
+   * whitespace-insensitively and without the `Speaker:` / `At <place>:` labels in front; an entry left empty is dropped
+   * with reason `duplicate`. Messages are never cut. Runs before the budget, so drops and `used` still add up.
+   */
+  private dedupe(sections: ComposedSection[], dropped: DroppedEntry[]): void {
+    const held = new Set<string>();
+    const shortenable = (s: ComposedSection, e: SectionEntry) =>
+      SUMMARY_SECTIONS.has(s.key) || (s.key === 'recall' && isRecalledMemory(e));
+    for (const s of sections) {
+      for (const e of s.entries) {
+        if (!shortenable(s, e)) for (const x of splitSentences(e.body ?? e.text)) held.add(sentenceKeyOf(x));
+      }
+    }
+    for (const s of sections) {
+      let changed = false;
+      s.entries = s.entries.filter((e) => {
+        if (!shortenable(s, e)) return true;
+        const { prefix, summary } = splitEntryLine(e.text);
+        const kept = keepNewSentences(splitSentences(summary), held);
+        if (kept.length === 0) {
+          dropped.push({ section: s.key, ref: e.ref, tokens: e.tokens ?? 0, reason: 'duplicate' });
+          changed = true;
+          return false;
+        }
+        const text = `${prefix}${kept.join(' ')}`;
+        if (text !== e.text) {
+          e.text = text;
+          e.tokens = this.counter.count(`${text}\n`);
+          changed = true;
+        }
+        return true;
+      });
+      if (changed) s.tokens = this.sectionTokens(s);
+    }
   }
 
   private measure(s: BuiltSection): ComposedSection {
@@ -126,6 +181,9 @@ export class ContextComposer {
         const was = recall.tokens;
         recall.tokens = this.sectionTokens(recall);
         used += recall.tokens - was;
+        // The line moved rather than went: its drop reports what it saved, so drops and `used` still add up.
+        const report = dropped.findLast((d) => d.section === section.key && d.ref === entry.ref);
+        if (report) report.tokens -= recall.tokens - was;
       }
     };
     if (recall) {
@@ -140,14 +198,16 @@ export class ContextComposer {
       while (used > budget && recall.entries.length > recall.limit!) {
         const extras = extraTokens();
         const recentTokens = recent?.tokens ?? 0;
-        if (recentTokens === 0 || extras > this.recallShare * (extras + recentTokens)) drop(recall, recall.entries.length - 1);
+        const recentSpare = (recent?.entries.length ?? 0) > this.minRecent;
+        const recallGives = !recentSpare || recentTokens === 0 || extras > this.recallShare * (extras + recentTokens);
+        if (recallGives) drop(recall, recall.entries.length - 1);
         else drop(recent!, 0);
       }
     }
     for (const group of DROP_ORDER) {
-      const members = sections.filter((s) => group.includes(s.key));
+      const members = sections.filter((s) => group.keys.includes(s.key));
       while (used > budget) {
-        const victim = pickVictim(members);
+        const victim = pickVictim(members.filter((s) => !group.keepNewest || s.entries.length > this.minRecent));
         if (!victim) break;
         drop(victim.section, victim.index);
       }
@@ -169,3 +229,37 @@ function pickVictim(members: ComposedSection[]): { section: ComposedSection; ind
 }
 
 const sum = (sections: ComposedSection[]) => sections.reduce((n, s) => n + s.tokens, 0);
+
+/** A Recall entry that is a memory hit (`- [round 2 · 1 May 2026] Memory (location inn): …`). */
+const isRecalledMemory = (e: SectionEntry) => /^- \[[^\]]*\] Memory \(/u.test(e.text);
+
+/** Labels a summary puts in front of a sentence (`At The Inn: `, `Mira Vell: `), not part of what it says. */
+const LABELS = /^(?:[^\s:.!?"“”()[\]][^:.!?"“”()[\]]{0,60}?:\s+)+/u;
+
+const sentenceKeyOf = (sentence: string) => sentenceKey(sentence.replace(LABELS, ''));
+
+/** A memory line's fixed part (`- 2026-05-01 10:15 — `, a Recall hit's `- [when] Memory (…): `) and its summary. */
+function splitEntryLine(text: string): { prefix: string; summary: string } {
+  const m = /^(- \[[^\]]*\] Memory \([^)]*\): |- \d{4}-\d{2}-\d{2} \d{2}:\d{2} — |- [^—]{1,40} — )/u.exec(text);
+  return m ? { prefix: m[1], summary: text.slice(m[1].length) } : { prefix: '', summary: text };
+}
+
+/**
+ * The sentences not yet held (adding them to `held`). When the first sentence goes, its first label — the entry's
+ * header, "At The Inn: " or "Mira's memory of The Inn: " — moves to the next kept one; a speaker's label never moves,
+ * since the next sentence may be someone else's (a summary names a speaker only when it changes).
+ */
+function keepNewSentences(sentences: string[], held: Set<string>): string[] {
+  const kept: string[] = [];
+  let header = '';
+  sentences.forEach((sentence, i) => {
+    const key = sentenceKeyOf(sentence);
+    if (key === '' || held.has(key)) {
+      if (i === 0) header = /^[^:]{1,80}?:\s+/u.exec(LABELS.exec(sentence)?.[0] ?? '')?.[0] ?? '';
+      return;
+    }
+    held.add(key);
+    kept.push(header && kept.length === 0 && !sentence.startsWith(header) ? `${header}${sentence}` : sentence);
+  });
+  return kept;
+}

@@ -7,7 +7,7 @@ export function renderJson(c: ComposedContext): Record<string, unknown> {
     return {
       version: c.version,
       processedVersion: c.processedVersion,
-      sections: c.sections.map((s) => ({ title: s.title, entries: s.entries.map(({ tokens: _t, ...e }) => e) })),
+      sections: c.sections.map((s) => ({ title: s.title, entries: s.entries.map(({ tokens: _t, body: _b, ...e }) => e) })),
     };
   }
   return {
@@ -15,7 +15,7 @@ export function renderJson(c: ComposedContext): Record<string, unknown> {
     processedVersion: c.processedVersion,
     agent: c.request.agent,
     ...(c.request.viewer ? { viewer: c.request.viewer } : {}),
-    sections: c.sections.map((s) => ({ key: s.key, title: s.title, tokens: s.tokens, entries: s.entries })),
+    sections: c.sections.map((s) => ({ key: s.key, title: s.title, tokens: s.tokens, entries: s.entries.map(({ body: _b, ...e }) => e) })),
     tokens: { budget: c.budget, used: c.used },
     dropped: c.dropped,
     overBudget: c.overBudget,

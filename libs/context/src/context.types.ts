@@ -1,7 +1,7 @@
 import type { CampaignSnapshot, ViewerKind } from '@app/campaign';
 
 /** Section keys in their canonical order (DESIGN §8). */
-export const SECTION_ORDER = ['bible', 'glossary', 'hud', 'digest', 'state', 'previously', 'location', 'npc', 'world', 'recall', 'recent'] as const;
+export const SECTION_ORDER = ['bible', 'glossary', 'hud', 'digest', 'scene', 'state', 'previously', 'location', 'npc', 'world', 'recall', 'recent'] as const;
 export type SectionKey = (typeof SECTION_ORDER)[number];
 
 export const AGENTS = ['narrative', 'dm', 'player', 'npc', 'agent'] as const;
@@ -36,6 +36,8 @@ export interface SectionEntry {
   seq?: number;
   /** Filled by the composer. */
   tokens?: number;
+  /** A message's own words (no index or speaker): what the no-sentence-twice rule compares. Not in the response. */
+  body?: string;
 }
 
 export interface BuiltSection {
@@ -60,7 +62,7 @@ export interface DroppedEntry {
   section: SectionKey;
   ref: string;
   tokens: number;
-  reason: 'compacted' | 'budget';
+  reason: 'compacted' | 'budget' | 'duplicate';
 }
 
 /** Whose eyes a context is seen through (DESIGN §8 witnessing). */

@@ -1,4 +1,4 @@
-import { CampaignReader, CampaignState, characterKind, viewerKey } from '@app/campaign';
+import { CampaignReader, CampaignState, characterKind, PUBLIC_WITNESS, viewerKey } from '@app/campaign';
 import { invalid, notFound } from '@app/common';
 import { WorkerProgress } from '@app/memory';
 import { Query } from '@nestjs/cqrs';
@@ -73,7 +73,8 @@ function buildLog(c: ComposedContext, latencyMs: number): ContextBuildLog {
 /** The dm sees all; a named viewer sees what it witnessed (a player agent's viewer is a player, an npc agent's an NPC). */
 export function audienceOf(request: ContextRequest, state: CampaignState): Audience {
   const dm = request.agent === 'dm';
-  if (request.viewer === undefined) return { dm, viewer: null, witness: null };
+  // §8: without a viewer, everyone but the dm gets the public view.
+  if (request.viewer === undefined) return { dm, viewer: null, witness: dm ? null : PUBLIC_WITNESS };
   const prefer = request.agent === 'player' ? 'player' : request.agent === 'npc' ? 'npc' : undefined;
   const kind = characterKind(state, request.viewer, prefer);
   if (!kind) throw notFound('VIEWER_NOT_FOUND', `viewer ${request.viewer} is not a known ${prefer === 'npc' ? 'NPC' : prefer ?? 'player or NPC'}`);

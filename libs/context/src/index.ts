@@ -17,3 +17,4 @@ export * from './recent-window';
 export * from './sections/recent-messages.reader';
 export * from './sections/recent.section';
 export * from './sections/recall.section';
+export * from './sections/scene.section';

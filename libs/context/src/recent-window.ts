@@ -1,4 +1,4 @@
-import type { Message } from '@app/campaign';
+import type { CampaignState, Message } from '@app/campaign';
 import { oneLine } from './format';
 
 /** Tools whose results are snapshots of game state (DESIGN §7): only the newest result of each is worth a place. */
@@ -33,10 +33,27 @@ const toolOf = (m: Message, toolNames: ReadonlyMap<string, string>) => (m.role =
  * One Recent Messages line: `[<index>] <speaker, else role>: <content on one line>`; a tool result
  * is labelled `tool <tool name>`, an assistant's calls follow as `[calls <name>#<call id>, …]`.
  */
-export function recentLine(m: Message, toolNames: ReadonlyMap<string, string>): string {
+export function recentLine(m: Message, toolNames: ReadonlyMap<string, string>, mark = ''): string {
   const tool = toolOf(m, toolNames);
   const label = m.role === 'tool' ? (tool ? `tool ${tool}` : 'tool') : (m.speaker ?? m.role);
   const calls = m.toolCalls.length ? `[calls ${m.toolCalls.map((c) => `${c.name}#${c.id}`).join(', ')}]` : '';
   const body = [oneLine(m.content), calls].filter(Boolean).join(' ');
-  return `[${m.index}] ${label}: ${body}`;
+  return `[${m.index}] ${mark ? `${mark} ` : ''}${oneLine(label)}: ${body}`;
+}
+
+/**
+ * §8 secrets marked, before the speaker: `(private: Aria, Mira Vell)` for a whisper (its audience by name), `(dm only)`
+ * for a dm-only note, nothing for a public line.
+ */
+export function secretMark(state: CampaignState, m: Pick<Message, 'visibility' | 'audience'>): string {
+  if (m.visibility === 'dm') return '(dm only)';
+  if (m.visibility !== 'private') return '';
+  const name = (id: string) => oneLine(state.players?.[id]?.name ?? state.npcs[id]?.name ?? id);
+  return `(private: ${m.audience.map(name).join(', ')})`;
+}
+
+/** §8 Recent Messages' group header: `round 3 · The Gallery` (`round 3` for a message without a location). */
+export function roundAndPlace(state: CampaignState, m: Pick<Message, 'round' | 'locationId'>): string {
+  const place = m.locationId === null ? null : (state.locations[m.locationId]?.name ?? m.locationId);
+  return place === null ? `round ${m.round}` : `round ${m.round} · ${oneLine(place)}`;
 }

@@ -1,5 +1,7 @@
-import { glossaryKey, GlossaryOverride, MessageRecord, MessageWitnessRecord } from '@app/campaign';
-import { Database } from '@app/event-store';
+import { glossaryKey, GlossaryOverride, PUBLIC_WITNESS } from '@app/campaign';
+import { Database, sql } from '@app/event-store';
+import { capWords, cutOutsideMarks, splitSentences } from '@app/summarizer';
+import { MAX_DEFINITION_WORDS } from './glossary/known-terms';
 import { GlossaryTermRecord, RollingSummaryRecord } from './layers.entity';
 
 export interface GlossaryEntry {
@@ -27,25 +29,20 @@ export class LayersReader {
   constructor(private readonly db: Database) {}
 
   /**
-   * The glossary: coined terms merged with the DM's overrides, alphabetical. With `viewer`, only terms coined in
-   * messages it witnessed (and DM-defined terms no message coined); with `publicOnly`, none coined in dm-only notes.
-   * Hidden terms only with `includeHidden`.
+   * The glossary: coined terms merged with the DM's overrides, alphabetical. With `viewer` (a witness key, or
+   * PUBLIC_WITNESS for the public view), only terms used in a message it witnessed (§8: any use, whole word,
+   * case-insensitive, not only the coining one) and DM-defined terms no message coined; `publicOnly` without a
+   * viewer is the public view. Hidden terms only with `includeHidden`.
    */
   async glossary(
     campaignId: string,
     overrides: Record<string, GlossaryOverride> = {},
     o: { viewer?: string | null; publicOnly?: boolean; includeHidden?: boolean } = {},
   ): Promise<GlossaryEntry[]> {
-    const rows = await this.db.read((m) => {
-      const qb = m.getRepository(GlossaryTermRecord).createQueryBuilder('g').where('g.campaignId = :campaignId', { campaignId });
-      if (o.viewer) {
-        qb.innerJoin(MessageWitnessRecord, 'w', 'w.campaignId = g.campaignId AND w.index = g.coinedMessageIndex AND w.viewerId = :viewer', { viewer: o.viewer });
-      } else if (o.publicOnly) {
-        qb.innerJoin(MessageRecord, 'msg', "msg.campaignId = g.campaignId AND msg.index = g.coinedMessageIndex AND msg.visibility <> 'dm'");
-      }
-      return qb.getMany();
-    });
-    const coined = await this.coinedKeys(campaignId, o.viewer || o.publicOnly ? Object.keys(overrides) : []);
+    const viewer = o.viewer || (o.publicOnly ? PUBLIC_WITNESS : null);
+    const all = await this.db.read((m) => m.getRepository(GlossaryTermRecord).findBy({ campaignId }));
+    const rows = viewer ? await this.knownTo(campaignId, viewer, all) : all;
+    const coined = await this.coinedKeys(campaignId, viewer ? Object.keys(overrides) : []);
     const byKey = new Map<string, GlossaryEntry>();
     for (const r of rows) {
       byKey.set(r.termKey, { term: r.term, definition: r.definition, coinedMessageIndex: Number(r.coinedMessageIndex), locked: false, hidden: false, createdAt: r.createdAt });
@@ -96,6 +93,48 @@ export class LayersReader {
     };
   }
 
+  /** The terms `viewer` knows: coined in a message it witnessed, or used (whole word) in one. */
+  private async knownTo(campaignId: string, viewer: string, terms: GlossaryTermRecord[]) {
+    if (terms.length === 0) return terms;
+    const witnessed = await this.witnessedIndexes(campaignId, viewer, terms.map((t) => Number(t.coinedMessageIndex)));
+    const known = new Set(terms.filter((t) => witnessed.has(Number(t.coinedMessageIndex))).map((t) => t.termKey));
+    const rest = terms.filter((t) => !known.has(t.termKey));
+    const usedOnly = new Map<string, GlossaryTermRecord>();
+    for (let i = 0; i < rest.length; i += TERM_BATCH) {
+      const batch = rest.slice(i, i + TERM_BATCH);
+      // LIKE narrows the messages down in the database; the whole-word test is made here.
+      const likes = batch.map(() => "LOWER(m.content) LIKE ? ESCAPE '\\'");
+      const { join, where, params } = witnessFilter(viewer);
+      const text =
+        `SELECT m.content AS content FROM messages m${join} WHERE m.campaign_id = ?${where}` +
+        ` AND (${likes.join(' OR ')}) ORDER BY m.idx`;
+      const values = [...params, campaignId, ...batch.map((t) => `%${escapeLike(t.termKey)}%`)];
+      const { rows } = await this.db.read((m) => sql<{ content: string }>(m, text, values));
+      for (const t of batch) {
+        const re = wholeWord(t.termKey);
+        const use = rows.find((r) => re.test(r.content));
+        // The stored definition came from the coining message, which this viewer never saw: defined by what it did see.
+        if (use) usedOnly.set(t.termKey, { ...t, definition: definitionFrom(use.content, re) });
+      }
+    }
+    return terms.flatMap((t) => (known.has(t.termKey) ? [t] : (usedOnly.get(t.termKey) ?? [])));
+  }
+
+  private async witnessedIndexes(campaignId: string, viewer: string, indexes: number[]): Promise<Set<number>> {
+    const out = new Set<number>();
+    const unique = [...new Set(indexes)];
+    for (let i = 0; i < unique.length; i += 500) {
+      const chunk = unique.slice(i, i + 500);
+      const { join, where, params } = witnessFilter(viewer);
+      const marks = chunk.map(() => '?').join(', ');
+      const text = `SELECT m.idx AS idx FROM messages m${join} WHERE m.campaign_id = ?${where} AND m.idx IN (${marks})`;
+      const values = [...params, campaignId, ...chunk];
+      const { rows } = await this.db.read((m) => sql<{ idx: number | string }>(m, text, values));
+      for (const r of rows) out.add(Number(r.idx));
+    }
+    return out;
+  }
+
   private async coinedKeys(campaignId: string, keys: string[]): Promise<Set<string>> {
     if (keys.length === 0) return new Set();
     const rows = await this.db.read((m) =>
@@ -103,4 +142,25 @@ export class LayersReader {
     );
     return new Set(rows.map((r) => r.k));
   }
+}
+
+const TERM_BATCH = 50;
+
+/** As the offline defineTerm does: the first sentence that uses the term, cut to 20 words outside any quotation. */
+function definitionFrom(content: string, term: RegExp): string {
+  const sentence = splitSentences(content).find((x) => term.test(x)) ?? content;
+  return cutOutsideMarks(sentence, MAX_DEFINITION_WORDS) ?? capWords(sentence, MAX_DEFINITION_WORDS);
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const wholeWord = (term: string) => new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(term)}(?![\\p{L}\\p{N}_])`, 'iu');
+
+/** The messages a witness key saw: public ones for the public view, else its message_witnesses rows (params first). */
+function witnessFilter(viewer: string): { join: string; where: string; params: unknown[] } {
+  if (viewer === PUBLIC_WITNESS) return { join: '', where: " AND m.visibility = 'public'", params: [] };
+  const join = ' INNER JOIN message_witnesses w ON w.campaign_id = m.campaign_id AND w.idx = m.idx AND w.viewer_id = ?';
+  return { join, where: '', params: [viewer] };
 }

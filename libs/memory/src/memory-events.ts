@@ -49,6 +49,10 @@ export interface GlossaryTermAddedData {
 export interface RollingSummaryUpdatedData {
   summary: string;
   viewer: string | null;
+  /** §8 public view: the summary over public messages only, read by callers without a viewer. */
+  publicView?: boolean;
+  /** The dm's summary whose input was public only, from where the public one stood: it is the public one as well. */
+  alsoPublic?: boolean;
   sinceMessageIndex: number;
   throughMessageIndex: number;
   triggerVersion: number;
@@ -67,6 +71,10 @@ export type MemoryEvent =
 
 /** The `summary` cursor's subject: '*' for everyone's summary, else the player id (never a valid id, so no clash). */
 export const summarySubject = (viewer: string | null): string => viewer ?? '*';
+
+/** The public summary's cursor subject and its rolling_summaries key (never a player id: those are `player:`-keyed). */
+export const PUBLIC_SUMMARY_SUBJECT = '*public';
+export const PUBLIC_SUMMARY_KEY = 'public';
 
 /** Deterministic id, so a replay or a retried transaction can never make a second memory. */
 export const memoryId = (campaignId: string, triggerVersion: number, scope: string, subjectId: string) =>

@@ -1,8 +1,9 @@
-import { glossaryKey, viewerKey } from '@app/campaign';
+import { glossaryKey, PUBLIC_WITNESS, viewerKey } from '@app/campaign';
 import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
 import { GlossaryTermAddedData, MemoryRecordedData, RollingSummaryUpdatedData, summarySubject } from './memory-events';
+import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from './memory-events';
 import { MemoryRecord } from './memory.entity';
 import { memorySql } from './worker-sql';
 
@@ -47,9 +48,11 @@ export class MemoryProjector {
   }
 
   private async addSummary(m: EntityManager, campaignId: string, d: RollingSummaryUpdatedData, memoryVersion: number): Promise<void> {
+    const publicToo = { ...d, alsoPublic: false, publicView: true };
+    if (d.alsoPublic) await this.addSummary(m, campaignId, publicToo, memoryVersion);
     await m.getRepository(RollingSummaryRecord).insert({
       campaignId,
-      viewerKey: d.viewer === null ? '*' : viewerKey('player', d.viewer),
+      viewerKey: d.publicView ? PUBLIC_SUMMARY_KEY : d.viewer === null ? '*' : viewerKey('player', d.viewer),
       memoryVersion,
       summary: d.summary,
       sinceMessageIndex: d.sinceMessageIndex,
@@ -58,7 +61,8 @@ export class MemoryProjector {
       createdAt: d.createdAt,
       inputIndexes: JSON.stringify(d.inputIndexes),
     });
-    await memorySql.upsertCursor(m, campaignId, 'summary', summarySubject(d.viewer), d.throughMessageIndex);
+    const subject = d.publicView ? PUBLIC_SUMMARY_SUBJECT : summarySubject(d.viewer);
+    await memorySql.upsertCursor(m, campaignId, 'summary', subject, d.throughMessageIndex);
   }
 
   /** A viewer may see a memory only if it witnessed every message the summarizer read. */
@@ -66,8 +70,12 @@ export class MemoryProjector {
     const counts = new Map<string, number>();
     const inputs = [...new Set(d.inputIndexes)];
     for (let i = 0; i < inputs.length; i += CHUNK) {
-      const rows = await memorySql.witnessCounts(m, campaignId, inputs.slice(i, i + CHUNK));
+      const chunk = inputs.slice(i, i + CHUNK);
+      const rows = await memorySql.witnessCounts(m, campaignId, chunk);
       for (const r of rows) counts.set(r.viewerId, (counts.get(r.viewerId) ?? 0) + r.n);
+      // §8 public view: a memory built from public messages only is "witnessed" by the public.
+      const publicInputs = await memorySql.publicCount(m, campaignId, chunk);
+      counts.set(PUBLIC_WITNESS, (counts.get(PUBLIC_WITNESS) ?? 0) + publicInputs);
     }
     const viewers = [...counts].filter(([, n]) => n === inputs.length).map(([viewerId]) => ({ campaignId, viewerId, memoryId: d.memoryId }));
     for (let i = 0; i < viewers.length; i += CHUNK) {

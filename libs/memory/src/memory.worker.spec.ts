@@ -450,7 +450,8 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
       ['MemoryRecorded', 'location', 'tavern'],
       ['MemoryRecorded', 'npc', 'eli'],
     ]);
-    expect(callsOf(h, 'npc', 'eli')).toEqual([[0, 1]]);
+    // §8: Eli's memory holds what Eli witnessed — "We wait." was said before Eli was there.
+    expect(callsOf(h, 'npc', 'eli')).toEqual([[1]]);
   });
 
   describe('scheduling', () => {

@@ -1,11 +1,13 @@
 import { CampaignReader, CampaignState, Message, roundAt, StoredMessage, viewerKey } from '@app/campaign';
 import { Database, EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
-import { capWords, LedgerEntry, ledgerEntry, ModelCall, Summarizer, SummaryOutcome, SummaryResult, summarizeWithRetry, TranscriptLine } from '@app/summarizer';
+import { capSentences, capWords, LedgerEntry, ledgerEntry, ModelCall, Summarizer, SummaryOutcome, SummaryResult } from '@app/summarizer';
+import { summarizeWithRetry, TranscriptLine } from '@app/summarizer';
 import { EntityManager } from 'typeorm';
 import { extractCoinedTerms } from './glossary/coined-terms';
 import { KnownTerms, knownTermsOf, MAX_DEFINITION_WORDS, MAX_TERM_CHARS, playerIdsOf } from './glossary/known-terms';
-import { LayersReader } from './layers.reader';
-import { MemoryEvent, memoryId, summarySubject } from './memory-events';
+import { LayersReader, RollingSummaryView } from './layers.reader';
+import { MemoryEvent, memoryId, RollingSummaryUpdatedData, summarySubject } from './memory-events';
+import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from './memory-events';
 import { MemoryProjector } from './memory.projector';
 import { npcWindow, planLayerTriggers, planTriggers, ScopeTask } from './message-selection';
 import { WorkerProgress } from './progress';
@@ -348,13 +350,17 @@ export class MemoryWorker {
       beforeVersion: event.version,
     });
     const npc = scope === 'npc' ? state.npcs[task.subjectId] : undefined;
-    const window = npc ? npcWindow(npc, selection) : selection;
+    const window = npc
+      ? npcWindow(npc, await this.witnessedOnly(campaignId, viewerKey('npc', npc.id), selection))
+      : selection.filter(isPublic);
     if (window.length === 0) return [];
     const outcome = await this.attempt(trigger, { scope, subjectId: task.subjectId }, (signal) => this.summarize(campaignId, state, task, window, signal));
     const since = window[0];
     const through = window[window.length - 1].index;
     if (!outcome.ok) return [this.skipped(campaignId, { scope, subjectId: task.subjectId }, outcome, event, since.index, through)];
-    cursors.set(key, through);
+    // §8: the cursor of a location or world memory moves over everything selected, the left-out secrets included.
+    const moved = npc ? through : selection[selection.length - 1].index;
+    cursors.set(key, moved);
     this.logger.log(`memory recorded`, { campaignId, triggerVersion: event.version, scope, subjectId: task.subjectId, correlationId: event.metadata.correlationId, messages: window.length, attempts: outcome.attempts });
     return [
       {
@@ -372,9 +378,10 @@ export class MemoryWorker {
           sinceMessageIndex: since.index,
           throughMessageIndex: through,
           sinceTimestamp: since.at,
-          createdAt: event.recordedAt,
+          // §8: dated in the story's time, the `at` of the last message summarized (replay-stable all the same).
+          createdAt: window[window.length - 1].at,
           triggerVersion: event.version,
-          cursor: through,
+          cursor: moved,
           inputIndexes: window.map((m) => m.index),
           attempts: outcome.attempts,
           inputTokens: outcome.inputTokens,
@@ -423,40 +430,96 @@ export class MemoryWorker {
     const maxRound = roundAfter - (this.options.hotRounds ?? 4);
     if (maxRound < 1) return [];
     const maxWords = this.options.rollingSummaryWords ?? 150;
-    const viewers: (string | null)[] = [null, ...(state.settings.perRoleMemory ? playerIdsOf(state) : [])];
+    const perRole = state.settings.perRoleMemory;
+    // §8: the dm's summary over everything; one per player with perRoleMemory, else a public one.
+    const players = playerIdsOf(state).map((viewer) => ({ viewer }));
+    const others: SummaryTarget[] = perRole ? players : [{ viewer: null, publicView: true }];
+    const subjects: SummaryTarget[] = [{ viewer: null }, ...others];
     const out: MemoryEvent[] = [];
-    for (const viewer of viewers) {
-      const subject = summarySubject(viewer);
+    // The dm's summary when it also serves as the public one (data null: its rewrite failed, the public one waits too).
+    let shared: { data: RollingSummaryUpdatedData | null } | null = null;
+    for (const target of subjects) {
+      const { viewer } = target;
+      const subject = target.publicView ? PUBLIC_SUMMARY_SUBJECT : summarySubject(viewer);
       const witness = viewer === null ? undefined : viewerKey('player', viewer);
-      const selection = await this.reader.messagesForScope(campaignId, { afterIndex: cursors.get(`summary:${subject}`) ?? -1, beforeVersion: event.version, maxRound, witnessedBy: witness });
+      const cursor = cursors.get(`summary:${subject}`) ?? -1;
+      if (target.publicView && shared) {
+        // The dm's summary read only public lines from where the public one stands: it is the public one too.
+        if (shared.data) {
+          shared.data.alsoPublic = true;
+          cursors.set(`summary:${subject}`, shared.data.throughMessageIndex);
+        }
+        continue;
+      }
+      const scope = { afterIndex: cursor, beforeVersion: event.version, maxRound, witnessedBy: witness };
+      const selected = await this.reader.messagesForScope(campaignId, scope);
+      const selection = target.publicView ? selected.filter(isPublic) : selected;
       if (selection.length === 0) continue;
-      const previous = await this.layers.latestSummary(campaignId, witness ?? '*');
-      const input = { campaignId, previousSummary: previous?.summary ?? null, messages: selection.map(toTranscript), maxWords, viewer };
-      const outcome = await this.attempt(trigger, { scope: 'summary', subjectId: subject }, (signal) => this.summarizer.summarizeRolling(input, signal));
+      const summaryKey = target.publicView ? PUBLIC_SUMMARY_KEY : (witness ?? '*');
+      const previous = await this.layers.latestSummary(campaignId, summaryKey);
+      const input = {
+        campaignId,
+        previousSummary: previous?.summary ?? null,
+        messages: selection.map(toTranscript),
+        maxWords,
+        viewer,
+        ...(target.publicView ? { publicOnly: true } : {}),
+      };
+      const dmOfPublicLines = viewer === null && !target.publicView && !perRole && selection.every(isPublic);
+      const sharing = dmOfPublicLines && (await this.publicInStep(campaignId, cursors, cursor, previous));
+      const outcome = await this.attempt(trigger, { scope: 'summary', subjectId: subject }, (signal) =>
+        this.summarizer.summarizeRolling(input, signal),
+      );
       const since = selection[0].index;
-      const through = selection[selection.length - 1].index;
+      // The public summary's cursor moves over everything selected, the left-out secrets included.
+      const through = selected[selected.length - 1].index;
+      if (sharing) shared = { data: null };
       if (!outcome.ok) {
         out.push(this.skipped(campaignId, { scope: 'summary', subjectId: subject }, outcome, event, since, through));
         continue;
       }
       cursors.set(`summary:${subject}`, through);
-      out.push({
-        type: 'RollingSummaryUpdated',
-        data: {
-          summary: capWords(outcome.text, maxWords),
-          viewer,
-          sinceMessageIndex: since,
-          throughMessageIndex: through,
-          triggerVersion: event.version,
-          createdAt: event.recordedAt,
-          inputIndexes: selection.map((m) => m.index),
-          attempts: outcome.attempts,
-          inputTokens: outcome.inputTokens,
-          outputTokens: outcome.outputTokens,
-        },
-      });
+      const data: RollingSummaryUpdatedData = {
+        summary: capSentences(outcome.text, maxWords),
+        viewer,
+        ...(target.publicView ? { publicView: true } : {}),
+        sinceMessageIndex: since,
+        throughMessageIndex: through,
+        triggerVersion: event.version,
+        createdAt: event.recordedAt,
+        inputIndexes: selection.map((m) => m.index),
+        attempts: outcome.attempts,
+        inputTokens: outcome.inputTokens,
+        outputTokens: outcome.outputTokens,
+      };
+      if (shared && sharing) shared.data = data;
+      out.push({ type: 'RollingSummaryUpdated', data });
     }
     return out;
+  }
+
+  /** The public summary stands where the dm's does, on the same text: the dm's next one can serve both. */
+  private async publicInStep(
+    campaignId: string,
+    cursors: Map<string, number>,
+    dmCursor: number,
+    dmPrevious: RollingSummaryView | null,
+  ): Promise<boolean> {
+    if ((cursors.get(`summary:${PUBLIC_SUMMARY_SUBJECT}`) ?? -1) !== dmCursor) return false;
+    const publicPrevious = await this.layers.latestSummary(campaignId, PUBLIC_SUMMARY_KEY);
+    return (publicPrevious?.summary ?? null) === (dmPrevious?.summary ?? null);
+  }
+
+  /** The messages of `selection` the witness saw (§8 witnessing, the speaker rule included). */
+  private async witnessedOnly(campaignId: string, witness: string, selection: StoredMessage[]) {
+    if (selection.length === 0) return selection;
+    const seen = new Set<number>();
+    // Chunked: a long stay at one location selects more messages than a statement may bind.
+    for (let i = 0; i < selection.length; i += 500) {
+      const chunk = selection.slice(i, i + 500).map((m) => m.index);
+      for (const idx of await this.reader.witnessed(campaignId, witness, chunk)) seen.add(idx);
+    }
+    return selection.filter((m) => seen.has(m.index));
   }
 
   private summarize(campaignId: string, state: CampaignState, task: ScopeTask, window: StoredMessage[], signal: AbortSignal): Promise<SummaryResult> {
@@ -469,6 +532,12 @@ export class MemoryWorker {
     }
     return this.summarizer.summarizeWorld({ campaignId, kind: task.worldKind!, event: describe(state, task), messages }, signal);
   }
+}
+
+/** One "Previously" the worker keeps: the dm's (viewer null), a player's, or the public one. */
+interface SummaryTarget {
+  viewer: string | null;
+  publicView?: true;
 }
 
 /** The trigger being handled: its campaign, event, and the signal that abandons it (shutdown or a lost lease). */
@@ -494,8 +563,13 @@ function outcomeOf(o: NewEvent): ['recorded' | 'skipped', string] {
 }
 
 function toTranscript(m: Message): TranscriptLine {
-  return { index: m.index, role: m.role, speaker: m.speaker, content: m.content, at: m.at };
+  const line: TranscriptLine = { index: m.index, role: m.role, speaker: m.speaker, content: m.content, at: m.at };
+  line.visibility = m.visibility;
+  if (m.visibility === 'private') line.audience = m.audience;
+  return line;
 }
+
+const isPublic = (m: Message) => m.visibility === 'public';
 
 /** The world trigger in words, with names rather than ids where the state knows them. */
 function describe(state: CampaignState, task: ScopeTask): string {

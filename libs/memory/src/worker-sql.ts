@@ -24,6 +24,17 @@ export const memorySql = {
       value,
     ]),
   setMemoryVersion: (m: EntityManager, campaignId: string, version: number) => rawRows(m, 'UPDATE campaigns SET memory_version = ? WHERE id = ?', [version, campaignId]),
+  /** How many of `indexes` are public messages (§8 public view). */
+  publicCount: async (m: EntityManager, campaignId: string, indexes: number[]) =>
+    Number(
+      (
+        await rawRows<{ n: number | string }>(
+          m,
+          `SELECT COUNT(*) AS n FROM messages WHERE campaign_id = ? AND visibility = 'public' AND idx IN (${placeholders(indexes.length)})`,
+          [campaignId, ...indexes],
+        )
+      )[0]?.n ?? 0,
+    ),
   /** How many of `indexes` each viewer witnessed. */
   witnessCounts: async (m: EntityManager, campaignId: string, indexes: number[]) =>
     (

@@ -47,7 +47,7 @@ function adapterOf(config: SummarizerConfig): Summarizer {
 export function createSummarizer(config: SummarizerConfig): Summarizer {
   return new ChunkingSummarizer(adapterOf(config), { maxInputChars: config.maxInputChars });
 }
-export { capWords } from './key-sentences';
+export { balancedMarks, capSentences, capWords, cutOutsideMarks, sentenceKey, splitSentences } from './key-sentences';
 export * from './usage/ledger-entry';
 export * from './usage/usage-report';
 export * from './usage/usage-ledger';

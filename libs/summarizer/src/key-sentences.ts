@@ -32,23 +32,67 @@ const CAPITALISED = /^[\p{Lu}][\p{L}'’-]*$/u;
 export const wordsOf = (text: string): string[] => text.split(/\s+/).filter(Boolean);
 export const countWords = (text: string): number => wordsOf(text).length;
 
-/** Sentences of a text, split at . ! ? … and line breaks, abbreviations like "Mr." kept whole. */
+const OPENERS: Record<string, string> = { '(': ')', '[': ']', '{': '}', '“': '”' };
+const CLOSERS = new Set(Object.values(OPENERS));
+
+/**
+ * Quotation and bracket depth after each word of `words` (0 = outside every mark). Straight double quotes toggle;
+ * apostrophes and single quotes are left alone ("Aria's", "don't" would read as marks).
+ */
+export function depthsAfter(words: string[]): number[] {
+  const stack: string[] = [];
+  return words.map((word) => {
+    for (const ch of word) {
+      if (ch === '"') {
+        if (stack[stack.length - 1] === '"') stack.pop();
+        else stack.push('"');
+      } else if (OPENERS[ch]) stack.push(OPENERS[ch]);
+      else if (CLOSERS.has(ch) && stack[stack.length - 1] === ch) stack.pop();
+    }
+    return stack.length;
+  });
+}
+
+/**
+ * Sentences of a text, split at . ! ? … and line breaks, abbreviations like "Mr." kept whole, and never inside quotation
+ * marks or brackets: `She said "Stop. Now." and left.` is one sentence.
+ */
 export function splitSentences(text: string): string[] {
   const out: string[] = [];
   for (const line of text.split(/\n+/)) {
+    const words = wordsOf(line);
+    const depths = depthsAfter(words);
     let current = '';
-    for (const token of wordsOf(line)) {
+    words.forEach((token, i) => {
       current = current ? `${current} ${token}` : token;
       const bare = token.replace(/["'”’)\]]+$/u, '');
-      const ends = /[.!?…]$/u.test(bare) && !ABBREVIATIONS.has(bare.replace(/\.$/, '').toLowerCase());
+      const ends = depths[i] === 0 && /[.!?…]$/u.test(bare) && !ABBREVIATIONS.has(bare.replace(/\.$/, '').toLowerCase());
       if (ends) {
         out.push(current);
         current = '';
       }
-    }
+    });
     if (current) out.push(current);
   }
   return out;
+}
+
+/** True when every quotation mark and bracket the text opens it also closes (the property the summarizer keeps). */
+export function balancedMarks(text: string): boolean {
+  const words = wordsOf(text);
+  return words.length === 0 || depthsAfter(words)[words.length - 1] === 0;
+}
+
+/**
+ * A sentence cut to at most `max` words at a word outside every quotation and bracket, ending "…"; the sentence itself
+ * when it fits; null when no such cut leaves anything (the sentence is one long quotation).
+ */
+export function cutOutsideMarks(text: string, max: number): string | null {
+  const words = wordsOf(text);
+  if (words.length <= max) return words.join(' ');
+  const depths = depthsAfter(words);
+  for (let n = max; n >= 3; n--) if (depths[n - 1] === 0) return `${words.slice(0, n).join(' ').replace(/[,;:]+$/, '')}…`;
+  return null;
 }
 
 /** How much a sentence is worth remembering: names, numbers and outcomes score; filler does not. */
@@ -90,11 +134,14 @@ export function sentencesOf(messages: TranscriptLine[], stripPrefix?: string): S
   return out;
 }
 
+/** The sentence as compared for repeats: case- and whitespace-insensitive. */
+export const sentenceKey = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').trim();
+
 /** The `max` best sentences (at least 2 when there are 2), back in transcript order, duplicates dropped. */
-export function pickKeySentences(sentences: Sentence[], max = 3): Sentence[] {
+export function pickKeySentences(sentences: Sentence[], max = 3, maxWords = Number.POSITIVE_INFINITY): Sentence[] {
   const seen = new Set<string>();
   const unique = sentences.filter((s) => {
-    const key = s.text.toLowerCase();
+    const key = sentenceKey(s.text);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
@@ -102,8 +149,20 @@ export function pickKeySentences(sentences: Sentence[], max = 3): Sentence[] {
   const ranked = unique
     .map((s) => ({ s, score: scoreSentence(s.text) }))
     .sort((a, b) => b.score - a.score || a.s.order - b.s.order);
-  const picked = ranked.filter((r, i) => i < 2 || (i < max && r.score > 0)).slice(0, max);
-  return picked.map((r) => r.s).sort((a, b) => a.order - b.order);
+  const picked: Sentence[] = [];
+  let words = 0;
+  for (const [i, r] of ranked.entries()) {
+    if (picked.length >= max || (i >= 2 && r.score <= 0)) break;
+    const text = cutOutsideMarks(r.s.text, MAX_SENTENCE_WORDS);
+    if (text === null) continue;
+    // A sentence that does not fit whole (or cut outside its marks) is passed over for a shorter one.
+    // Counted with the speaker's name, which renderSentences may put in front.
+    const cost = countWords(text) + (r.s.speaker ? countWords(r.s.speaker) : 0);
+    if (words + cost > maxWords) continue;
+    words += cost;
+    picked.push(text === r.s.text ? r.s : { ...r.s, text });
+  }
+  return picked.sort((a, b) => a.order - b.order);
 }
 
 const MAX_SENTENCE_WORDS = 40;
@@ -114,13 +173,31 @@ export function capWords(text: string, max: number): string {
   return words.length <= max ? words.join(' ') : `${words.slice(0, max).join(' ').replace(/[,;:]+$/, '')}…`;
 }
 
+/**
+ * Text cut to `max` words at a sentence end, so no sentence and no quotation is left open; the first sentence is cut
+ * outside its marks only when it alone is longer (capWords as the last resort).
+ */
+export function capSentences(text: string, max: number): string {
+  if (countWords(text) <= max) return wordsOf(text).join(' ');
+  const kept: string[] = [];
+  let words = 0;
+  for (const sentence of splitSentences(text)) {
+    const n = countWords(sentence);
+    if (words + n > max) break;
+    kept.push(sentence);
+    words += n;
+  }
+  if (kept.length) return kept.join(' ');
+  return cutOutsideMarks(text, max) ?? capWords(text, max);
+}
+
 /** Picked sentences as prose: "Mira: …" when the speaker changes, each sentence closed with punctuation. */
 export function renderSentences(sentences: Sentence[]): string {
   let lastSpeaker: string | null = null;
   return sentences
     .map((s) => {
-      let text = capWords(s.text, MAX_SENTENCE_WORDS);
-      if (!/[.!?…]["'”’)]*$/u.test(text)) text += '.';
+      let text = s.text;
+      if (!/[.!?…]["'”’)\]]*$/u.test(text)) text += '.';
       const prefix = s.speaker && s.speaker !== lastSpeaker && !text.startsWith(s.speaker) ? `${s.speaker}: ` : '';
       lastSpeaker = s.speaker;
       return prefix + text;

@@ -1,9 +1,12 @@
 import {
+  capSentences,
   capWords,
   countWords,
+  cutOutsideMarks,
   mentionsAny,
   pickKeySentences,
   renderSentences,
+  sentenceKey,
   sentencesOf,
   splitSentences,
 } from './key-sentences';
@@ -19,6 +22,13 @@ import {
 } from './summarizer.port';
 
 const NOTHING = 'nothing of note happened.';
+
+/** §8: an offline memory stays under 60 words, its header included. */
+export const MAX_MEMORY_WORDS = 59;
+
+/** The sentences that fit what is left of MAX_MEMORY_WORDS after the header. */
+const fitting = (header: string, sentences: Parameters<typeof pickKeySentences>[0]) =>
+  renderSentences(pickKeySentences(sentences, 3, MAX_MEMORY_WORDS - countWords(header)));
 
 /** Rough token estimate used wherever no provider counts tokens: ceil(chars / 4). */
 export const estimateTokens = (chars: number): number => Math.ceil(chars / 4);
@@ -43,8 +53,7 @@ export class LocalSummarizer implements Summarizer {
   async summarizeLocation(input: LocationSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
     checkSignal(signal);
     const header = `At ${input.location.name}: `;
-    const picked = pickKeySentences(sentencesOf(input.messages, header));
-    return result(header + (renderSentences(picked) || NOTHING), transcriptChars(input.messages));
+    return result(header + (fitting(header, sentencesOf(input.messages, header)) || NOTHING), transcriptChars(input.messages));
   }
 
   async summarizeNpc(input: NpcSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
@@ -54,25 +63,30 @@ export class LocalSummarizer implements Summarizer {
     const all = sentencesOf(input.messages, header);
     // What the NPC said or what names it; the whole window only when nothing does.
     const focused = all.filter((s) => mentionsAny(s.text, names) || (s.speaker !== null && mentionsAny(s.speaker, names)));
-    const picked = pickKeySentences(focused.length ? focused : all);
-    return result(header + (renderSentences(picked) || NOTHING), transcriptChars(input.messages));
+    return result(header + (fitting(header, focused.length ? focused : all) || NOTHING), transcriptChars(input.messages));
   }
 
   async summarizeWorld(input: WorldSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
     checkSignal(signal);
     const header = input.event.trim() ? `${sentenceOf(input.event)} ` : '';
-    const body = renderSentences(pickKeySentences(sentencesOf(input.messages, header)));
+    const event = sentenceKey(header);
+    const body = fitting(header, sentencesOf(input.messages, header).filter((x) => sentenceKey(x.text) !== event));
     return result((header + body).trim(), transcriptChars(input.messages) + input.event.length);
   }
 
   async summarizeRolling(input: RollingSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
     checkSignal(signal);
     const max = Math.max(1, Math.floor(input.maxWords));
-    const fresh = renderSentences(pickKeySentences(sentencesOf(input.messages)));
-    const previous = splitSentences(input.previousSummary ?? '');
+    const sentences = sentencesOf(input.messages);
+    const within = pickKeySentences(sentences, 3, max);
+    // No sentence fits whole: the best ones are cut below (outside any quotation) rather than saying nothing.
+    const fresh = splitSentences(renderSentences(within.length ? within : pickKeySentences(sentences)));
+    const seen = new Set(fresh.map(sentenceKey));
+    // A sentence the new events repeat is kept once, where they put it.
+    const previous = splitSentences(input.previousSummary ?? '').filter((x) => !seen.has(sentenceKey(x)));
     // The newest events matter most: the oldest sentences of the previous summary go first.
-    while (previous.length && countWords([...previous, fresh].join(' ')) > max) previous.shift();
-    const text = capWords([...previous, fresh].join(' ').trim(), max);
+    while (previous.length && countWords([...previous, ...fresh].join(' ')) > max) previous.shift();
+    const text = capSentences([...previous, ...fresh].join(' ').trim(), max);
     return result(text, transcriptChars(input.messages) + (input.previousSummary?.length ?? 0));
   }
 
@@ -81,7 +95,7 @@ export class LocalSummarizer implements Summarizer {
     const first = sentencesOf(input.messages).find((s) => mentionsAny(s.text, [input.term]));
     // Terms like "C++" or "Mt. Doom" may not sit between word boundaries: fall back to a plain substring.
     const loose = first ?? sentencesOf(input.messages).find((s) => s.text.toLowerCase().includes(input.term.toLowerCase()));
-    const text = loose ? capWords(loose.text, 20) : '';
+    const text = loose ? (cutOutsideMarks(loose.text, 20) ?? capWords(loose.text, 20)) : '';
     return result(text, transcriptChars(input.messages) + input.term.length);
   }
 }

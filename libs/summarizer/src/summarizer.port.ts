@@ -5,6 +5,13 @@ export interface TranscriptLine {
   speaker?: string | null;
   content: string;
   at: string;
+  /**
+   * §8: who could see the line (`public`, `private` to `audience`, `dm` only), so a prompt can leave out what its
+   * subject never saw. Absent = public (callers that predate it).
+   */
+  visibility?: 'public' | 'private' | 'dm';
+  /** Private lines: the ids they were said to. */
+  audience?: string[];
 }
 
 export interface LocationSummaryInput {
@@ -35,6 +42,8 @@ export interface RollingSummaryInput {
   messages: TranscriptLine[];
   maxWords: number;
   viewer?: string | null;
+  /** §8 public view: the summary is read by callers without a viewer, so its input holds public lines only. */
+  publicOnly?: boolean;
 }
 
 export interface DefineTermInput {

@@ -67,9 +67,11 @@ export function serverOptions(config: Pick<AppConfig, 'requestTimeoutMs' | 'maxC
  */
 export function acceptJsonOnly(fastify: FastifyInstance): void {
   fastify.removeContentTypeParser('text/plain');
+  // §8: a JSON write with no body at all (`POST …/commands/end-round` from a client that always sends the header) is `{}`.
   const json = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
+    if (body.length === 0) return done(null, {});
     if (!isUtf8(body)) return done(new DomainError('invalid', 'INVALID_UTF8', 'the body is not valid UTF-8'), undefined);
     const text = body.toString('utf8');
     const duplicate = findDuplicateKey(text);

@@ -94,4 +94,14 @@ describe('bible and glossary commands (DESIGN §8)', () => {
     expect(hidden.glossary!['void-chisel']).toEqual({ term: 'Void-Chisel', definition: 'A blade.', hidden: true });
     expect(decide(hidden, { type: 'HideGlossaryTerm', term: 'void-chisel', coined: false })).toEqual([]);
   });
+
+  it('a speaker witnesses what it says, whatever the visibility: id, name or alias, case-insensitive, the whole string', () => {
+    const state = base();
+    expect(witnessesOf(state, { ...msg({ visibility: 'private', audience: ['aria'] }), speaker: 'Jonas' })).toEqual(['npc:jonas', 'player:aria']);
+    expect(witnessesOf(state, { ...msg({ visibility: 'dm' }), speaker: 'bran' })).toEqual(['player:bran']);
+    expect(witnessesOf(state, { ...msg({ visibility: 'dm' }), speaker: 'MIRA' })).toEqual(['npc:mira']);
+    // Not a part of a longer name, and no speaker witnesses nothing extra.
+    expect(witnessesOf(state, { ...msg({ visibility: 'dm' }), speaker: 'Mira the Wise' })).toEqual([]);
+    expect(witnessesOf(state, { ...msg({ visibility: 'dm' }), speaker: null })).toEqual([]);
+  });
 });

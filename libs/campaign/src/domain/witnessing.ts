@@ -6,6 +6,12 @@ export type ViewerKind = 'player' | 'npc';
 /** Players and NPCs live in separate id spaces, so a witness is named by kind and id. */
 export const viewerKey = (kind: ViewerKind, id: string): string => `${kind}:${id}`;
 
+/**
+ * The witness key of the public view (DESIGN §8, a context without a viewer): public messages, and memories built
+ * from public messages only. Never a character's key (those are `player:`/`npc:`-prefixed).
+ */
+export const PUBLIC_WITNESS = '*public';
+
 // State documents written before players existed have no map.
 const players = (state: CampaignState): Record<string, unknown> => state.players ?? {};
 
@@ -27,8 +33,10 @@ export function characterKind(state: CampaignState, id: string, prefer?: ViewerK
  * Public: players travel with the party, NPCs are where their `locationId` says (nowhere witnesses nothing);
  * private: exactly its audience; dm: nobody but the dm agent, which is never listed.
  */
-export function witnessesOf(state: CampaignState, message: Pick<Message, 'visibility' | 'audience' | 'locationId'>): string[] {
+export function witnessesOf(state: CampaignState, message: Pick<Message, 'visibility' | 'audience' | 'locationId'> & { speaker?: string | null }): string[] {
   const keys = new Set<string>();
+  // §8 "a speaker witnesses what it says", whatever the visibility (a whisper, even a dm-only line).
+  for (const key of speakerKeys(state, message.speaker)) keys.add(key);
   if (message.visibility === 'private') {
     for (const id of message.audience) {
       if (Object.hasOwn(players(state), id)) keys.add(viewerKey('player', id));
@@ -41,6 +49,17 @@ export function witnessesOf(state: CampaignState, message: Pick<Message, 'visibi
     }
   }
   return [...keys].sort();
+}
+
+/** The characters a message's `speaker` names: id, name or alias, case-insensitive, the whole string. */
+export function speakerKeys(state: CampaignState, speaker: string | null | undefined): string[] {
+  const said = speaker?.trim().toLowerCase();
+  if (!said) return [];
+  const names = (c: { id: string; name: string; aliases?: string[] }) => [c.id, c.name, ...(c.aliases ?? [])].map((n) => n.trim().toLowerCase());
+  return [
+    ...Object.values(state.players ?? {}).filter((p) => names(p).includes(said)).map((p) => viewerKey('player', p.id)),
+    ...Object.values(state.npcs).filter((n) => names(n).includes(said)).map((n) => viewerKey('npc', n.id)),
+  ];
 }
 
 /** The round current at game version `version` (its events see this round): 1 + rounds ended before it. */

@@ -1,5 +1,5 @@
-import { viewerKey } from '@app/campaign';
-import { LayersReader } from '@app/memory';
+import { PUBLIC_WITNESS, viewerKey } from '@app/campaign';
+import { LayersReader, PUBLIC_SUMMARY_KEY } from '@app/memory';
 import { BuiltSection, ContextSection, SectionInput } from '../context.types';
 import { oneLine } from '../format';
 
@@ -15,7 +15,9 @@ export class PreviouslySection implements ContextSection {
   async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
     const empty = { key: this.key, title: this.title, entries: [] };
     let key = '*';
-    if (audience?.witness) {
+    // §8 public view: the summary over public messages only.
+    if (audience?.witness === PUBLIC_WITNESS) key = PUBLIC_SUMMARY_KEY;
+    else if (audience?.witness) {
       if (audience.viewer?.kind !== 'player' || !snapshot.state.settings.perRoleMemory) return empty;
       key = viewerKey('player', audience.viewer.id);
     }

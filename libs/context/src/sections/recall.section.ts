@@ -1,8 +1,9 @@
-import { CampaignReader, StoredMessage } from '@app/campaign';
+import { CampaignReader, CampaignState, StoredMessage } from '@app/campaign';
 import { GlossaryEntry, LayersReader, MemoryReader } from '@app/memory';
 import { QueryNode, queryWords, recallQuery, SearchHit, SearchIndex } from '@app/search';
 import { BuiltSection, ContextSection, SectionEntry, SectionInput } from '../context.types';
 import { oneLine, toDay } from '../format';
+import { secretMark } from '../recent-window';
 
 export interface RecallOptions {
   /** RECALL_LIMIT: the section's own entries (DESIGN §8). */
@@ -75,10 +76,12 @@ export class RecallSection implements ContextSection {
       this.index.search(cid, query, { in: 'messages', limit: ask }),
       this.index.search(cid, query, { in: 'memories', limit: ask }),
     ]);
-    const found = await this.messages(cid, messageHits.filter((h) => !held.has(String(h.ref))), witness, dm);
+    // §8: only lines read without a witness filter (the dm's) carry secret marks.
+    const marked = witness === null ? snapshot.state : undefined;
+    const found = await this.messages(cid, messageHits.filter((h) => !held.has(String(h.ref))), witness, dm, marked);
     const terms = queryWords(words);
     const messages = rankMessages(found, terms, request.query ?? '');
-    const replies = await this.statementReplies(cid, messages, held, witness, dm);
+    const replies = await this.statementReplies(cid, messages, held, witness, dm, marked);
     const candidates = [
       ...messages,
       ...replies,
@@ -86,12 +89,12 @@ export class RecallSection implements ContextSection {
       ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !dm }), heldTerms, wordsOf(terms.join(' '))),
     ];
     candidates.sort((a, b) => b.score - a.score || a.kind - b.kind || (a.entry.ref < b.entry.ref ? -1 : a.entry.ref > b.entry.ref ? 1 : 0));
-    const picked = await this.withReplies(cid, candidates.slice(0, want + hot), witness, dm);
+    const picked = await this.withReplies(cid, candidates.slice(0, want + hot), witness, dm, marked);
     const entries = picked.map((c, i) => ({ ...c.entry, rank: i + 1 }));
     return { key: this.key, title: this.title, entries, limit: this.options.limit, timeline: true };
   }
 
-  private async messages(campaignId: string, hits: SearchHit[], witness: string | null, dm: boolean): Promise<Candidate[]> {
+  private async messages(campaignId: string, hits: SearchHit[], witness: string | null, dm: boolean, marked?: CampaignState): Promise<Candidate[]> {
     if (hits.length === 0) return [];
     const indexes = hits.map((h) => Number(h.ref));
     const seen = witness ? await this.campaigns.witnessed(campaignId, witness, indexes) : null;
@@ -100,7 +103,7 @@ export class RecallSection implements ContextSection {
     return hits.flatMap((h) => {
       const m = byIndex.get(Number(h.ref));
       if (!m || (seen && !seen.has(m.index)) || (!witness && !dm && m.visibility === 'dm')) return [];
-      return [{ entry: messageEntry(m), score: h.score / top, kind: 0, speaker: m.speaker ?? undefined }];
+      return [{ entry: messageEntry(m, marked), score: h.score / top, kind: 0, speaker: m.speaker ?? undefined }];
     });
   }
 
@@ -108,13 +111,13 @@ export class RecallSection implements ContextSection {
    * The message after a recalled statement — often the other speaker's answer to it — is a candidate of its own, ranked at
    * REPLY_FACTOR of the statement's score, so it fills room the better hits leave (tuned on LoCoMo, docs/layered-context.md).
    */
-  private async statementReplies(campaignId: string, hits: Candidate[], held: Set<string>, witness: string | null, dm: boolean): Promise<Candidate[]> {
+  private async statementReplies(campaignId: string, hits: Candidate[], held: Set<string>, witness: string | null, dm: boolean, marked?: CampaignState): Promise<Candidate[]> {
     const refs = new Set(hits.map((c) => c.entry.ref));
     const from = new Map(hits.filter((c) => !c.entry.text.includes('?')).map((c) => [Number(c.entry.ref) + 1, c] as const));
     for (const i of from.keys()) if (refs.has(String(i)) || held.has(String(i))) from.delete(i);
     if (from.size === 0) return [];
     const next = await this.visible(campaignId, await this.campaigns.messagesByIndex(campaignId, [...from.keys()]), witness, dm);
-    return next.map((m) => ({ entry: messageEntry(m), score: from.get(m.index)!.score * REPLY_FACTOR, kind: 0 }));
+    return next.map((m) => ({ entry: messageEntry(m, marked), score: from.get(m.index)!.score * REPLY_FACTOR, kind: 0 }));
   }
 
   /** The messages the viewer may see: witnessed ones for a player or NPC, all but dm-only ones for other agents. */
@@ -128,14 +131,14 @@ export class RecallSection implements ContextSection {
    * unless it is a hit itself or the viewer never saw it (tuned on LoCoMo, docs/layered-context.md). A statement's next
    * message is not attached: it competes at a lower score (statementReplies).
    */
-  private async withReplies(campaignId: string, picked: Candidate[], witness: string | null, dm: boolean): Promise<Candidate[]> {
+  private async withReplies(campaignId: string, picked: Candidate[], witness: string | null, dm: boolean, marked?: CampaignState): Promise<Candidate[]> {
     const refs = new Set(picked.map((c) => c.entry.ref));
     const wanted = picked.filter((c) => c.kind === 0 && c.entry.text.includes('?')).map((c) => Number(c.entry.ref) + 1).filter((i) => !refs.has(String(i)));
     const replies = await this.visible(campaignId, await this.campaigns.messagesByIndex(campaignId, wanted), witness, dm);
     const byIndex = new Map(replies.map((m) => [m.index, m]));
     return picked.flatMap((c) => {
       const reply = c.kind === 0 ? byIndex.get(Number(c.entry.ref) + 1) : undefined;
-      return reply ? [c, { entry: messageEntry(reply), score: c.score, kind: 0 }] : [c];
+      return reply ? [c, { entry: messageEntry(reply, marked), score: c.score, kind: 0 }] : [c];
     });
   }
 
@@ -174,10 +177,12 @@ export class RecallSection implements ContextSection {
  * A recalled message: `Aria: …` under its group `round 2 · 1 May 2026`. The text form prints Recall as a timeline with
  * one header per round and day rather than a date on every line — ~10 tokens a line that buy more hits per budget.
  */
-function messageEntry(m: StoredMessage): SectionEntry {
+function messageEntry(m: StoredMessage, state?: CampaignState): SectionEntry {
   const text = oneLine(m.content);
   const cut = text.length > MAX_RECALLED_CHARS ? `${text.slice(0, MAX_RECALLED_CHARS - 1)}…` : text;
-  return { ref: String(m.index), createdAt: m.at, group: `round ${m.round} · ${toDay(m.at)}`, seq: m.index, text: `${m.speaker ?? m.role}: ${cut}` };
+  // §8: the dm (given the state) reads which recalled lines are secret.
+  const mark = state ? secretMark(state, m) : '';
+  return { ref: String(m.index), createdAt: m.at, group: `round ${m.round} · ${toDay(m.at)}`, seq: m.index, text: `${mark ? `${mark} ` : ''}${m.speaker ?? m.role}: ${cut}`, body: text };
 }
 
 /**

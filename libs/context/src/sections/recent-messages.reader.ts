@@ -1,4 +1,4 @@
-import { fromMessageRecord, MessageRecord, MessageWitnessRecord, StoredMessage, ToolCallRecord } from '@app/campaign';
+import { fromMessageRecord, PUBLIC_WITNESS, MessageRecord, MessageWitnessRecord, StoredMessage, ToolCallRecord } from '@app/campaign';
 import { Database } from '@app/event-store';
 import { EntityManager, In, SelectQueryBuilder } from 'typeorm';
 
@@ -17,7 +17,7 @@ export class RecentMessagesReader {
 
   /**
    * The last `limit` messages, or (with `fromRound`) the messages from that round on, capped at `limit`.
-   * §8 `seenBy`: only what that audience may see (a witness key, or 'public' = everything but dm-only notes).
+   * §8 `seenBy`: only what that audience may see (a witness key, PUBLIC_WITNESS = public messages only).
    */
   async window(campaignId: string, o: { limit: number; fromRound?: number; seenBy?: string }): Promise<RecentWindow> {
     return this.db.read(async (m) => {
@@ -63,9 +63,10 @@ async function firstSystemBefore(m: EntityManager, campaignId: string, index: nu
   return row && Number(row.index) < index ? fromMessageRecord(row) : null;
 }
 
-/** §8 witnessing: a viewer's witnessed messages (message_witnesses), or (`public`) all but dm-only notes. */
+/** §8 witnessing: a viewer's witnessed messages (message_witnesses), or the public ones. */
 function seenBy(qb: SelectQueryBuilder<MessageRecord>, audience: string | undefined): SelectQueryBuilder<MessageRecord> {
-  if (audience === 'public') return qb.andWhere("m.visibility <> 'dm'");
+  // §8 public view: neither dm-only nor private text.
+  if (audience === PUBLIC_WITNESS) return qb.andWhere("m.visibility = 'public'");
   if (audience !== undefined) qb.innerJoin(MessageWitnessRecord, 'w', 'w.campaignId = m.campaignId AND w.index = m.index AND w.viewerId = :viewer', { viewer: audience });
   return qb;
 }

@@ -1,5 +1,7 @@
+import { PUBLIC_WITNESS } from '@app/campaign';
 import { BuiltSection, ContextSection, DroppedEntry, SectionEntry, SectionInput } from '../context.types';
-import { compactSnapshots, DEFAULT_SNAPSHOT_TOOLS, recentLine } from '../recent-window';
+import { compactSnapshots, DEFAULT_SNAPSHOT_TOOLS, recentLine, roundAndPlace, secretMark } from '../recent-window';
+import { oneLine } from '../format';
 import { TokenCounter } from '../token-counter.port';
 import { RecentMessagesReader } from './recent-messages.reader';
 
@@ -51,12 +53,20 @@ export class RecentSection implements ContextSection {
     const window = await this.reader.window(request.campaignId, {
       limit: byRounds ? (this.options.maxWindow ?? MAX_WINDOW) : this.options.recentMessages,
       fromRound: byRounds ? Math.max(1, round - this.options.hotRounds + 1) : undefined,
-      // §8: a viewer sees what it witnessed; only the dm agent sees dm-only notes.
-      seenBy: audience?.witness ?? (audience?.dm ? undefined : 'public'),
+      // §8: a viewer sees what it witnessed, the public view public messages; only the dm sees everything.
+      seenBy: audience?.witness ?? (audience?.dm ? undefined : PUBLIC_WITNESS),
     });
     const tools = await this.snapshotTools.toolsFor(request.campaignId);
     const { kept, compacted } = compactSnapshots(window.messages, window.toolNames, tools);
-    const entry = (m: (typeof kept)[number]): SectionEntry => ({ ref: String(m.index), createdAt: m.at, text: recentLine(m, window.toolNames) });
+    // §8: the dm reads which lines are secret; nobody else is shown one it may not see.
+    const marks = audience?.dm === true || !audience?.witness;
+    const entry = (m: (typeof kept)[number]): SectionEntry => ({
+      ref: String(m.index),
+      createdAt: m.at,
+      group: roundAndPlace(snapshot.state, m),
+      text: recentLine(m, window.toolNames, marks ? secretMark(snapshot.state, m) : ''),
+      body: oneLine(m.content),
+    });
     const entries = [...(window.pinned ? [entry(window.pinned)] : []), ...kept.map(entry)];
     const removed = compacted.map(entry);
     await this.counter.warm?.(removed.map((e) => `${e.text}\n`));

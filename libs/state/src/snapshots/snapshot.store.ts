@@ -217,6 +217,11 @@ export class SnapshotStore {
     });
   }
 
+  /** §8: whether the campaign ever had a game account (logged in, or holding snapshots). */
+  async hasAccounts(campaignId: string): Promise<boolean> {
+    return this.db.read(async (m) => (await m.getRepository(AccountRecord).existsBy({ campaignId })) || (await m.getRepository(GameStateSnapshotRecord).existsBy({ campaignId })));
+  }
+
   private forUpdate(): Pick<FindOneOptions, 'lock'> {
     return this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' } } : {};
   }
