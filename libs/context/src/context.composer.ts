@@ -177,13 +177,21 @@ export class ContextComposer {
         // No longer in the context: the hit takes its rank in Recall again (and is dropped there by Recall's rules).
         parked.delete(entry.ref);
         const at = recall.entries.findIndex((e) => (e.rank ?? 0) > (back.rank ?? 0));
-        recall.entries.splice(at === -1 ? recall.entries.length : at, 0, back);
+        const slot = at === -1 ? recall.entries.length : at;
+        recall.entries.splice(slot, 0, back);
         const was = recall.tokens;
         recall.tokens = this.sectionTokens(recall);
+        const report = dropped.findLast((d) => d.section === section.key && d.ref === entry.ref);
+        // A line that costs more in Recall (its date and round header) than it saved in Recent stays out: moving it
+        // back would grow an over-budget context and report a negative drop.
+        if (!report || recall.tokens - was > report.tokens) {
+          recall.entries.splice(slot, 1);
+          recall.tokens = was;
+          continue;
+        }
         used += recall.tokens - was;
         // The line moved rather than went: its drop reports what it saved, so drops and `used` still add up.
-        const report = dropped.findLast((d) => d.section === section.key && d.ref === entry.ref);
-        if (report) report.tokens -= recall.tokens - was;
+        report.tokens -= recall.tokens - was;
       }
     };
     if (recall) {

@@ -58,11 +58,14 @@ export interface BuiltSection {
   omitted?: boolean;
 }
 
+/** Why an entry left a context (§7 compaction, §8 budget and no sentence twice). */
+export const DROP_REASONS = ['compacted', 'budget', 'duplicate'] as const;
+
 export interface DroppedEntry {
   section: SectionKey;
   ref: string;
   tokens: number;
-  reason: 'compacted' | 'budget' | 'duplicate';
+  reason: (typeof DROP_REASONS)[number];
 }
 
 /** Whose eyes a context is seen through (DESIGN §8 witnessing). */

@@ -1,5 +1,5 @@
 import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
-import { AGENTS, SECTION_ORDER } from '@app/context';
+import { AGENTS, DROP_REASONS, SECTION_ORDER } from '@app/context';
 import { z } from 'zod';
 
 /**
@@ -129,7 +129,7 @@ const dropped = z.object({
   section: z.string(),
   ref: z.string(),
   tokens: count,
-  reason: z.enum(['compacted', 'budget']),
+  reason: z.enum(DROP_REASONS),
 });
 
 export const contextResponse = z
