@@ -16,7 +16,8 @@ const PURE = [
 ];
 
 /** Node built-ins that do I/O (crypto hashing and events stay allowed: they are computation, not I/O). */
-const NODE_IO = '^(node:)?(fs|fs/promises|net|http|https|http2|tls|dgram|dns|child_process|cluster|worker_threads|readline|os|process|stream)$';
+const NODE_IO =
+  '^(node:)?(fs|fs/promises|net|http|https|http2|tls|dgram|dns|child_process|cluster|worker_threads|readline|os|process|stream)$';
 
 module.exports = {
   forbidden: [
@@ -59,7 +60,7 @@ module.exports = {
       name: 'no-other-lib-entity',
       severity: 'error',
       comment:
-        'Each table has one owner: no lib imports another lib\'s *.entity.ts. (Entities re-exported by a barrel ' +
+        "Each table has one owner: no lib imports another lib's *.entity.ts. (Entities re-exported by a barrel " +
         'are caught by ESLint no-restricted-imports in eslint.config.mjs: dependency-cruiser sees files, not names.)',
       from: { path: '^libs/([^/]+)/' },
       to: { path: '^libs/[^/]+/.+\\.entity\\.ts$', pathNot: '^libs/$1/' },
@@ -67,7 +68,8 @@ module.exports = {
     {
       name: 'pure-domain-no-framework',
       severity: 'error',
-      comment: 'Pure domain files (decide, evolve, selection, formatting, query parsing) import no Nest, TypeORM or database driver.',
+      comment:
+        'Pure domain files (decide, evolve, selection, formatting, query parsing) import no Nest, TypeORM or database driver.',
       from: { path: PURE, pathNot: '\\.spec\\.ts$' },
       to: { path: 'node_modules/(@nestjs|typeorm|pg|pg-[^/]+|better-sqlite3|@anthropic-ai|openai)/' },
     },

@@ -6,10 +6,34 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const BROWSER_GLOBALS = [
-  'window', 'document', 'location', 'history', 'navigator', 'console', 'sessionStorage', 'localStorage', 'Node',
-  'HTMLElement', 'Event', 'EventSource', 'fetch', 'URL', 'URLSearchParams', 'FormData', 'AbortController',
-  'TextDecoder', 'TextDecoderStream', 'TextEncoder', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval',
-  'requestAnimationFrame', 'alert', 'confirm', 'prompt',
+  'window',
+  'document',
+  'location',
+  'history',
+  'navigator',
+  'console',
+  'sessionStorage',
+  'localStorage',
+  'Node',
+  'HTMLElement',
+  'Event',
+  'EventSource',
+  'fetch',
+  'URL',
+  'URLSearchParams',
+  'FormData',
+  'AbortController',
+  'TextDecoder',
+  'TextDecoderStream',
+  'TextEncoder',
+  'setTimeout',
+  'clearTimeout',
+  'setInterval',
+  'clearInterval',
+  'requestAnimationFrame',
+  'alert',
+  'confirm',
+  'prompt',
 ];
 const NODE_GLOBALS = ['module', 'require', '__dirname', '__filename', 'process', 'console', 'exports'];
 const readonly = (names) => Object.fromEntries(names.map((n) => [n, 'readonly']));

@@ -43,12 +43,14 @@ const isTestSupport = (f: string) => f.endsWith('.contract.ts') || f.includes('/
 const isProduction = (f: string) =>
   /^(apps|libs)\//.test(f) && !isSpec(f) && !isMigration(f) && !isGenerated(f) && !isTestSupport(f);
 
-const all = ['apps', 'libs', 'test', 'bench', 'scripts'].flatMap((d) => walk(path.join(ROOT, d))).map(rel).sort();
+const all = ['apps', 'libs', 'test', 'bench', 'scripts']
+  .flatMap((d) => walk(path.join(ROOT, d)))
+  .map(rel)
+  .sort();
 const sources = new Map(all.map((f) => [f, fs.readFileSync(path.join(ROOT, f), 'utf8')]));
 const parsed = new Map<string, ts.SourceFile>();
 const parse = (f: string) =>
-  parsed.get(f) ??
-  parsed.set(f, ts.createSourceFile(f, sources.get(f)!, ts.ScriptTarget.ES2022, true)).get(f)!;
+  parsed.get(f) ?? parsed.set(f, ts.createSourceFile(f, sources.get(f)!, ts.ScriptTarget.ES2022, true)).get(f)!;
 
 // ---- longest functions ----
 interface Fn {
@@ -82,13 +84,24 @@ function functions(file: string): Fn[] {
   visit(sf);
   return out;
 }
-const fns = all.filter(isProduction).flatMap(functions).sort((a, b) => b.lines - a.lines);
+const fns = all
+  .filter(isProduction)
+  .flatMap(functions)
+  .sort((a, b) => b.lines - a.lines);
 
 // ---- wide lines ----
 const wide = (files: string[]) =>
   files
     .filter((f) => !isMigration(f) && !isGenerated(f))
-    .reduce((n, f) => n + sources.get(f)!.split('\n').filter((l) => l.length > MAX_WIDTH).length, 0);
+    .reduce(
+      (n, f) =>
+        n +
+        sources
+          .get(f)!
+          .split('\n')
+          .filter((l) => l.length > MAX_WIDTH).length,
+      0,
+    );
 
 // ---- entities: class name → table, owning lib ----
 const libOf = (f: string) => /^libs\/([^/]+)\//.exec(f)?.[1] ?? null;
@@ -107,7 +120,8 @@ for (const f of all.filter((f) => isProduction(f) && libOf(f))) {
     const target = /^@app\/([^/]+)/.exec(spec)?.[1];
     if (!target || target === libOf(f)) continue;
     const bindings = st.importClause?.namedBindings;
-    const names = bindings && ts.isNamedImports(bindings) ? bindings.elements.map((e) => (e.propertyName ?? e.name).text) : [];
+    const names =
+      bindings && ts.isNamedImports(bindings) ? bindings.elements.map((e) => (e.propertyName ?? e.name).text) : [];
     const hit = names.filter((n) => entities.get(n)?.lib === target);
     if (hit.length) crossEntity.push({ file: f, names: hit, from: target });
   }
@@ -139,7 +153,9 @@ for (const f of all.filter(isProduction)) {
     if (tableOf(m[1])) addWriter(tableOf(m[1])!, f);
   }
   for (const m of src.matchAll(/(?:const|let) (\w+) = \w+\.getRepository\((\w+)\)/g)) {
-    const writes = new RegExp(`\\b${m[1]}\\s*\\.(?:insert|update|delete|upsert|save|remove|createQueryBuilder\\(\\)\\s*\\.(?:update|delete|insert))\\(`);
+    const writes = new RegExp(
+      `\\b${m[1]}\\s*\\.(?:insert|update|delete|upsert|save|remove|createQueryBuilder\\(\\)\\s*\\.(?:update|delete|insert))\\(`,
+    );
     if (tableOf(m[2]) && writes.test(src)) addWriter(tableOf(m[2])!, f);
   }
   // A generic wipe (`.delete().from(entity)` looping over an array of entities): each listed entity is written.
@@ -159,9 +175,15 @@ const report = {
   longestFunctions: fns.slice(0, 10),
   functionsOver60Lines: fns.filter((f) => f.lines > 60).length,
   linesOver120: { production: wide(all.filter(isProduction)), wholeTree: wide(all) },
-  libsImportingAnotherLibsEntity: { count: libsImportingEntities.length, libs: libsImportingEntities, imports: crossEntity },
+  libsImportingAnotherLibsEntity: {
+    count: libsImportingEntities.length,
+    libs: libsImportingEntities,
+    imports: crossEntity,
+  },
   writersPerTable: Object.fromEntries(
-    [...writers].sort(([a], [b]) => a.localeCompare(b)).map(([t, w]) => [t, { libs: writerLibs(t), files: [...w].sort() }]),
+    [...writers]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([t, w]) => [t, { libs: writerLibs(t), files: [...w].sort() }]),
   ),
   /** Tables written by more than one lib (two files of one lib, e.g. the FTS5 and PostgreSQL adapters, count once). */
   tablesWrittenBySeveralLibs: multiWriter.sort(),
@@ -173,12 +195,18 @@ if (process.argv.includes('--json')) {
   console.log('Longest functions (apps + libs, no specs, no migrations):');
   for (const f of report.longestFunctions) console.log(`  ${f.lines} lines  ${f.name}  ${f.file}:${f.line}`);
   console.log(`Functions over 60 lines: ${report.functionsOver60Lines}`);
-  console.log(`Lines over ${MAX_WIDTH} characters: production ${report.linesOver120.production}, ` +
-    `whole tree ${report.linesOver120.wholeTree}`);
-  console.log(`Libs importing another lib's entity: ${report.libsImportingAnotherLibsEntity.count} ` +
-    `(${libsImportingEntities.join(', ')})`);
+  console.log(
+    `Lines over ${MAX_WIDTH} characters: production ${report.linesOver120.production}, ` +
+      `whole tree ${report.linesOver120.wholeTree}`,
+  );
+  console.log(
+    `Libs importing another lib's entity: ${report.libsImportingAnotherLibsEntity.count} ` +
+      `(${libsImportingEntities.join(', ')})`,
+  );
   for (const c of crossEntity) console.log(`  ${c.file} ← @app/${c.from}: ${c.names.join(', ')}`);
-  console.log(`Writers per table (${multiWriter.length} tables written by more than one lib: ${multiWriter.join(', ')}):`);
+  console.log(
+    `Writers per table (${multiWriter.length} tables written by more than one lib: ${multiWriter.join(', ')}):`,
+  );
   for (const [t, w] of Object.entries(report.writersPerTable)) {
     console.log(`  ${t} [${w.libs.join(', ')}]: ${w.files.join(', ')}`);
   }
