@@ -129,7 +129,6 @@ for (const f of all.filter((f) => isProduction(f) && libOf(f))) {
 const libsImportingEntities = [...new Set(crossEntity.map((c) => libOf(c.file)!))].sort();
 
 // ---- writers per table ----
-const tables = new Set([...entities.values()].map((e) => e.table));
 const writers = new Map<string, Set<string>>();
 const addWriter = (table: string, file: string) => {
   if (!writers.has(table)) writers.set(table, new Set());
