@@ -45,16 +45,9 @@ module.exports = {
     {
       name: 'lib-through-index',
       severity: 'error',
-      comment: 'A lib reaches another lib only through its index.ts (import it as @app/<lib>).',
-      from: { path: '^libs/([^/]+)/' },
-      to: { path: '^libs/', pathNot: ['^libs/$1/', '^libs/[^/]+/src/index\\.ts$'] },
-    },
-    {
-      name: 'app-through-index',
-      severity: 'error',
-      comment: 'An app reaches a lib only through its index.ts (import it as @app/<lib>).',
-      from: { path: '^apps/' },
-      to: { path: '^libs/', pathNot: '^libs/[^/]+/src/index\\.ts$' },
+      comment: 'An app or another lib reaches a lib only through its index.ts (import it as @app/<lib>).',
+      from: { path: '^(apps|libs)/([^/]+)/' },
+      to: { path: '^libs/', pathNot: ['^$1/$2/', '^libs/[^/]+/src/index\\.ts$'] },
     },
     {
       name: 'no-other-lib-entity',
