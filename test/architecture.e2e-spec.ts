@@ -1,0 +1,104 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * The lint rules of `npm run lint` fail on planted violations: a few files are written into the tree (the
+ * rules are path-based, so they must sit where a real violation would), linted with the project's own
+ * configs, and removed again. dependency-cruiser runs with --ignore-known, as CI does, so the known-violations
+ * baseline cannot hide a new violation.
+ */
+const ROOT = join(__dirname, '..');
+const TAG = `zz-planted-${process.pid}`;
+const planted = {
+  domain: `libs/campaign/src/domain/${TAG}.ts`,
+  reach: `libs/context/src/${TAG}.ts`,
+  cycleA: `libs/context/src/${TAG}-a.ts`,
+  cycleB: `libs/context/src/${TAG}-b.ts`,
+  clean: `libs/campaign/src/domain/${TAG}-clean.ts`,
+  wide: `libs/context/src/${TAG}-wide.ts`,
+};
+
+function plant(file: string, text: string): void {
+  mkdirSync(dirname(join(ROOT, file)), { recursive: true });
+  writeFileSync(join(ROOT, file), text);
+}
+
+function run(bin: string, args: string[]): { status: number | null; out: string } {
+  const r = spawnSync(join(ROOT, 'node_modules', '.bin', bin), args, { cwd: ROOT, encoding: 'utf8', timeout: 50_000 });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+// The rules read files, not a database: the PostgreSQL pass of `npm test` (TEST_DATABASE_URL) need not repeat them.
+const suite = process.env.TEST_DATABASE_URL ? describe.skip : describe;
+
+const depcruise = (files: string[]) => run('depcruise', [...files, '--ignore-known', '--output-type', 'err']);
+
+beforeAll(() => {
+  if (process.env.TEST_DATABASE_URL) return;
+  plant(
+    planted.domain,
+    "import { Injectable } from '@nestjs/common';\nimport { readFileSync } from 'node:fs';\n" +
+      'export const planted = [Injectable, readFileSync];\n',
+  );
+  plant(
+    planted.reach,
+    "import { MemoryRecord } from '../../memory/src/memory.entity';\n" +
+      "import { MessageRecord } from '@app/campaign';\nimport { renderProblem } from '../../../apps/memory-service/src/http/views';\n" +
+      'export const planted = [MemoryRecord, MessageRecord, renderProblem];\n',
+  );
+  plant(planted.cycleA, `import { b } from './${TAG}-b';\nexport const a = () => b;\n`);
+  plant(planted.cycleB, `import { a } from './${TAG}-a';\nexport const b = () => a;\n`);
+  plant(planted.clean, "import { emptyState } from './state';\nexport const planted = emptyState;\n");
+  const long = `export const planted = ['${'a'.repeat(40)}', '${'b'.repeat(40)}', '${'c'.repeat(40)}'];\n`;
+  plant(planted.wide, long);
+});
+
+afterAll(() => {
+  for (const file of Object.values(planted)) rmSync(join(ROOT, file), { force: true });
+});
+
+suite('import rules (dependency-cruiser, as npm run lint:deps runs them)', () => {
+  let result: { status: number | null; out: string };
+  beforeAll(() => {
+    result = depcruise([planted.domain, planted.reach, planted.cycleA, planted.clean]);
+  });
+
+  it('fails the run', () => {
+    expect(result.status).not.toBe(0);
+  });
+
+  it.each([
+    ['pure-domain-no-framework', 'domain', 'node_modules/@nestjs/common'],
+    ['pure-domain-no-io', 'domain', 'fs'],
+    ['lib-through-index', 'reach', 'libs/memory/src/memory.entity.ts'],
+    ['no-other-lib-entity', 'reach', 'libs/memory/src/memory.entity.ts'],
+    ['lib-not-to-app', 'reach', 'apps/memory-service/src/http/views.ts'],
+    ['no-circular', 'cycleA', `libs/context/src/${TAG}-b.ts`],
+  ] as const)('names %s for the planted %s file', (rule, which, target) => {
+    // A violation is `error <rule>: <from> → <to>`; a cycle lists its members on the following lines.
+    const at = result.out.indexOf(`error ${rule}: ${planted[which]} → `);
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(result.out.slice(at).split('\n').slice(0, 2).join(' ')).toContain(target);
+  });
+
+  it('names nothing for a domain file that imports only the domain', () => {
+    expect(result.out).toContain('error pure-domain-no-io: '); // the same run did report violations
+    expect(result.out).not.toContain(planted.clean);
+  });
+});
+
+suite('ESLint and Prettier', () => {
+  it("ESLint rejects a lib importing another lib's entity through its barrel", () => {
+    const r = run('eslint', ['--no-warn-ignored', planted.reach]);
+    expect(r.status).not.toBe(0);
+    expect(r.out).toMatch(/'MessageRecord' import from '@app\/campaign' is restricted.*no-restricted-imports/);
+  });
+
+  it('Prettier --check rejects a line over 120 characters and accepts a formatted file', () => {
+    const wide = run('prettier', ['--check', planted.wide]);
+    expect(wide.status).not.toBe(0);
+    expect(wide.out).toContain(planted.wide);
+    expect(run('prettier', ['--check', planted.clean]).status).toBe(0);
+  });
+});
