@@ -75,7 +75,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**', 'bench/**', 'scripts/**', '**/*.spec.ts'],
+    files: ['test/**', 'bench/**', 'scripts/**', '**/*.spec.ts', 'libs/*/src/testing/**'],
     rules: {
       // Tests and tools poke at untyped JSON responses and private fields in >100 places; `any` there is
       // deliberate and harmless, so it warns instead of failing (production code keeps it an error).
@@ -90,5 +90,6 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.cjs'],
     ignores: ['apps/memory-service/inspector/**'],
     languageOptions: { sourceType: 'commonjs', globals: readonly(NODE_GLOBALS) },
+    rules: { '@typescript-eslint/no-require-imports': 'off' }, // CommonJS files load with require
   },
 );

@@ -20,6 +20,7 @@ interface Builder {
   staleReason(root?: string): string | null;
   build(root?: string): Promise<{ files: number; ms: number }>;
 }
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- plain JavaScript from the repository
 const builder: Builder = require(join(REPO_ROOT, 'scripts/build.js'));
 
 /** Every file under dir with its size and modification time. */
@@ -104,6 +105,7 @@ describe('start without a rebuild', () => {
       expect(files).toBe(2);
       expect(builder.staleReason(root)).toBeNull();
       // The @app alias is rewritten to a relative path, so the built file runs as is.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- the file the build just wrote
       expect(require(join(root, 'dist/apps/x/main.js')).doubled).toBe(84);
     });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expectProblem, expectRejected } from './support/rejection';
+import { expectRejected } from './support/rejection';
 import { scenario } from './support/scenario';
 import { ensureBuilt, startServiceProcess } from './support/service-process';
 import { startTestApp, TestApp } from './support/test-app';

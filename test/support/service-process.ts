@@ -13,6 +13,7 @@ export const REPO_ROOT = ((): string => {
 export const SERVICE_MAIN = join(REPO_ROOT, 'dist/apps/memory-service/src/main.js');
 
 /** scripts/build.js: plain JavaScript, so it is loaded from the repository both under jest and from dist/. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- plain JavaScript from the repository
 const builder = (): { staleReason(): string | null } => require(join(REPO_ROOT, 'scripts/build.js'));
 
 /**

@@ -28,6 +28,7 @@ const SLICE_MS = 8;
 type Encoding = typeof O200k;
 // Loaded on first use: building the o200k ranks takes a few hundred ms that a boot that never counts need not pay.
 let encoding: Encoding | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use (boot time)
 const load = (): Encoding => (encoding ??= require('gpt-tokenizer/cjs/encoding/o200k_base') as Encoding);
 /** Special-token strings ("<|endoftext|>") count as the plain text they are: players write them. */
 const AS_TEXT = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };

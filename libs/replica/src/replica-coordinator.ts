@@ -107,6 +107,7 @@ export class ReplicaCoordinator {
 
   private async listen(): Promise<void> {
     // pg is loaded only on PostgreSQL: a SQLite boot need not pay for it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only on PostgreSQL (boot time)
     const { Client: PgClient } = require('pg') as typeof import('pg');
     const client = new PgClient({ connectionString: this.options.url, application_name: `lorekeeper-listen-${this.options.replicaId}`.slice(0, 63) });
     client.on('notification', (msg) => {

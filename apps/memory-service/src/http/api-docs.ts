@@ -15,6 +15,7 @@ const pending: Array<(s: Swagger) => void> = [];
 
 export function loadSwagger(): Swagger {
   if (!swagger) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on the first /docs call (boot time)
     swagger = require('@nestjs/swagger') as Swagger;
     for (const apply of pending.splice(0)) apply(swagger);
   }

@@ -23,6 +23,7 @@ const TOTALS_EXAMPLE = {
 };
 
 // Memory ids are `<campaign>:<triggerVersion>:<scope>:<subject>`: longer than a plain id may be.
+// eslint-disable-next-line no-useless-assignment -- used in a parameter decorator, which the rule does not see
 const memoryIdSchema = z.string().min(1).max(600);
 
 /** §12: what the model calls of a campaign cost, per scope and model, and what each memory cost. */
