@@ -151,7 +151,10 @@ export const contextResponse = z
   .catchall(z.unknown())
   .describe('Sections in canonical order; sections may add fields of their own (e.g. `digest`).');
 
-export const bibleResponse = z.object({ text: z.string(), dmOnly: z.string() });
+export const bibleResponse = z.object({
+  text: z.string(),
+  dmOnly: z.string().optional().describe('the dm-only part; absent for a key bound to a character'),
+});
 export const putBibleResponse = z.object({ version: count, bible: bibleResponse });
 const glossaryEntry = z.object({
   term: z.string(),
