@@ -249,6 +249,13 @@ export function send(baseUrl: string, r: { method: string; path: string; headers
     const req = httpRequest(
       { host: url.hostname, port: url.port, method: r.method, path: r.path, headers: { ...r.headers, ...(r.body !== undefined ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}) }, agent },
       (res) => {
+        const contentType = String(res.headers['content-type'] ?? '');
+        // A live stream (SSE) never ends by itself: its status and headers are the answer.
+        if (contentType.startsWith('text/event-stream')) {
+          resolve({ status: res.statusCode ?? 0, contentType, text: '' });
+          res.destroy();
+          return;
+        }
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
