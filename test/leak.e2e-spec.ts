@@ -3,12 +3,16 @@ import {
   BIBLE_DM,
   BIBLE_PUBLIC,
   buildLeakCampaign,
+  contentOf,
+  DM_ONLY_MESSAGES,
   EchoSummarizer,
   FACT,
   markersIn,
+  NAME_OF,
   SCRIPT,
   sorted,
   union,
+  usesWord,
   Viewer,
   visibleItems,
   witnessedBy,
@@ -40,11 +44,10 @@ describe('leak suite: who may read what', () => {
     if (res.status !== 200) throw new Error(`GET ${path} → ${res.status} ${res.text.slice(0, 300)}`);
     return markersIn(res.text);
   };
-  /** The admin's own view of a list route: each item's text, for the per-item rule (every input witnessed). */
-  const items = async (path: string, pick: (item: any) => string) => ((await get(FULL, path)).body.items as any[]).map(pick);
+  /** The admin's own view of the memories and the glossary: each item's text, for the per-item rule (every input witnessed). */
   let memories: string[] = [];
-  let glossary: { text: string; coinedMessageIndex: number | null }[] = [];
-  let markerOfIndex: Map<number, string>;
+  let memoryItems: { scope: string; subjectId: string; markers: Set<string> }[] = [];
+  let glossary: { term: string; text: string }[] = [];
 
   beforeAll(async () => {
     t = await startTestApp({
@@ -52,17 +55,22 @@ describe('leak suite: who may read what', () => {
       env: { LOREKEEPER_API_KEYS: `${FULL}, ${ARIA}=leak-*@player:aria, ${MIRA}=leak-*@npc:mira, ${VEX}=leak-*@npc:vex`, HOT_ROUNDS: '1', SUMMARY_INTERVAL_ROUNDS: '1' },
     });
     await buildLeakCampaign(t, cid, { perRoleMemory: true, headers: { authorization: `Bearer ${FULL}` } });
-    memories = await items('/memories?limit=1000', (m) => m.summary);
-    glossary = ((await get(FULL, '/glossary')).body.items as any[]).map((g) => ({ text: `${g.term} ${g.definition}`, coinedMessageIndex: g.coinedMessageIndex }));
-    const messages = (await get(FULL, '/messages')).body.items as { index: number; content: string }[];
-    markerOfIndex = new Map(messages.map((m) => [m.index, [...markersIn(m.content)][0]]));
+    const memoryList = (await get(FULL, '/memories?limit=1000')).body.items as { scope: string; subjectId: string; summary: string }[];
+    memories = memoryList.map((m) => m.summary);
+    memoryItems = memoryList.map((m) => ({ scope: m.scope, subjectId: m.subjectId, markers: markersIn(m.summary) }));
+    const terms = (await get(FULL, '/glossary')).body.items as { term: string; definition: string }[];
+    glossary = terms.map((g) => ({ term: g.term, text: `${g.term} ${g.definition}` }));
   });
   afterAll(async () => t.close());
 
   it('builds the campaign it claims: every message, memories, a glossary and Previously exist', async () => {
     expect(sorted(await seen(FULL, '/messages'))).toEqual(sorted(ALL_MESSAGES));
     expect(memories.length).toBeGreaterThan(0);
+    // Every kind of memory: the hall's (left at the end of round 1), Mira's (present there) and the world's (objective).
+    expect(sorted(memoryItems.map((m) => `${m.scope}:${m.subjectId}`))).toEqual(['location:hall', 'npc:mira', 'world:world']);
     expect(glossary.length).toBeGreaterThan(0);
+    // A term used by more than one message (coined in a dm-only note, used again in public).
+    expect(glossary.some((g) => SCRIPT.filter((m) => usesWord(contentOf(m), g.term)).length > 1)).toBe(true);
     const dm = await get(FULL, '/context?agent=dm&budget=200000&limit=100&format=json');
     expect(dm.body.sections.map((s: { key: string }) => s.key)).toEqual(expect.arrayContaining(['bible', 'glossary', 'previously', 'recent']));
   });
@@ -94,11 +102,30 @@ describe('leak suite: who may read what', () => {
     });
   });
 
+  it('memories are built from what their subject witnessed: public messages for places and the world, never a dm-only one', () => {
+    const publicAt = (location?: string) => SCRIPT.filter((m) => m.visibility === 'public' && m.round === 1 && (!location || m.locationId === location));
+    for (const memory of memoryItems) {
+      expect([memory.scope, sorted([...memory.markers].filter((m) => DM_ONLY_MESSAGES.has(m)))]).toEqual([memory.scope, []]);
+    }
+    const of = (scope: string) => memoryItems.find((m) => m.scope === scope)!.markers;
+    // The hall's memory: the public messages of its selection (round 1 at the hall), the whispers and dm notes left out.
+    expect(sorted(of('location'))).toEqual(sorted(publicAt('hall').map((m) => m.marker)));
+    // The world's memory (the first, so everything before it): every public message.
+    expect(sorted(of('world'))).toEqual(sorted(SCRIPT.filter((m) => m.visibility === 'public').map((m) => m.marker)));
+    // Mira's: only what she witnessed at the hall (the whisper to her, the one she spoke), no dm-only line, not even her own.
+    const mira = of('npc');
+    const miraMay = SCRIPT.filter((m) => m.locationId === 'hall' && m.visibility !== 'dm' && m.witnesses.includes('npc:mira')).map((m) => m.marker);
+    expect(sorted([...mira].filter((m) => !miraMay.includes(m)))).toEqual([]);
+    expect(mira).toContain('MKHALLPUBB'); // she speaks it: she is mentioned
+  });
+
+  /** DESIGN §8: a glossary term is known to whoever witnessed any message that uses it (whole word, case-insensitive). */
+  const termsKnownTo = (viewer: Viewer) => glossary.filter((g) => SCRIPT.some((m) => m.witnesses.includes(viewer) && usesWord(contentOf(m), g.term))).map((g) => g.term);
+
   /** What DESIGN lets `viewer` see through each route, computed from the script and the admin's item lists. */
   const allowed = (viewer: Viewer) => {
     const witnessed = witnessedBy(viewer);
-    const glossaryFor = union(...glossary.filter((g) => g.coinedMessageIndex !== null && witnessed.has(markerOfIndex.get(g.coinedMessageIndex)!)).map((g) => markersIn(g.text)));
-    return { witnessed, memories: visibleItems(memories, witnessed), glossary: visibleItems(glossary.map((g) => g.text), glossaryFor) };
+    return { witnessed, memories: visibleItems(memories, witnessed), terms: termsKnownTo(viewer) };
   };
 
   describe.each(Object.keys(BOUND) as Viewer[])('a key bound to %s', (viewer) => {
@@ -113,8 +140,17 @@ describe('leak suite: who may read what', () => {
       expect(sorted(await seen(token(), '/memories?limit=1000'))).toEqual(sorted(allowed(viewer).memories));
     });
 
-    it('glossary: exactly the terms coined in witnessed messages', async () => {
-      expect(sorted(await seen(token(), '/glossary'))).toEqual(sorted(allowed(viewer).glossary));
+    it('glossary: exactly the terms used in witnessed messages, defined from witnessed text only', async () => {
+      const res = await get(token(), '/glossary');
+      expect(res.status).toBe(200);
+      const entries = res.body.items as { term: string; definition: string }[];
+      expect(sorted(entries.map((g) => g.term))).toEqual(sorted(allowed(viewer).terms));
+      const witnessed = allowed(viewer).witnessed;
+      for (const g of entries) {
+        const markers = markersIn(`${g.term} ${g.definition}`);
+        expect([g.term, markers.size > 0]).toEqual([g.term, true]);
+        expect([g.term, sorted([...markers].filter((m) => !witnessed.has(m)))]).toEqual([g.term, []]);
+      }
     });
 
     it('bible: the public part only', async () => {
@@ -167,6 +203,20 @@ describe('leak suite: who may read what', () => {
 
   it('the script and the model agree: each message has one marker and a stated set of witnesses', () => {
     expect(SCRIPT.every((m) => markersIn(m.marker).size === 1)).toBe(true);
+    expect(SCRIPT.every((m) => markersIn(contentOf(m)).size === 1)).toBe(true);
     expect(witnessedBy('player:aria')).toEqual(new Set(['MKHALLPUBA', 'MKHALLPUBB', 'MKWHISPERARIA', 'MKVAULTPUBC', 'MKWHISPERVEX', 'MKVAULTPUBD']));
+    expect(witnessedBy('npc:mira')).toEqual(new Set(['MKHALLPUBA', 'MKHALLPUBB', 'MKWHISPERARIA', 'MKWHISPERMIRA', 'MKDMBYMIRA']));
+    expect(witnessedBy('npc:vex')).toEqual(new Set(['MKVAULTPUBX', 'MKVAULTPUBC', 'MKWHISPERVEX', 'MKVAULTPUBD']));
+    // The speaker rule: a message whose speaker is a viewer's id or name (whole string, any case) is witnessed by it.
+    for (const m of SCRIPT) {
+      for (const [viewer, name] of Object.entries(NAME_OF) as [Viewer, string][]) {
+        const said = m.speaker?.toLowerCase();
+        if (said === name.toLowerCase() || said === viewer.split(':')[1]) expect([m.marker, m.witnesses]).toEqual([m.marker, expect.arrayContaining([viewer])]);
+      }
+    }
+    // "Obsidian Gate" is coined in a dm-only note: Aria and Vex know it from its public use, Mira never heard it.
+    expect(termsKnownTo('player:aria')).toContain('Obsidian Gate');
+    expect(termsKnownTo('npc:vex')).toContain('Obsidian Gate');
+    expect(termsKnownTo('npc:mira')).not.toContain('Obsidian Gate');
   });
 });

@@ -14,6 +14,8 @@ export const BIBLE_DM = 'MKBIBLEDM';
 export const FACT = 'MKFACTWAR';
 
 export type Viewer = 'player:aria' | 'npc:mira' | 'npc:vex';
+/** Each viewer's registered name (its id is the part after the colon; no aliases). */
+export const NAME_OF: Record<Viewer, string> = { 'player:aria': 'Aria', 'npc:mira': 'Mira', 'npc:vex': 'Vex' };
 
 export interface ScriptedMessage {
   marker: string;
@@ -23,26 +25,41 @@ export interface ScriptedMessage {
   locationId: 'hall' | 'vault';
   visibility: 'public' | 'private' | 'dm';
   audience?: string[];
-  /** The viewers DESIGN §8 says witness it: players with the party, NPCs where they stand, a private audience. */
+  /** A glossary term the message also names (`… at the <place> here.`), so a term can be used by several messages. */
+  place?: string;
+  /**
+   * The viewers DESIGN §8 says witness it: players with the party, NPCs where they stand, a private audience, and
+   * the speaker ("a speaker witnesses what it says": id, name or alias, whole string, case-insensitive, whatever
+   * the visibility).
+   */
   witnesses: Viewer[];
 }
 
 // The party is in the hall in round 1 and in the vault in round 2; Mira stays in the hall, Vex in the vault.
+// "Obsidian Gate" is coined in a dm-only note and used again in public in round 2: whoever witnessed that use knows it.
 export const SCRIPT: ScriptedMessage[] = [
   { marker: 'MKHALLPUBA', round: 1, role: 'player', speaker: 'Aria', locationId: 'hall', visibility: 'public', witnesses: ['player:aria', 'npc:mira'] },
   { marker: 'MKHALLPUBB', round: 1, role: 'npc', speaker: 'Mira', locationId: 'hall', visibility: 'public', witnesses: ['player:aria', 'npc:mira'] },
-  { marker: 'MKWHISPERARIA', round: 1, role: 'npc', speaker: 'Mira', locationId: 'hall', visibility: 'private', audience: ['aria'], witnesses: ['player:aria'] },
+  // Mira whispers to Aria: Aria is the audience, Mira the speaker.
+  { marker: 'MKWHISPERARIA', round: 1, role: 'npc', speaker: 'Mira', locationId: 'hall', visibility: 'private', audience: ['aria'], witnesses: ['player:aria', 'npc:mira'] },
   { marker: 'MKWHISPERMIRA', round: 1, role: 'dm', locationId: 'hall', visibility: 'private', audience: ['mira'], witnesses: ['npc:mira'] },
-  { marker: 'MKDMNOTEONE', round: 1, role: 'dm', locationId: 'hall', visibility: 'dm', witnesses: [] },
+  { marker: 'MKDMNOTEONE', round: 1, role: 'dm', locationId: 'hall', visibility: 'dm', place: 'Obsidian Gate', witnesses: [] },
+  // A dm-only line Mira speaks (speaker in capitals): she witnesses it, the players do not, and no memory holds it.
+  { marker: 'MKDMBYMIRA', round: 1, role: 'npc', speaker: 'MIRA', locationId: 'hall', visibility: 'dm', witnesses: ['npc:mira'] },
   { marker: 'MKVAULTPUBX', round: 1, role: 'npc', speaker: 'Vex', locationId: 'vault', visibility: 'public', witnesses: ['npc:vex'] },
   { marker: 'MKVAULTPUBC', round: 2, role: 'player', speaker: 'Aria', locationId: 'vault', visibility: 'public', witnesses: ['player:aria', 'npc:vex'] },
-  { marker: 'MKWHISPERVEX', round: 2, role: 'npc', speaker: 'Vex', locationId: 'vault', visibility: 'private', audience: ['aria'], witnesses: ['player:aria'] },
+  // Vex whispers to Aria: Aria is the audience, Vex the speaker.
+  { marker: 'MKWHISPERVEX', round: 2, role: 'npc', speaker: 'Vex', locationId: 'vault', visibility: 'private', audience: ['aria'], witnesses: ['player:aria', 'npc:vex'] },
   { marker: 'MKDMNOTETWO', round: 2, role: 'dm', locationId: 'vault', visibility: 'dm', witnesses: [] },
-  { marker: 'MKVAULTPUBD', round: 2, role: 'narrator', locationId: 'vault', visibility: 'public', witnesses: ['player:aria', 'npc:vex'] },
+  { marker: 'MKVAULTPUBD', round: 2, role: 'narrator', locationId: 'vault', visibility: 'public', place: 'Obsidian Gate', witnesses: ['player:aria', 'npc:vex'] },
 ];
+
+/** The text a scripted message is recorded with (its marker, and its place when it names one). */
+export const contentOf = (m: ScriptedMessage): string => `${m.speaker ?? 'The narrator'} speaks of ${m.marker}${m.place ? ` at the ${m.place}` : ''} here.`;
 
 export const ALL_MESSAGES = new Set(SCRIPT.map((m) => m.marker));
 export const PUBLIC_MESSAGES = new Set(SCRIPT.filter((m) => m.visibility === 'public').map((m) => m.marker));
+export const DM_ONLY_MESSAGES = new Set(SCRIPT.filter((m) => m.visibility === 'dm').map((m) => m.marker));
 export const witnessedBy = (viewer: Viewer, round?: 1 | 2): Set<string> =>
   new Set(SCRIPT.filter((m) => m.witnesses.includes(viewer) && (round === undefined || m.round === round)).map((m) => m.marker));
 
@@ -97,7 +114,7 @@ export async function buildLeakCampaign(t: TestApp, cid: string, o: { perRoleMem
       messages: SCRIPT.filter((m) => m.round === round).map((m) => ({
         role: m.role,
         ...(m.speaker ? { speaker: m.speaker } : {}),
-        content: `${m.speaker ?? 'The narrator'} speaks of ${m.marker} here.`,
+        content: contentOf(m),
         locationId: m.locationId,
         visibility: m.visibility,
         ...(m.audience ? { audience: m.audience } : {}),
@@ -125,3 +142,7 @@ export function visibleItems(itemTexts: string[], allowed: Set<string>): Set<str
 
 export const union = (...sets: Iterable<string>[]): Set<string> => new Set(sets.flatMap((s) => [...s]));
 export const sorted = (s: Iterable<string>): string[] => [...s].sort();
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** DESIGN §8's "whole word, case-insensitive" (a glossary term's use). */
+export const usesWord = (text: string, word: string): boolean => new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(word)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);

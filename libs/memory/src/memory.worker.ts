@@ -350,8 +350,10 @@ export class MemoryWorker {
       beforeVersion: event.version,
     });
     const npc = scope === 'npc' ? state.npcs[task.subjectId] : undefined;
+    // §8: a scene memory is built from what its subject witnessed, and never from a dm-only message — not even one
+    // the NPC spoke itself (the speaker rule makes it a witness of that line, the memory still leaves it out).
     const window = npc
-      ? npcWindow(npc, await this.witnessedOnly(campaignId, viewerKey('npc', npc.id), selection))
+      ? npcWindow(npc, (await this.witnessedOnly(campaignId, viewerKey('npc', npc.id), selection)).filter(notDmOnly))
       : selection.filter(isPublic);
     if (window.length === 0) return [];
     const outcome = await this.attempt(trigger, { scope, subjectId: task.subjectId }, (signal) => this.summarize(campaignId, state, task, window, signal));
@@ -570,6 +572,7 @@ function toTranscript(m: Message): TranscriptLine {
 }
 
 const isPublic = (m: Message) => m.visibility === 'public';
+const notDmOnly = (m: Message) => m.visibility !== 'dm';
 
 /** The world trigger in words, with names rather than ids where the state knows them. */
 function describe(state: CampaignState, task: ScopeTask): string {

@@ -25,7 +25,7 @@ export class LoreController {
   ) {}
 
   @Get('bible')
-  @ApiRoute('The campaign bible (both parts)', { schema: R.bibleResponse, operationId: 'getBible', status: 200, example: BIBLE_EXAMPLE })
+  @ApiRoute('The campaign bible (both parts; a viewer-bound key gets `text` only)', { schema: R.bibleResponse, operationId: 'getBible', status: 200, example: BIBLE_EXAMPLE })
   async bible(@Param('cid', { schema: idSchema }) cid: string, @Req() req: FastifyRequest) {
     const { state } = await this.campaigns.get(cid);
     // A viewer-bound key reads the public part only (§8); the field is left out rather than shown empty.
