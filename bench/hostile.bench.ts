@@ -53,7 +53,8 @@ async function campaign(t: TestApp, cid: string, texts: string[], bible: { text:
 export async function runHostileBench(options: BenchOptions): Promise<Figures> {
   const reads = options.quick ? 15 : 60;
   const db = tempDb();
-  const t = await startTestApp({ dbPath: db.path });
+  // Responses unchecked, as in production: the schema check is the e2e harness's, not part of a context build.
+  const t = await startTestApp({ dbPath: db.path, checkResponses: false });
   try {
     const hostile = hostileMessages();
     const ordinary = hostile.map((h, i) => prose(h.length, 100 + i));

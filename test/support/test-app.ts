@@ -33,6 +33,8 @@ export interface TestAppOptions {
   dbPath?: string;
   /** Capture JSON log lines (enables logging at LOG_LEVEL, default info). */
   logs?: string[];
+  /** Check each JSON answer against its documented schema (default on; benches turn it off: production never checks). */
+  checkResponses?: boolean;
 }
 
 /** A temp SQLite database file, deleted by `cleanup`. */
@@ -74,7 +76,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logs = options.logs;
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: logs ? 'info' : 'silent', SUMMARIZER: 'local', ...options.env });
   const logDestination = logs ? { write: (line: string) => void logs.push(line) } : undefined;
-  const app = await createApp(config, { summarizer: options.summarizer, clock: options.clock, logDestination, checkResponses: true }, logs ? undefined : false).catch((err) => {
+  const app = await createApp(config, { summarizer: options.summarizer, clock: options.clock, logDestination, checkResponses: options.checkResponses ?? true }, logs ? undefined : false).catch((err) => {
     if (schema) schema.open--;
     throw err;
   });

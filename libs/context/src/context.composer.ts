@@ -1,6 +1,6 @@
 import { CampaignSnapshot } from '@app/campaign';
 import { AgentKind, Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
-import { sentenceKey, splitSentences } from '@app/summarizer';
+import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
 import { layoutTokens } from './text-layout';
 import { TokenCounter } from './token-counter.port';
 
@@ -52,6 +52,8 @@ export interface ComposedContext {
 /** The one context composer: picks sections, counts tokens, enforces the budget, reports drops. */
 export class ContextComposer {
   private readonly table = new Map<SectionKey, ContextSection>();
+  /** Sentences and keys of the texts the no-sentence-twice rule reads, per text (see dedupe). */
+  private readonly sentences = new SentenceMemo();
 
   constructor(
     private readonly counter: TokenCounter,
@@ -76,12 +78,19 @@ export class ContextComposer {
     const others = [...built.values()].filter((s): s is BuiltSection => s !== null && !s.omitted);
     for (const k of keys.filter((k) => this.table.get(k)!.after)) built.set(k, await this.table.get(k)!.build({ request, snapshot, audience, others }));
     const present = keys.map((k) => built.get(k) ?? null).filter((s): s is BuiltSection => s !== null);
+    // §3 no request holds the event loop long (issue 18): the reads are done, and over entries at the size limits
+    // each step below is work of its own, so the loop is given back between them (and inside the warm-ups).
+    await giveBack();
     // Long hostile entries are counted here in slices that give the event loop back; measure() then reads the cache.
     await this.counter.warm?.(present.flatMap((s) => (s.omitted ? [] : s.entries.map((e) => `${e.text}\n`))));
     const sections = present.filter((s) => !s.omitted).map((s) => this.measure(s));
     const dropped: DroppedEntry[] = sections.flatMap((s) => s.dropped ?? []);
     const parked = this.parkRecalledRecent(sections);
+    await giveBack();
+    // Long entries are split into sentences here, giving the event loop back between them; dedupe() reads the memo.
+    await this.sentences.warm(sections.flatMap((s) => s.entries.map((e) => dedupeText(s, e))));
     this.dedupe(sections, dropped);
+    await giveBack();
     let used = sum(sections);
     if (budget !== null) used = this.fit(sections, budget, dropped, parked);
     const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
@@ -109,11 +118,9 @@ export class ContextComposer {
    */
   private dedupe(sections: ComposedSection[], dropped: DroppedEntry[]): void {
     const held = new Set<string>();
-    const shortenable = (s: ComposedSection, e: SectionEntry) =>
-      SUMMARY_SECTIONS.has(s.key) || (s.key === 'recall' && isRecalledMemory(e));
     for (const s of sections) {
       for (const e of s.entries) {
-        if (!shortenable(s, e)) for (const x of splitSentences(e.body ?? e.text)) held.add(sentenceKeyOf(x));
+        if (!shortenable(s, e)) for (const key of this.sentences.split(dedupeText(s, e)).keys) held.add(key);
       }
     }
     for (const s of sections) {
@@ -121,7 +128,7 @@ export class ContextComposer {
       s.entries = s.entries.filter((e) => {
         if (!shortenable(s, e)) return true;
         const { prefix, summary } = splitEntryLine(e.text);
-        const kept = keepNewSentences(splitSentences(summary), held);
+        const kept = keepNewSentences(this.sentences.split(summary), held);
         if (kept.length === 0) {
           dropped.push({ section: s.key, ref: e.ref, tokens: e.tokens ?? 0, reason: 'duplicate' });
           changed = true;
@@ -236,15 +243,19 @@ function pickVictim(members: ComposedSection[]): { section: ComposedSection; ind
   return best;
 }
 
+/** Lets the event loop run what waits (other requests' I/O, timers) before the caller goes on. */
+const giveBack = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const sum = (sections: ComposedSection[]) => sections.reduce((n, s) => n + s.tokens, 0);
 
 /** A Recall entry that is a memory hit (`- [round 2 · 1 May 2026] Memory (location inn): …`). */
 const isRecalledMemory = (e: SectionEntry) => /^- \[[^\]]*\] Memory \(/u.test(e.text);
 
-/** Labels a summary puts in front of a sentence (`At The Inn: `, `Mira Vell: `), not part of what it says. */
-const LABELS = /^(?:[^\s:.!?"“”()[\]][^:.!?"“”()[\]]{0,60}?:\s+)+/u;
+/** An entry the no-sentence-twice rule may shorten: a Previously or memory entry, or a Recall memory hit. */
+const shortenable = (s: ComposedSection, e: SectionEntry) => SUMMARY_SECTIONS.has(s.key) || (s.key === 'recall' && isRecalledMemory(e));
 
-const sentenceKeyOf = (sentence: string) => sentenceKey(sentence.replace(LABELS, ''));
+/** What dedupe splits into sentences: a shortenable entry's summary, else what the entry says (a message's own words). */
+const dedupeText = (s: ComposedSection, e: SectionEntry) => (shortenable(s, e) ? splitEntryLine(e.text).summary : (e.body ?? e.text));
 
 /** A memory line's fixed part (`- 2026-05-01 10:15 — `, a Recall hit's `- [when] Memory (…): `) and its summary. */
 function splitEntryLine(text: string): { prefix: string; summary: string } {
@@ -257,11 +268,11 @@ function splitEntryLine(text: string): { prefix: string; summary: string } {
  * header, "At The Inn: " or "Mira's memory of The Inn: " — moves to the next kept one; a speaker's label never moves,
  * since the next sentence may be someone else's (a summary names a speaker only when it changes).
  */
-function keepNewSentences(sentences: string[], held: Set<string>): string[] {
+function keepNewSentences({ sentences, keys }: SplitText, held: Set<string>): string[] {
   const kept: string[] = [];
   let header = '';
   sentences.forEach((sentence, i) => {
-    const key = sentenceKeyOf(sentence);
+    const key = keys[i];
     if (key === '' || held.has(key)) {
       if (i === 0) header = /^[^:]{1,80}?:\s+/u.exec(LABELS.exec(sentence)?.[0] ?? '')?.[0] ?? '';
       return;

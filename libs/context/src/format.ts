@@ -4,8 +4,14 @@ export function toMinute(iso: string): string {
   return m ? `${m[1]} ${m[2]}` : iso;
 }
 
-/** Collapses any whitespace (newlines included) into single spaces. */
-export const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+/** Whitespace oneLine would change: any but a plain space, two spaces in a row, a space at either end. */
+const NOT_ONE_LINE = /[^\S ]| {2}|^ | $/;
+
+/**
+ * Collapses any whitespace (newlines included) into single spaces. A text already on one line comes back as it is,
+ * after one test instead of a replace of every space (16,000-character entries are read on every context build).
+ */
+export const oneLine = (text: string) => (NOT_ONE_LINE.test(text) ? text.replace(/\s+/g, ' ').trim() : text);
 
 /** The §2 entry line: `- <createdAt, to the minute> — <summary on one line>`. */
 export const memoryLine = (createdAt: string, summary: string) => `- ${toMinute(createdAt)} — ${oneLine(summary)}`;

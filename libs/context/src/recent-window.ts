@@ -31,13 +31,14 @@ const toolOf = (m: Message, toolNames: ReadonlyMap<string, string>) => (m.role =
 
 /**
  * One Recent Messages line: `[<index>] <speaker, else role>: <content on one line>`; a tool result
- * is labelled `tool <tool name>`, an assistant's calls follow as `[calls <name>#<call id>, …]`.
+ * is labelled `tool <tool name>`, an assistant's calls follow as `[calls <name>#<call id>, …]`. `content` is the
+ * message's content on one line, when the caller has it already.
  */
-export function recentLine(m: Message, toolNames: ReadonlyMap<string, string>, mark = ''): string {
+export function recentLine(m: Message, toolNames: ReadonlyMap<string, string>, mark = '', content = oneLine(m.content)): string {
   const tool = toolOf(m, toolNames);
   const label = m.role === 'tool' ? (tool ? `tool ${tool}` : 'tool') : (m.speaker ?? m.role);
   const calls = m.toolCalls.length ? `[calls ${m.toolCalls.map((c) => `${c.name}#${c.id}`).join(', ')}]` : '';
-  const body = [oneLine(m.content), calls].filter(Boolean).join(' ');
+  const body = [content, calls].filter(Boolean).join(' ');
   return `[${m.index}] ${mark ? `${mark} ` : ''}${oneLine(label)}: ${body}`;
 }
 

@@ -33,24 +33,53 @@ export const wordsOf = (text: string): string[] => text.split(/\s+/).filter(Bool
 export const countWords = (text: string): number => wordsOf(text).length;
 
 const OPENERS: Record<string, string> = { '(': ')', '[': ']', '{': '}', '“': '”' };
-const CLOSERS = new Set(Object.values(OPENERS));
+/** OPENERS by char code (all of them single UTF-16 units): what each opener closes with. */
+const CLOSER_OF = new Map<number, number>(Object.entries(OPENERS).map(([open, close]) => [open.charCodeAt(0), close.charCodeAt(0)]));
+const STRAIGHT_QUOTE = 0x22;
 
 /**
  * Quotation and bracket depth after each word of `words` (0 = outside every mark). Straight double quotes toggle;
- * apostrophes and single quotes are left alone ("Aria's", "don't" would read as marks).
+ * apostrophes and single quotes are left alone ("Aria's", "don't" would read as marks). Walks UTF-16 units: every mark
+ * is a single unit, and no half of a surrogate pair is one, so this reads a text as its code points would.
  */
 export function depthsAfter(words: string[]): number[] {
-  const stack: string[] = [];
-  return words.map((word) => {
-    for (const ch of word) {
-      if (ch === '"') {
-        if (stack[stack.length - 1] === '"') stack.pop();
-        else stack.push('"');
-      } else if (OPENERS[ch]) stack.push(OPENERS[ch]);
-      else if (CLOSERS.has(ch) && stack[stack.length - 1] === ch) stack.pop();
+  const stack: number[] = [];
+  const depths = new Array<number>(words.length);
+  for (let w = 0; w < words.length; w++) {
+    const word = words[w];
+    for (let i = 0; i < word.length; i++) {
+      const c = word.charCodeAt(i);
+      if (c === STRAIGHT_QUOTE) {
+        if (stack[stack.length - 1] === STRAIGHT_QUOTE) stack.pop();
+        else stack.push(STRAIGHT_QUOTE);
+        continue;
+      }
+      const closer = CLOSER_OF.get(c);
+      if (closer !== undefined) stack.push(closer);
+      else if (stack.length > 0 && stack[stack.length - 1] === c) stack.pop(); // only closers are ever pushed
     }
-    return stack.length;
-  });
+    depths[w] = stack.length;
+  }
+  return depths;
+}
+
+/** Marks a sentence's last word may close with after its end mark (`"Stop."`, `(done.)`): the units of ["'”’)\]]. */
+const TRAILING_MARKS = new Set<number>(['"', "'", '”', '’', ')', ']'].map((c) => c.charCodeAt(0)));
+/** End marks of a sentence: . ! ? … */
+const END_MARKS = new Set<number>(['.', '!', '?', '…'].map((c) => c.charCodeAt(0)));
+
+/** `token` without its trailing closing marks (what `token.replace(/["'”’)\]]+$/u, '')` gives, in one backward pass). */
+function withoutTrailingMarks(token: string): string {
+  let end = token.length;
+  while (end > 0 && TRAILING_MARKS.has(token.charCodeAt(end - 1))) end--;
+  return end === token.length ? token : token.slice(0, end);
+}
+
+/** True when a word ends its sentence (outside every mark): an end mark, not after an abbreviation like "Mr.". */
+function endsSentence(token: string): boolean {
+  const bare = withoutTrailingMarks(token);
+  if (bare.length === 0 || !END_MARKS.has(bare.charCodeAt(bare.length - 1))) return false;
+  return !ABBREVIATIONS.has(bare.replace(/\.$/, '').toLowerCase());
 }
 
 /**
@@ -62,20 +91,20 @@ export function splitSentences(text: string): string[] {
   for (const line of text.split(/\n+/)) {
     const words = wordsOf(line);
     const depths = depthsAfter(words);
-    let current = '';
-    words.forEach((token, i) => {
-      current = current ? `${current} ${token}` : token;
-      const bare = token.replace(/["'”’)\]]+$/u, '');
-      const ends = depths[i] === 0 && /[.!?…]$/u.test(bare) && !ABBREVIATIONS.has(bare.replace(/\.$/, '').toLowerCase());
-      if (ends) {
-        out.push(current);
-        current = '';
+    let start = 0;
+    for (let i = 0; i < words.length; i++) {
+      if (depths[i] === 0 && endsSentence(words[i])) {
+        out.push(sentenceOf(words, start, i + 1));
+        start = i + 1;
       }
-    });
-    if (current) out.push(current);
+    }
+    if (start < words.length) out.push(sentenceOf(words, start, words.length));
   }
   return out;
 }
+
+/** Words `from`…`to` (exclusive) joined by single spaces. */
+const sentenceOf = (words: string[], from: number, to: number): string => (to - from === 1 ? words[from] : words.slice(from, to).join(' '));
 
 /** True when every quotation mark and bracket the text opens it also closes (the property the summarizer keeps). */
 export function balancedMarks(text: string): boolean {

@@ -60,13 +60,16 @@ export class RecentSection implements ContextSection {
     const { kept, compacted } = compactSnapshots(window.messages, window.toolNames, tools);
     // §8: the dm reads which lines are secret; nobody else is shown one it may not see.
     const marks = audience?.dm === true || !audience?.witness;
-    const entry = (m: (typeof kept)[number]): SectionEntry => ({
-      ref: String(m.index),
-      createdAt: m.at,
-      group: roundAndPlace(snapshot.state, m),
-      text: recentLine(m, window.toolNames, marks ? secretMark(snapshot.state, m) : ''),
-      body: oneLine(m.content),
-    });
+    const entry = (m: (typeof kept)[number]): SectionEntry => {
+      const body = oneLine(m.content);
+      return {
+        ref: String(m.index),
+        createdAt: m.at,
+        group: roundAndPlace(snapshot.state, m),
+        text: recentLine(m, window.toolNames, marks ? secretMark(snapshot.state, m) : '', body),
+        body,
+      };
+    };
     const entries = [...(window.pinned ? [entry(window.pinned)] : []), ...kept.map(entry)];
     const removed = compacted.map(entry);
     await this.counter.warm?.(removed.map((e) => `${e.text}\n`));
