@@ -74,7 +74,12 @@ export class ContextComposer {
     const keys = SECTION_ORDER.filter((k) => wanted.has(k) && this.table.has(k));
     const first = keys.filter((k) => !this.table.get(k)!.after);
     const built = new Map<SectionKey, BuiltSection | null>();
-    (await Promise.all(first.map((k) => this.table.get(k)!.build({ request, snapshot, audience })))).forEach((b, i) => built.set(first[i], b));
+    // Each section starts on a turn of the event loop of its own (issue 18): over SQLite a section's reads run
+    // synchronously, and started together every section's reads held the loop at once; over PostgreSQL they still
+    // run side by side.
+    let turn: Promise<void> = Promise.resolve();
+    const starts = first.map((_k, i) => (i === 0 ? turn : (turn = turn.then(giveBack))));
+    (await Promise.all(first.map((k, i) => starts[i].then(() => this.table.get(k)!.build({ request, snapshot, audience }))))).forEach((b, i) => built.set(first[i], b));
     const others = [...built.values()].filter((s): s is BuiltSection => s !== null && !s.omitted);
     for (const k of keys.filter((k) => this.table.get(k)!.after)) built.set(k, await this.table.get(k)!.build({ request, snapshot, audience, others }));
     const present = keys.map((k) => built.get(k) ?? null).filter((s): s is BuiltSection => s !== null);
