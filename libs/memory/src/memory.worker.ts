@@ -4,7 +4,7 @@ import { capSentences, capWords, LedgerEntry, ledgerEntry, ModelCall, Summarizer
 import { summarizeWithRetry, TranscriptLine } from '@app/summarizer';
 import { EntityManager } from 'typeorm';
 import { extractCoinedTerms } from './glossary/coined-terms';
-import { KnownTerms, knownTermsOf, MAX_DEFINITION_WORDS, MAX_TERM_CHARS, playerIdsOf } from './glossary/known-terms';
+import { capDefinition, KnownTerms, knownTermsOf, MAX_TERM_CHARS, playerIdsOf } from './glossary/known-terms';
 import { LayersReader, RollingSummaryView } from './layers.reader';
 import { MemoryEvent, memoryId, RollingSummaryUpdatedData, summarySubject } from './memory-events';
 import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from './memory-events';
@@ -409,7 +409,7 @@ export class MemoryWorker {
         type: 'GlossaryTermAdded',
         data: {
           term,
-          definition: capWords(outcome.text, MAX_DEFINITION_WORDS),
+          definition: capDefinition(outcome.text, capWords),
           coinedMessageIndex: message.index,
           triggerVersion: event.version,
           createdAt: event.recordedAt,

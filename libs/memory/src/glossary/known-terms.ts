@@ -5,6 +5,16 @@ import { extractCoinedTerms } from './coined-terms';
 export const MAX_TERM_CHARS = 100;
 /** A glossary definition is at most this long (DESIGN §8). */
 export const MAX_DEFINITION_WORDS = 20;
+/** …and at most this many characters: a "word" of hostile text can be 16,000 characters, and every context prints the glossary. */
+export const MAX_DEFINITION_CHARS = 300;
+
+/** A definition as stored and served: at most MAX_DEFINITION_WORDS words and MAX_DEFINITION_CHARS characters. */
+export function capDefinition(text: string, capWordsOf: (text: string, max: number) => string): string {
+  const words = capWordsOf(text, MAX_DEFINITION_WORDS);
+  if (words.length <= MAX_DEFINITION_CHARS) return words;
+  const chars = Array.from(words); // code points, so an emoji is never cut in half
+  return chars.length <= MAX_DEFINITION_CHARS ? words : `${chars.slice(0, MAX_DEFINITION_CHARS - 1).join('')}…`;
+}
 
 /** Names the glossary must not coin again, compared case-insensitively; grows as terms are added. */
 export interface KnownTerms {
