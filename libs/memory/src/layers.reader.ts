@@ -1,6 +1,6 @@
 import { glossaryKey, GlossaryOverride, PUBLIC_WITNESS } from '@app/campaign';
 import { Database, sql } from '@app/event-store';
-import { capWords, cutOutsideMarks, splitSentences } from '@app/summarizer';
+import { cutOutsideMarks, splitSentences } from '@app/summarizer';
 import { capDefinition, MAX_DEFINITION_WORDS } from './glossary/known-terms';
 import { GlossaryTermRecord, RollingSummaryRecord } from './layers.entity';
 
@@ -149,7 +149,7 @@ const TERM_BATCH = 50;
 /** As the offline defineTerm does: the first sentence that uses the term, cut to 20 words outside any quotation. */
 function definitionFrom(content: string, term: RegExp): string {
   const sentence = splitSentences(content).find((x) => term.test(x)) ?? content;
-  return capDefinition(cutOutsideMarks(sentence, MAX_DEFINITION_WORDS) ?? sentence, capWords);
+  return capDefinition(cutOutsideMarks(sentence, MAX_DEFINITION_WORDS) ?? sentence);
 }
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -1,6 +1,6 @@
 import { CampaignReader, CampaignState, Message, roundAt, StoredMessage, viewerKey } from '@app/campaign';
 import { Database, EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
-import { capSentences, capWords, LedgerEntry, ledgerEntry, ModelCall, Summarizer, SummaryOutcome, SummaryResult } from '@app/summarizer';
+import { capSentences, LedgerEntry, ledgerEntry, ModelCall, Summarizer, SummaryOutcome, SummaryResult } from '@app/summarizer';
 import { summarizeWithRetry, TranscriptLine } from '@app/summarizer';
 import { EntityManager } from 'typeorm';
 import { extractCoinedTerms } from './glossary/coined-terms';
@@ -409,7 +409,7 @@ export class MemoryWorker {
         type: 'GlossaryTermAdded',
         data: {
           term,
-          definition: capDefinition(outcome.text, capWords),
+          definition: capDefinition(outcome.text),
           coinedMessageIndex: message.index,
           triggerVersion: event.version,
           createdAt: event.recordedAt,

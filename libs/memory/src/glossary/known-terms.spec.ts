@@ -1,6 +1,5 @@
 import { emptyState } from '@app/campaign';
 import { extractCoinedTerms } from './coined-terms';
-import { capWords } from '@app/summarizer';
 import { capDefinition, knownTermsOf, MAX_DEFINITION_CHARS, variantKey } from './known-terms';
 
 describe('knownTermsOf (DESIGN §8): what the glossary never coins', () => {
@@ -48,17 +47,17 @@ describe('variantKey (hidden terms stay hidden in their spellings)', () => {
 
 describe('capDefinition: a glossary definition stays short whatever the text', () => {
   it('keeps a normal definition as it is, and cuts one of more than 20 words', () => {
-    expect(capDefinition('The Tide Court rules the harbour.', capWords)).toBe('The Tide Court rules the harbour.');
+    expect(capDefinition('The Tide Court rules the harbour.')).toBe('The Tide Court rules the harbour.');
     const long = Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ');
-    expect(capDefinition(long, capWords).split(' ')).toHaveLength(20);
+    expect(capDefinition(long).split(' ')).toHaveLength(20);
   });
 
   it('cuts a run without spaces to MAX_DEFINITION_CHARS code points, never inside an emoji', () => {
     const run = `VOIDCHISEL ${'x'.repeat(16_000)}`;
-    const cut = capDefinition(run, capWords);
+    const cut = capDefinition(run);
     expect(Array.from(cut)).toHaveLength(MAX_DEFINITION_CHARS);
     expect(cut.endsWith('…')).toBe(true);
-    const emoji = capDefinition('🐉'.repeat(5_000), capWords);
+    const emoji = capDefinition('🐉'.repeat(5_000));
     expect(Array.from(emoji).slice(0, -1).every((c) => c === '🐉')).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { CampaignState, glossaryKey } from '@app/campaign';
+import { capWords } from '@app/summarizer';
 import { extractCoinedTerms } from './coined-terms';
 
 /** Longer "terms" are runs of title-case prose, not names. */
@@ -9,8 +10,8 @@ export const MAX_DEFINITION_WORDS = 20;
 export const MAX_DEFINITION_CHARS = 300;
 
 /** A definition as stored and served: at most MAX_DEFINITION_WORDS words and MAX_DEFINITION_CHARS characters. */
-export function capDefinition(text: string, capWordsOf: (text: string, max: number) => string): string {
-  const words = capWordsOf(text, MAX_DEFINITION_WORDS);
+export function capDefinition(text: string): string {
+  const words = capWords(text, MAX_DEFINITION_WORDS);
   if (words.length <= MAX_DEFINITION_CHARS) return words;
   const chars = Array.from(words); // code points, so an emoji is never cut in half
   return chars.length <= MAX_DEFINITION_CHARS ? words : `${chars.slice(0, MAX_DEFINITION_CHARS - 1).join('')}…`;
