@@ -219,7 +219,8 @@ describe('stream auth and campaign scoping', () => {
 
 describe('a slow listener', () => {
   it('is cut off with a cutoff notice naming its last event, and resumes from there without a gap', async () => {
-    const t = await startTestApp({ env: { STREAM_STALL_MS: '300' } });
+    // The stall limit leaves the resumed (reading) listener room under CI load; the silent one waits 3× as long.
+    const t = await startTestApp({ env: { STREAM_STALL_MS: '1000' } });
     try {
       const s = scenario(t, 'slow');
       await s.create('Slow');
@@ -227,7 +228,7 @@ describe('a slow listener', () => {
       // More than the loopback socket buffers hold, so the server must wait for a reader that never reads.
       for (let i = 0; i < 12; i++) await s.say(...Array.from({ length: 60 }, (_, j) => say(`${i}-${j} ${big}`)));
       const { version } = await s.campaign();
-      const text = await slowRead(t.url, '/v1/campaigns/slow/stream', 1500);
+      const text = await slowRead(t.url, '/v1/campaigns/slow/stream', 3000);
       const frames = text.trimEnd().split('\n\n');
       const last = frames[frames.length - 1];
       expect(last).toMatch(/^event: cutoff\ndata: /);
