@@ -7,7 +7,8 @@
  */
 import { CampaignCommand, CampaignProjector, CampaignRunner } from '@app/campaign';
 import { SystemClock } from '@app/common';
-import { createDataSource, Database, runMigrations, TypeOrmEventStore } from '@app/event-store';
+import { TypeOrmEventStore } from '@app/event-store';
+import { createDataSource, Database, runMigrations } from '@app/database';
 import autocannon from 'autocannon';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { AppConfig, loadConfig } from '@app/common';
-import { createDataSource, Database } from '@app/event-store';
+import { createDataSource, Database } from '@app/database';
 import { createSearchIndex, RebuildReport, SearchIndexRebuilder } from '@app/search';
 import { ENTITIES } from '../apps/memory-service/src/core.module';
 import { MIGRATIONS } from '../apps/memory-service/src/migrations';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { CampaignProjector } from '@app/campaign';
 import { AppConfig, loadConfig } from '@app/common';
-import { createDataSource, Database } from '@app/event-store';
+import { createDataSource, Database } from '@app/database';
 import { MemoryProjector, ProjectionRebuildReport, ProjectionRebuilder } from '@app/memory';
 import { createSearchIndex, RebuildReport, SearchIndexRebuilder } from '@app/search';
 import { ENTITIES } from '../apps/memory-service/src/core.module';

@@ -1,6 +1,6 @@
 import { testDatabaseUrl } from './support/test-postgres';
 import { DataSource } from 'typeorm';
-import { createDataSource } from '@app/event-store';
+import { createDataSource } from '@app/database';
 import { ENTITIES } from '../apps/memory-service/src/core.module';
 import { MIGRATIONS } from '../apps/memory-service/src/migrations';
 import { scenario } from './support/scenario';

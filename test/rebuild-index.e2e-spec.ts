@@ -1,5 +1,5 @@
 import { testDatabaseUrl } from './support/test-postgres';
-import { createDataSource } from '@app/event-store';
+import { createDataSource } from '@app/database';
 import { rebuildIndex } from '../scripts/rebuild-index';
 import { scenario } from './support/scenario';
 import { startTestApp, TestApp } from './support/test-app';

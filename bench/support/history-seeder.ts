@@ -1,5 +1,6 @@
 import { CampaignRecord, CampaignState, emptyState, evolve, GameEvent, Message, MessageRecord, toMessageRecord } from '@app/campaign';
-import { createDataSource, EventRecord, gameStream, memoryStream } from '@app/event-store';
+import { EventRecord, gameStream, memoryStream } from '@app/event-store';
+import { createDataSource } from '@app/database';
 import { CursorRecord, MemoryRecord, MemoryRecordedData, memoryId, npcWindow, toMemoryRecord } from '@app/memory';
 import { DataSource, EntityTarget } from 'typeorm';
 import { ENTITIES } from '../../apps/memory-service/src/core.module';

@@ -1,4 +1,4 @@
-import { createDataSource, Database, runMigrations } from '@app/event-store';
+import { createDataSource, Database, runMigrations } from '@app/database';
 import { DataSource } from 'typeorm';
 import { ENTITIES } from '../../apps/memory-service/src/core.module';
 import { MIGRATIONS } from '../../apps/memory-service/src/migrations';

@@ -1,4 +1,5 @@
-import { Database, EventStore, gameStream, memoryStream, sql, StoredEvent } from '@app/event-store';
+import { EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-store';
+import { Database, sql } from '@app/database';
 import { CampaignStateCache } from './projections/campaign-state.cache';
 import { readCampaignRow } from './projections/campaign-row';
 import { notFound } from '@app/common';

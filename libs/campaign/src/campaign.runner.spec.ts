@@ -1,5 +1,6 @@
 import { FixedClock } from '@app/common';
-import { createDataSource, Database, EventRecord, TypeOrmEventStore } from '@app/event-store';
+import { EventRecord, TypeOrmEventStore } from '@app/event-store';
+import { createDataSource, Database } from '@app/database';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 import { Clock, DomainError } from '@app/common';
-import { Database, EventMetadata, isUniqueViolation, EventStore, gameStream, sql, StoredEvent, WrongExpectedVersionError } from '@app/event-store';
+import { EventMetadata, EventStore, gameStream, StoredEvent, WrongExpectedVersionError } from '@app/event-store';
+import { Database, isUniqueViolation, sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { CampaignCommand } from './domain/commands';
 import { decide } from './domain/decide';

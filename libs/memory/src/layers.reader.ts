@@ -1,5 +1,5 @@
 import { glossaryKey, GlossaryOverride, PUBLIC_WITNESS } from '@app/campaign';
-import { Database, sql } from '@app/event-store';
+import { Database, sql } from '@app/database';
 import { cutOutsideMarks, splitSentences } from '@app/summarizer';
 import { capDefinition, MAX_DEFINITION_WORDS } from './glossary/known-terms';
 import { GlossaryTermRecord, RollingSummaryRecord } from './layers.entity';

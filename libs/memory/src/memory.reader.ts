@@ -1,4 +1,4 @@
-import { Database } from '@app/event-store';
+import { Database } from '@app/database';
 import { MemoryWitnessRecord } from './layers.entity';
 import { CursorRecord, MemoryRecord } from './memory.entity';
 

@@ -11,7 +11,8 @@ import {
   ToolCallRecord,
 } from '@app/campaign';
 import { FixedClock } from '@app/common';
-import { createDataSource, Database, EventRecord, memoryStream, TypeOrmEventStore } from '@app/event-store';
+import { EventRecord, memoryStream, TypeOrmEventStore } from '@app/event-store';
+import { createDataSource, Database } from '@app/database';
 import { Summarizer, SummaryResult } from '@app/summarizer';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
 import { CampaignReader, CampaignState, Message, roundAt, StoredMessage, viewerKey } from '@app/campaign';
-import { Database, EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
+import { EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
+import { Database } from '@app/database';
 import { capSentences, LedgerEntry, ledgerEntry, ModelCall, Summarizer, SummaryOutcome, SummaryResult } from '@app/summarizer';
 import { summarizeWithRetry, TranscriptLine } from '@app/summarizer';
 import { EntityManager } from 'typeorm';

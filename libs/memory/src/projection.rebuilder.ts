@@ -1,5 +1,6 @@
 import { CampaignProjector, CampaignRecord, CampaignState, emptyState, MessageRecord, MessageWitnessRecord, ToolCallRecord } from '@app/campaign';
-import { Database, EventRecord, gameStream, memoryStream, StoredEvent } from '@app/event-store';
+import { EventRecord, gameStream, memoryStream, StoredEvent } from '@app/event-store';
+import { Database } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
 import { CursorRecord, MemoryRecord } from './memory.entity';

@@ -1,4 +1,4 @@
-import { Database, insertRows, sql } from '@app/event-store';
+import { Database, insertRows, sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { MemoryRecord } from './memory.entity';
 import { CheckpointMove } from './ownership/campaign-ownership.port';

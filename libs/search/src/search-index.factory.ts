@@ -1,4 +1,4 @@
-import { Database } from '@app/event-store';
+import { Database } from '@app/database';
 import { Fts5SearchIndex } from './fts5/fts5.search-index';
 import { PostgresSearchIndex } from './postgres/postgres.search-index';
 import { SearchIndex, SearchIndexOptions } from './search-index.port';

@@ -1,5 +1,6 @@
 import { Message } from '@app/campaign';
-import { Database, EventRecord, gameStream, memoryStream } from '@app/event-store';
+import { EventRecord, gameStream, memoryStream } from '@app/event-store';
+import { Database } from '@app/database';
 import { MemoryRecord, MemoryRecordedData, toMemoryRecord } from '@app/memory';
 import { EntityManager } from 'typeorm';
 import { BROADCAST_POSTED, BROADCAST_STREAM_PREFIX, broadcastDoc } from './broadcasts/broadcast-events';

@@ -1,4 +1,4 @@
-import { Database } from '@app/event-store';
+import { Database } from '@app/database';
 import { CampaignRecord } from '@app/campaign';
 import { ReplicaMetrics } from '@app/replica';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';

@@ -1,4 +1,4 @@
-import { sql } from '@app/event-store';
+import { sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { CampaignState } from '../domain/state';
 import { CampaignStateCache } from './campaign-state.cache';

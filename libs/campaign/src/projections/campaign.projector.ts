@@ -1,4 +1,5 @@
-import { insertRows, sql, StoredEvent, transactionLocal } from '@app/event-store';
+import { StoredEvent } from '@app/event-store';
+import { insertRows, sql, transactionLocal } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { GameEvent } from '../domain/events';
 import { evolve } from '../domain/evolve';

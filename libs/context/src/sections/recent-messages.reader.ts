@@ -1,5 +1,5 @@
 import { fromMessageRecord, PUBLIC_WITNESS, MessageRecord, MessageWitnessRecord, StoredMessage, ToolCallRecord } from '@app/campaign';
-import { Database } from '@app/event-store';
+import { Database } from '@app/database';
 import { EntityManager, In, SelectQueryBuilder } from 'typeorm';
 
 export interface RecentWindow {

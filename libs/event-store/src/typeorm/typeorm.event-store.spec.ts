@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventStoreContract, EventStoreFixture } from '../event-store.contract';
 import { gameStream } from '../event-store.port';
-import { createDataSource } from './data-source';
-import { Database } from './database';
+import { createDataSource, Database } from '@app/database';
 import { EventRecord } from './event.entity';
 import { TypeOrmEventStore } from './typeorm.event-store';
 

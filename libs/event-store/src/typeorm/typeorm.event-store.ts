@@ -1,8 +1,7 @@
 import { EntityManager } from 'typeorm';
 import { EventStore, NewEvent, ReadOptions, StoredEvent, Tx, WrongExpectedVersionError } from '../event-store.port';
-import { Database, isUniqueViolation } from './database';
+import { Database, insertRows, isUniqueViolation, sql } from '@app/database';
 import { EventRecord } from './event.entity';
-import { insertRows, sql } from './raw-sql';
 
 const INSERT_CHUNK = 500;
 

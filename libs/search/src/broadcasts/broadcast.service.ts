@@ -1,6 +1,7 @@
 import { IdempotencyRecord } from '@app/campaign';
 import { Clock, DomainError, newId } from '@app/common';
-import { Database, EventMetadata, EventStore, isUniqueViolation } from '@app/event-store';
+import { EventMetadata, EventStore } from '@app/event-store';
+import { Database, isUniqueViolation } from '@app/database';
 import { EntityManager, In } from 'typeorm';
 import { parseQuery } from '../query/query-language';
 import { SearchIndex } from '../search-index.port';

@@ -1,4 +1,4 @@
-import { createDataSource, Database } from '@app/event-store';
+import { createDataSource, Database } from '@app/database';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-import { atGroupEnd, Database, sql, transactionLocal } from '@app/event-store';
+import { atGroupEnd, Database, sql, transactionLocal } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { compileFts5, QueryNode } from '../query/query-language';
 import { BroadcastDoc, candidateLimit, HIT_CLOSE, HIT_OPEN, MemoryDoc, MessageDoc, SearchFilters, SearchHit, SearchIndex, SearchIndexOptions, SNIPPET_ELLIPSIS, SNIPPET_WORDS } from '../search-index.port';

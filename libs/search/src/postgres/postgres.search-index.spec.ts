@@ -1,4 +1,4 @@
-import { createDataSource, Database } from '@app/event-store';
+import { createDataSource, Database } from '@app/database';
 import { DataSource } from 'typeorm';
 import { searchIndexContract } from '../testing/search-index.contract';
 import { createPostgresSearchSchema } from './postgres.schema';

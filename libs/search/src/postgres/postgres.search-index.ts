@@ -1,4 +1,4 @@
-import { Database } from '@app/event-store';
+import { Database } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { compileTsquery, QueryNode } from '../query/query-language';
 import { BroadcastDoc, candidateLimit, HIT_CLOSE, HIT_OPEN, MemoryDoc, MessageDoc, SearchFilters, SearchHit, SearchIndex, SearchIndexOptions, SNIPPET_WORDS } from '../search-index.port';

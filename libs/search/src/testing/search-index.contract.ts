@@ -1,4 +1,4 @@
-import { Database } from '@app/event-store';
+import { Database } from '@app/database';
 import { parseQuery } from '../query/query-language';
 import { MessageDoc, SearchFilters, SearchHit, SearchIndex, SearchIndexOptions } from '../search-index.port';
 

@@ -1,5 +1,5 @@
 import { Clock, conflict, DomainError, invalid, notFound } from '@app/common';
-import { Database, isUniqueViolation } from '@app/event-store';
+import { Database, isUniqueViolation } from '@app/database';
 import { EntityManager, FindOneOptions } from 'typeorm';
 import { countKeys, deepMerge, isJsonObject, MAX_MERGE_KEYS, updateFieldTicks } from './deep-merge';
 import { AccountRecord, GameStateSnapshotRecord, SnapshotToolRecord } from './game-state.entities';

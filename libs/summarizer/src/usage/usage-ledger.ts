@@ -1,4 +1,4 @@
-import { Database, sql } from '@app/event-store';
+import { Database, sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { LedgerEntry, LedgerOutcome } from './ledger-entry';
 import { UsageGroup } from './usage-report';

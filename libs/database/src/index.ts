@@ -1,0 +1,4 @@
+export * from './database';
+export * from './raw-sql';
+export * from './data-source';
+export * from './run-migrations';
