@@ -33,12 +33,12 @@ export class ProjectionRebuilder {
       await this.campaigns.reset(m);
       const states = new Map<string, CampaignState>();
       const report: ProjectionRebuildReport = { campaigns: 0, gameEvents: 0, memoryEvents: 0 };
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = await this.store.readAll({ after, limit: batchSize }, m);
         if (page.length === 0) break;
         after = page[page.length - 1].position;
         // Consecutive events of one stream are applied together, as the append that wrote them did.
-        for (let i = 0; i < page.length; ) {
+        for (let i = 0; i < page.length;) {
           let j = i + 1;
           while (j < page.length && page[j].streamId === page[i].streamId) j++;
           await this.replay(m, page.slice(i, j), states, report);
@@ -50,7 +50,12 @@ export class ProjectionRebuilder {
     });
   }
 
-  private async replay(m: EntityManager, events: StoredEvent[], states: Map<string, CampaignState>, report: ProjectionRebuildReport): Promise<void> {
+  private async replay(
+    m: EntityManager,
+    events: StoredEvent[],
+    states: Map<string, CampaignState>,
+    report: ProjectionRebuildReport,
+  ): Promise<void> {
     const stream = events[0].streamId;
     if (stream.startsWith(GAME)) {
       const id = stream.slice(GAME.length);

@@ -34,31 +34,43 @@ export class SearchIndexRebuilder {
     return this.db.transaction(async (m) => {
       await this.index.clear(m);
       const report: RebuildReport = { events: 0, messages: 0, memories: 0, broadcasts: 0 };
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = await this.store.readAll({ after, limit: batchSize }, m);
         if (page.length === 0) break;
         after = page[page.length - 1].position;
         report.events += page.length;
         await this.replay(m, indexer, page, report);
       }
-      for (let after: { campaignId: string; memoryVersion: number } | null = null; ; ) {
+      for (let after: { campaignId: string; memoryVersion: number } | null = null; ;) {
         const page = await this.memories.page(m, after, batchSize);
         if (page.length === 0) return report;
         const last = page[page.length - 1];
         after = { campaignId: last.campaignId, memoryVersion: Number(last.memoryVersion) };
-        for (const [campaignId, list] of groupBy(page, (r) => r.campaignId)) await indexer.indexMemories(m, campaignId, list);
+        for (const [campaignId, list] of groupBy(page, (r) => r.campaignId))
+          await indexer.indexMemories(m, campaignId, list);
         report.memories += page.length;
       }
     });
   }
 
-  private async replay(m: EntityManager, indexer: SearchIndexer, events: StoredEvent[], report: RebuildReport): Promise<void> {
+  private async replay(
+    m: EntityManager,
+    indexer: SearchIndexer,
+    events: StoredEvent[],
+    report: RebuildReport,
+  ): Promise<void> {
     const messages = events.filter((e) => e.type === 'MessageRecorded' && e.streamId.startsWith(GAME));
     for (const [stream, list] of groupBy(messages, (e) => e.streamId)) {
-      await indexer.indexMessages(m, stream.slice(GAME.length), list.map((e) => e.data as Message));
+      await indexer.indexMessages(
+        m,
+        stream.slice(GAME.length),
+        list.map((e) => e.data as Message),
+      );
       report.messages += list.length;
     }
-    const broadcasts = events.filter((e) => e.type === BROADCAST_POSTED && e.streamId.startsWith(BROADCAST_STREAM_PREFIX)).map(broadcastDoc);
+    const broadcasts = events
+      .filter((e) => e.type === BROADCAST_POSTED && e.streamId.startsWith(BROADCAST_STREAM_PREFIX))
+      .map(broadcastDoc);
     await this.index.indexBroadcasts(m, broadcasts);
     report.broadcasts += broadcasts.length;
   }

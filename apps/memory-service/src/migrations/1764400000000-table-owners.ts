@@ -25,8 +25,11 @@ export class TableOwners1764400000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query('ALTER TABLE campaigns ADD COLUMN processed_version integer NOT NULL DEFAULT 0');
     await q.query('ALTER TABLE campaigns ADD COLUMN memory_version integer NOT NULL DEFAULT 0');
-    const of = (column: string) => `COALESCE((SELECT k.${column} FROM memory_checkpoints k WHERE k.campaign_id = campaigns.id), 0)`;
-    await q.query(`UPDATE campaigns SET processed_version = ${of('processed_version')}, memory_version = ${of('memory_version')}`);
+    const of = (column: string) =>
+      `COALESCE((SELECT k.${column} FROM memory_checkpoints k WHERE k.campaign_id = campaigns.id), 0)`;
+    await q.query(
+      `UPDATE campaigns SET processed_version = ${of('processed_version')}, memory_version = ${of('memory_version')}`,
+    );
     await q.query('CREATE INDEX ix_campaigns_behind ON campaigns (id) WHERE processed_version < version');
     await q.query('DROP TABLE memory_checkpoints');
   }

@@ -26,7 +26,10 @@ export interface WorkerLag {
 type Row = { campaign_id: string; processed_version: number | string; memory_version: number | string };
 
 const ZERO: Checkpoint = { processedVersion: 0, memoryVersion: 0 };
-const toCheckpoint = (r: Row): Checkpoint => ({ processedVersion: Number(r.processed_version), memoryVersion: Number(r.memory_version) });
+const toCheckpoint = (r: Row): Checkpoint => ({
+  processedVersion: Number(r.processed_version),
+  memoryVersion: Number(r.memory_version),
+});
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /** The `memory_checkpoints` table: memory's own, the only writer of it is this class. */
@@ -50,7 +53,9 @@ export class CheckpointStore {
    * processed. Read the versions first: a checkpoint read later can only be further on, never past them.
    */
   async pending(versions: Map<string, number>): Promise<Map<string, number>> {
-    const { rows } = await this.db.read((m) => sql<Row>(m, 'SELECT campaign_id, processed_version, memory_version FROM memory_checkpoints'));
+    const { rows } = await this.db.read((m) =>
+      sql<Row>(m, 'SELECT campaign_id, processed_version, memory_version FROM memory_checkpoints'),
+    );
     const processed = new Map(rows.map((r) => [r.campaign_id, Number(r.processed_version)]));
     const behind = new Map<string, number>();
     for (const [id, version] of versions) {
@@ -63,7 +68,11 @@ export class CheckpointStore {
   /** `pending` summed up (metrics, readiness). */
   async lag(versions: Map<string, number>): Promise<WorkerLag> {
     const behind = [...(await this.pending(versions)).values()];
-    return { campaigns: behind.length, events: behind.reduce((a, b) => a + b, 0), max: behind.reduce((a, b) => Math.max(a, b), 0) };
+    return {
+      campaigns: behind.length,
+      events: behind.reduce((a, b) => a + b, 0),
+      max: behind.reduce((a, b) => Math.max(a, b), 0),
+    };
   }
 
   /**
@@ -71,10 +80,16 @@ export class CheckpointStore {
    * version, when given). False when the checkpoint was elsewhere. The row is created on the first move.
    */
   static async move(m: EntityManager, campaignId: string, move: CheckpointMove): Promise<boolean> {
-    if (move.from === 0) await sql(m, 'INSERT INTO memory_checkpoints (campaign_id) VALUES (?) ON CONFLICT (campaign_id) DO NOTHING', [campaignId]);
+    if (move.from === 0)
+      await sql(m, 'INSERT INTO memory_checkpoints (campaign_id) VALUES (?) ON CONFLICT (campaign_id) DO NOTHING', [
+        campaignId,
+      ]);
     const memory = move.memoryVersion === undefined ? '' : ', memory_version = ?';
     const text = `UPDATE memory_checkpoints SET processed_version = ?${memory} WHERE campaign_id = ? AND processed_version = ? RETURNING campaign_id`;
-    const params = move.memoryVersion === undefined ? [move.to, campaignId, move.from] : [move.to, move.memoryVersion, campaignId, move.from];
+    const params =
+      move.memoryVersion === undefined
+        ? [move.to, campaignId, move.from]
+        : [move.to, move.memoryVersion, campaignId, move.from];
     return (await sql(m, text, params)).rows.length > 0;
   }
 
