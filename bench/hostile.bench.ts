@@ -60,6 +60,9 @@ export async function runHostileBench(options: BenchOptions): Promise<Figures> {
     const ordinary = hostile.map((h, i) => prose(h.length, 100 + i));
     const hostileBible = { text: hostileTextOf(4, BIBLE, 3), dmOnly: hostileTextOf(1, BIBLE, 5) };
     const proseBible = { text: prose(hostileBible.text.length, 1), dmOnly: prose(hostileBible.dmOnly.length, 2) };
+    // A fair pair: as many messages, each as long in characters (prose may lose one trailing space to trim()).
+    const pairs = [...hostile.map((h, i) => [h, ordinary[i]]), [hostileBible.text, proseBible.text], [hostileBible.dmOnly, proseBible.dmOnly]];
+    if (pairs.some(([h, p]) => h.length - p.length > 1 || p.length > h.length)) throw new Error('hostile and prose texts differ in length');
     await campaign(t, 'hostile', hostile, hostileBible);
     await campaign(t, 'prose', ordinary, proseBible);
 
@@ -106,7 +109,7 @@ export async function runHostileBench(options: BenchOptions): Promise<Figures> {
         { campaign: 'prose', 'first read ms': round(coldProse), 'p50 ms': p50(proseMs), 'p99 ms': round(percentile(proseMs, 99)), 'CPU p50 ms': p50(cpuMs.prose) },
       ],
       notes: [
-        `${hostile.length} messages of ${CONTENT} characters (${HOSTILE_KINDS.join(', ')}; each repeated and pseudo-random) and a bible of 2 × ${BIBLE}; prose of equal lengths.`,
+        `${hostile.length} messages of ${CONTENT} characters (${HOSTILE_KINDS.join(', ')}; each repeated and pseudo-random) and a bible of 2 × ${BIBLE}; prose of equal lengths in characters (the hostile text is 1–3× the UTF-8 bytes).`,
         'Token counts are cached per text: the first read pays the counting (in slices that give the event loop back), later reads do not.',
         'The app runs in the bench process, so the event-loop delay is the service’s own; the machine is shared, so numbers are noisy.',
       ],
