@@ -111,15 +111,16 @@ describe('glossary (DESIGN §8)', () => {
     const definedBefore = defined();
     await s.say({ role: 'dm', content: `The herald reads the roll: ${names.join(', ')}.` });
     await s.settled();
-    const first = (await glossary('gloss-cap')).map((i: any) => i.term);
+    const termsOf = async () => ((await glossary('gloss-cap')) as { term: string }[]).map((i) => i.term);
+    const first = await termsOf();
     expect(first).toEqual(names.slice(0, MAX_NEW_TERMS_PER_MESSAGE).sort());
     // One model call a term: the cap also bounds what one message can spend on definitions.
     expect(defined() - definedBefore).toBe(MAX_NEW_TERMS_PER_MESSAGE);
     const dm = (await s.context('?agent=dm&format=json')).body;
-    expect(dm.sections.find((x: any) => x.key === 'glossary').entries).toHaveLength(MAX_NEW_TERMS_PER_MESSAGE);
+    expect((dm.sections as { key: string; entries: unknown[] }[]).find((x) => x.key === 'glossary')?.entries).toHaveLength(MAX_NEW_TERMS_PER_MESSAGE);
 
     await s.say({ role: 'npc', speaker: 'Herald', content: `Only ${names[40]} answered the call.` });
     await s.settled();
-    expect((await glossary('gloss-cap')).map((i: any) => i.term)).toEqual([...first, names[40]].sort());
+    expect(await termsOf()).toEqual([...first, names[40]].sort());
   });
 });
