@@ -76,6 +76,8 @@ class BootCache {
   private readonly packageType = new Map<string, boolean>();
   private dirty = false;
   private released = false;
+  /** While swc loads: the translator is not part of the boot, so it is not cached. */
+  private bypass = false;
   private esmToCjs: boolean;
   private swc: typeof import('@swc/core') | null | undefined;
 
@@ -93,7 +95,7 @@ class BootCache {
   install(): void {
     const originalResolve = NodeModule._resolveFilename;
     NodeModule._resolveFilename = (request, parent, isMain, options) => {
-      if (options !== undefined || !parent?.path || Module.isBuiltin(request)) {
+      if (options !== undefined || !parent?.path || this.bypass || Module.isBuiltin(request)) {
         return originalResolve(request, parent, isMain, options);
       }
       const key = `${parent.path}\0${request}`;
@@ -110,6 +112,7 @@ class BootCache {
     };
     const originalJs = NodeModule._extensions['.js'];
     NodeModule._extensions['.js'] = (module, filename) => {
+      if (this.bypass) return originalJs(module, filename);
       const cached = this.index?.files[filename];
       const esm = cached ? cached.code !== undefined : this.isEsm(filename);
       if (esm && !this.esmToCjs) return originalJs(module, filename); // no swc: Node's ESM loader
@@ -136,10 +139,21 @@ class BootCache {
       if (code !== undefined) entry.code = put(Buffer.from(code));
       files[filename] = entry;
     }
+    // What an earlier start with another configuration loaded stays (another summarizer, /docs): the cache
+    // converges on the union instead of flipping between configurations.
+    if (this.index && this.data) {
+      for (const [filename, old] of Object.entries(this.index.files)) {
+        if (files[filename]) continue;
+        const entry: Entry = { mtime: old.mtime, size: old.size };
+        if (old.cache) entry.cache = put(this.data.subarray(...old.cache));
+        if (old.code) entry.code = put(this.data.subarray(...old.code));
+        files[filename] = entry;
+      }
+    }
     const index: Index = {
       fingerprint: this.fingerprint,
       files,
-      resolved: Object.fromEntries(this.resolved),
+      resolved: { ...this.index?.resolved, ...Object.fromEntries(this.resolved) },
       esmToCjs: translate,
     };
     const header = Buffer.from(JSON.stringify(index));
@@ -229,11 +243,14 @@ class BootCache {
 
   private loadSwc(): typeof import('@swc/core') | null {
     if (this.swc === undefined) {
+      this.bypass = true;
       try {
         // eslint-disable-next-line @typescript-eslint/no-require-imports -- a dev dependency, optional at run time
         this.swc = require('@swc/core') as typeof import('@swc/core');
       } catch {
         this.swc = null;
+      } finally {
+        this.bypass = false;
       }
     }
     return this.swc;
