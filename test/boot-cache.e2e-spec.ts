@@ -37,16 +37,17 @@ describe('boot cache', () => {
     beforeAll(() => {
       root = mkdtempSync(join(tmpdir(), 'lk-boot-cache-'));
       write('dist/.built-at', 'stamp\n');
-      write('lib/a.js', "const esm = require('esm-pkg');\nmodule.exports = { b: require('./b'), esm: esm.named + esm.default };\n");
+      write('lib/a.js', "const esm = require('@nestjs/esm-probe');\nmodule.exports = { b: require('./b'), esm: esm.named + esm.default };\n");
       write('lib/b.js', 'module.exports = 1;\n');
-      // A package with "type": "module" that declares its own `require`, like @nestjs/terminus does.
-      write('lib/node_modules/esm-pkg/package.json', '{ "name": "esm-pkg", "type": "module", "main": "index.js" }');
+      // An ESM package in the translated scope that declares its own `require`, like @nestjs/terminus does.
+      const pkg = 'lib/node_modules/@nestjs/esm-probe';
+      write(`${pkg}/package.json`, '{ "name": "@nestjs/esm-probe", "type": "module", "main": "index.js" }');
       write(
-        'lib/node_modules/esm-pkg/index.js',
+        `${pkg}/index.js`,
         "import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\n" +
           "export const named = require('./data.json').n;\nexport default 30;\n",
       );
-      write('lib/node_modules/esm-pkg/data.json', '{ "n": 12 }');
+      write(`${pkg}/data.json`, '{ "n": 12 }');
     });
     afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -63,7 +63,13 @@ interface ModuleInternals {
   _cache: Record<string, Module>;
 }
 
-const VERSION = 1;
+const VERSION = 2;
+/**
+ * Packages whose ESM is loaded as CommonJS. swc's `node` interop matches Node for every import of a CommonJS
+ * module, but a default import of another translated module would get its whole exports object; Nest's packages
+ * have no default exports (checked for @nestjs 12), so their translation is exact. Other ESM loads natively.
+ */
+const TRANSLATED_SCOPES = [`${sep}node_modules${sep}@nestjs${sep}`];
 const ROOT = resolve(__dirname, '../../../..');
 const NodeModule = Module as unknown as ModuleInternals;
 
@@ -256,8 +262,12 @@ class BootCache {
     return this.swc;
   }
 
-  /** Whether a .js file belongs to a package with `"type": "module"` (the nearest package.json decides). */
+  /**
+   * Whether a file is an ESM file this cache translates: a .js file (never .cjs) of a package with
+   * `"type": "module"` (the nearest package.json decides), in a scope of TRANSLATED_SCOPES.
+   */
   private isEsm(filename: string): boolean {
+    if (!filename.endsWith('.js') || !TRANSLATED_SCOPES.some((scope) => filename.includes(scope))) return false;
     const dirs: string[] = [];
     let dir = dirname(filename);
     let answer: boolean | undefined;
