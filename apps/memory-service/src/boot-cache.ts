@@ -31,9 +31,67 @@ interface Entry {
 
 interface Index {
   fingerprint: string;
-  files: Record<string, Entry>;
-  resolved: Record<string, string>;
+  files: Map<string, Entry>;
+  /** `parent folder \0 request` → resolved file. */
+  resolved: Map<string, string>;
   esmToCjs: boolean;
+}
+
+/**
+ * The index as stored: paths once in a table, entries as flat number arrays (JSON.parse of ≈ 1,800 files and
+ * ≈ 4,000 resolutions as objects keyed by path took ≈ 50 ms, a twentieth of a cached boot).
+ */
+interface StoredIndex {
+  fingerprint: string;
+  esmToCjs: boolean;
+  paths: string[];
+  /** Per file: path, mtime, size, cache start, cache end, code start, code end (-1: none). */
+  files: number[];
+  /** Per resolution: parent folder (path), request, resolved file (path). */
+  resolved: (string | number)[];
+}
+
+const FILE_FIELDS = 7;
+
+function encodeIndex(index: Index): Buffer {
+  const ids = new Map<string, number>();
+  const id = (path: string) => {
+    let n = ids.get(path);
+    if (n === undefined) ids.set(path, (n = ids.size));
+    return n;
+  };
+  const files: number[] = [];
+  for (const [filename, e] of index.files) {
+    files.push(id(filename), e.mtime, e.size, ...(e.cache ?? [-1, -1]), ...(e.code ?? [-1, -1]));
+  }
+  const resolved: (string | number)[] = [];
+  for (const [key, filename] of index.resolved) {
+    const cut = key.indexOf('\0');
+    resolved.push(id(key.slice(0, cut)), key.slice(cut + 1), id(filename));
+  }
+  const stored: StoredIndex = {
+    fingerprint: index.fingerprint,
+    esmToCjs: index.esmToCjs,
+    paths: [...ids.keys()],
+    files,
+    resolved,
+  };
+  return Buffer.from(JSON.stringify(stored));
+}
+
+function decodeIndex(json: string): Index {
+  const stored = JSON.parse(json) as StoredIndex;
+  const { paths, files: f, resolved: r } = stored;
+  const files = new Map<string, Entry>();
+  for (let i = 0; i < f.length; i += FILE_FIELDS) {
+    const entry: Entry = { mtime: f[i + 1], size: f[i + 2] };
+    if (f[i + 3] >= 0) entry.cache = [f[i + 3], f[i + 4]];
+    if (f[i + 5] >= 0) entry.code = [f[i + 5], f[i + 6]];
+    files.set(paths[f[i]], entry);
+  }
+  const resolved = new Map<string, string>();
+  for (let i = 0; i < r.length; i += 3) resolved.set(`${paths[r[i] as number]}\0${r[i + 1]}`, paths[r[i + 2] as number]);
+  return { fingerprint: stored.fingerprint, esmToCjs: stored.esmToCjs, files, resolved };
 }
 
 export interface BootCacheStats {
@@ -63,7 +121,7 @@ interface ModuleInternals {
   _cache: Record<string, Module>;
 }
 
-const VERSION = 2;
+const VERSION = 3;
 /**
  * Packages whose ESM is loaded as CommonJS. swc's `node` interop matches Node for every import of a CommonJS
  * module, but a default import of another translated module would get its whole exports object; Nest's packages
@@ -105,7 +163,7 @@ class BootCache {
         return originalResolve(request, parent, isMain, options);
       }
       const key = `${parent.path}\0${request}`;
-      const known = this.index?.resolved[key];
+      const known = this.index?.resolved.get(key);
       if (known !== undefined) {
         this.stats.resolvedFromCache++;
         this.resolved.set(key, known);
@@ -119,7 +177,7 @@ class BootCache {
     const originalJs = NodeModule._extensions['.js'];
     NodeModule._extensions['.js'] = (module, filename) => {
       if (this.bypass) return originalJs(module, filename);
-      const cached = this.index?.files[filename];
+      const cached = this.index?.files.get(filename);
       const esm = cached ? cached.code !== undefined : this.isEsm(filename);
       if (esm && !this.esmToCjs) return originalJs(module, filename); // no swc: Node's ESM loader
       this.compile(module, filename, esm);
@@ -137,32 +195,32 @@ class BootCache {
       offset += buf.length;
       return [offset - buf.length, offset];
     };
-    const files: Record<string, Entry> = {};
+    const files = new Map<string, Entry>();
     const translate = this.esmToCjs;
     for (const [filename, loaded] of this.loaded) {
       const { script, code } = loaded;
       const entry: Entry = { mtime: loaded.mtime, size: loaded.size, cache: put(script.createCachedData()) };
       if (code !== undefined) entry.code = put(Buffer.from(code));
-      files[filename] = entry;
+      files.set(filename, entry);
     }
     // What an earlier start with another configuration loaded stays (another summarizer, /docs): the cache
     // converges on the union instead of flipping between configurations.
     if (this.index && this.data) {
-      for (const [filename, old] of Object.entries(this.index.files)) {
-        if (files[filename]) continue;
+      for (const [filename, old] of this.index.files) {
+        if (files.has(filename)) continue;
         const entry: Entry = { mtime: old.mtime, size: old.size };
         if (old.cache) entry.cache = put(this.data.subarray(...old.cache));
         if (old.code) entry.code = put(this.data.subarray(...old.code));
-        files[filename] = entry;
+        files.set(filename, entry);
       }
     }
     const index: Index = {
       fingerprint: this.fingerprint,
       files,
-      resolved: { ...this.index?.resolved, ...Object.fromEntries(this.resolved) },
+      resolved: new Map([...(this.index?.resolved ?? []), ...this.resolved]),
       esmToCjs: translate,
     };
-    const header = Buffer.from(JSON.stringify(index));
+    const header = encodeIndex(index);
     const length = Buffer.alloc(4);
     length.writeUInt32LE(header.length);
     try {
@@ -190,7 +248,7 @@ class BootCache {
     try {
       const buf = readFileSync(this.file);
       const length = buf.readUInt32LE(0);
-      const index = JSON.parse(buf.subarray(4, 4 + length).toString('utf8')) as Index;
+      const index = decodeIndex(buf.subarray(4, 4 + length).toString('utf8'));
       if (index.fingerprint !== this.fingerprint) return;
       this.index = index;
       this.data = buf.subarray(4 + length);
@@ -206,7 +264,7 @@ class BootCache {
 
   private compile(module: Module, filename: string, esm: boolean): void {
     const { mtime, size } = this.stat(filename);
-    const entry = this.index?.files[filename];
+    const entry = this.index?.files.get(filename);
     const current = entry !== undefined && entry.mtime === mtime && entry.size === size && this.data !== null;
     let code: string;
     if (esm) {
