@@ -123,7 +123,9 @@ function warmBootCache(root = ROOT) {
   };
   const run = spawnSync(process.execPath, [join(root, SERVICE_MAIN)], { env, stdio: 'pipe', timeout: 120_000 });
   if (run.status === 0) return 'boot cache written';
-  process.stderr.write(`boot cache not written (${run.error ?? `exit ${run.status}`}): ${String(run.stderr).slice(-500)}\n`);
+  process.stderr.write(
+    `boot cache not written (${run.error ?? `exit ${run.status}`}): ${String(run.stderr).slice(-500)}\n`,
+  );
   return 'boot cache failed';
 }
 

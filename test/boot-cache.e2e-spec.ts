@@ -37,7 +37,10 @@ describe('boot cache', () => {
     beforeAll(() => {
       root = mkdtempSync(join(tmpdir(), 'lk-boot-cache-'));
       write('dist/.built-at', 'stamp\n');
-      write('lib/a.js', "const esm = require('@nestjs/esm-probe');\nmodule.exports = { b: require('./b'), esm: esm.named + esm.default };\n");
+      write(
+        'lib/a.js',
+        "const esm = require('@nestjs/esm-probe');\nmodule.exports = { b: require('./b'), esm: esm.named + esm.default };\n",
+      );
       write('lib/b.js', 'module.exports = 1;\n');
       // An ESM package in the translated scope that declares its own `require`, like @nestjs/terminus does.
       const pkg = 'lib/node_modules/@nestjs/esm-probe';
@@ -53,10 +56,16 @@ describe('boot cache', () => {
 
     it('compiles everything on the first start, then serves every file from the cache', async () => {
       const first = await start();
-      expect(first).toEqual({ value: { b: 1, esm: 42 }, stats: expect.objectContaining({ hits: 0, misses: 3, translated: 1 }) });
+      expect(first).toEqual({
+        value: { b: 1, esm: 42 },
+        stats: expect.objectContaining({ hits: 0, misses: 3, translated: 1 }),
+      });
       expect(existsSync(join(root, 'dist/.boot-cache'))).toBe(true);
       const second = await start();
-      expect(second).toEqual({ value: { b: 1, esm: 42 }, stats: expect.objectContaining({ hits: 3, misses: 0, rejected: 0 }) });
+      expect(second).toEqual({
+        value: { b: 1, esm: 42 },
+        stats: expect.objectContaining({ hits: 3, misses: 0, rejected: 0 }),
+      });
       expect(second.stats.resolvedFromCache).toBeGreaterThanOrEqual(2);
     });
 

@@ -90,7 +90,8 @@ function decodeIndex(json: string): Index {
     files.set(paths[f[i]], entry);
   }
   const resolved = new Map<string, string>();
-  for (let i = 0; i < r.length; i += 3) resolved.set(`${paths[r[i] as number]}\0${r[i + 1]}`, paths[r[i + 2] as number]);
+  for (let i = 0; i < r.length; i += 3)
+    resolved.set(`${paths[r[i] as number]}\0${r[i + 1]}`, paths[r[i + 2] as number]);
   return { fingerprint: stored.fingerprint, esmToCjs: stored.esmToCjs, files, resolved };
 }
 
@@ -414,12 +415,12 @@ function fingerprintOf(root: string): string {
 let active: BootCache | null = null;
 
 /** Installs the cache unless BOOT_CACHE=off (or already installed); the file is dist/.boot-cache/<node>.bin. */
-export function installBootCache(
-  env: NodeJS.ProcessEnv = process.env,
-  root: string = ROOT,
-): BootCache | null {
+export function installBootCache(env: NodeJS.ProcessEnv = process.env, root: string = ROOT): BootCache | null {
   if (active || env.BOOT_CACHE === 'off') return active;
-  active = new BootCache(join(root, 'dist', '.boot-cache', `node-${process.version}-${process.arch}.bin`), fingerprintOf(root));
+  active = new BootCache(
+    join(root, 'dist', '.boot-cache', `node-${process.version}-${process.arch}.bin`),
+    fingerprintOf(root),
+  );
   active.install();
   return active;
 }
