@@ -1,3 +1,5 @@
+// First: the boot cache speeds up loading every module imported after it (docs/performance.md, Footprint).
+import { finishBootCache } from './boot-cache';
 import { ConfigError, loadConfig } from '@app/common';
 import { createApp } from './bootstrap';
 import { installGracefulShutdown } from './graceful-shutdown';
@@ -19,7 +21,23 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   // The bound port, not the configured one: PORT=0 picks a free port (tests, chaos harness).
   const port = (app.getHttpServer().address() as { port: number } | null)?.port ?? config.port;
+  if (config.bootCache === 'warm') return warmBootCache(app, port);
+  // After the first requests, so the code cache also holds what serving compiles; off the boot's critical path.
+  setTimeout(finishBootCache, BOOT_CACHE_WRITE_DELAY_MS).unref();
   process.stdout.write(`Lorekeeper listening on http://${config.host}:${port} (database ${config.database.type}, summarizer ${config.summarizer})\n`);
+}
+
+const BOOT_CACHE_WRITE_DELAY_MS = 2_000;
+
+/**
+ * BOOT_CACHE=warm (what `scripts/build.js` runs after compiling): boot on the given database, answer one
+ * /health, write the boot cache and exit, so the first real start after a build is already a cached one.
+ */
+async function warmBootCache(app: Awaited<ReturnType<typeof createApp>>, port: number): Promise<void> {
+  await fetch(`http://127.0.0.1:${port}/health`).then((res) => res.arrayBuffer());
+  finishBootCache();
+  await app.close();
+  process.exit(0);
 }
 
 /** DESIGN §9: SIGTERM exits within 10 s, even if a request or the worker does not let go in time. */

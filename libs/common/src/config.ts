@@ -53,6 +53,8 @@ export const configSchema = z
     STREAM_STALL_MS: int(30000, 10, 3_600_000),
     REQUEST_TIMEOUT_MS: int(30000, 1000, 600000),
     MAX_CONNECTIONS: int(1024, 1, 1_000_000),
+    // Read by apps/memory-service/src/boot-cache.ts before anything loads; validated here like the rest.
+    BOOT_CACHE: z.enum(['on', 'off', 'warm']).default('on'),
   })
   .superRefine((v, ctx) => {
     if (v.SUMMARIZER === 'anthropic' && !v.ANTHROPIC_API_KEY) {
@@ -127,6 +129,8 @@ export interface AppConfig {
   requestTimeoutMs: number;
   /** Open connections beyond this are refused at accept time. */
   maxConnections: number;
+  /** BOOT_CACHE: `on` (default), `off`, or `warm` (boot, write the cache, exit; run by the build). */
+  bootCache: 'on' | 'off' | 'warm';
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -181,5 +185,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamStallMs: e.STREAM_STALL_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     maxConnections: e.MAX_CONNECTIONS,
+    bootCache: e.BOOT_CACHE,
   };
 }

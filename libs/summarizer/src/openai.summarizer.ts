@@ -1,4 +1,4 @@
-import OpenAI, { APIError } from 'openai';
+import type OpenAI from 'openai';
 import { SummarizerCallError, toCallError } from './call-error';
 import { PromptSummarizer } from './prompt.summarizer';
 import { SummaryResult } from './summarizer.port';
@@ -13,6 +13,12 @@ export interface OpenAiSummarizerOptions {
   maxOutputTokens?: number;
 }
 
+type OpenAiSdk = typeof import('openai');
+
+/** The SDK (≈115 modules) is loaded when this adapter is built, so other summarizers boot without it. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on use (cold start, docs/performance.md)
+const loadSdk = (): OpenAiSdk => require('openai') as OpenAiSdk;
+
 /**
  * Summarizer on the OpenAI-compatible Chat Completions API (Ollama, llama.cpp's server, vLLM, LM Studio,
  * hosted routers): one request per call, no SDK retries (the retry policy owns them).
@@ -22,6 +28,7 @@ export class OpenAiSummarizer extends PromptSummarizer {
   readonly model: string;
   private readonly client: OpenAI;
   private readonly apiKey?: string;
+  private readonly sdk: OpenAiSdk;
 
   constructor(options: OpenAiSummarizerOptions) {
     super(options.maxOutputTokens);
@@ -29,7 +36,8 @@ export class OpenAiSummarizer extends PromptSummarizer {
     if (!options.model) throw new Error('OpenAiSummarizer needs a model');
     this.apiKey = options.apiKey || undefined;
     this.model = options.model;
-    this.client = new OpenAI({
+    this.sdk = loadSdk();
+    this.client = new this.sdk.default({
       // The SDK insists on a key; without one the placeholder never leaves: the Authorization header is removed below.
       apiKey: this.apiKey ?? 'no-key',
       baseURL: options.baseURL,
@@ -86,7 +94,7 @@ export class OpenAiSummarizer extends PromptSummarizer {
   /** SDK errors as one concise line (`429 rate limited`), with our key scrubbed. */
   private safeError(error: unknown): Error {
     return toCallError(error, this.apiKey, (e) =>
-      e instanceof APIError && typeof e.status === 'number'
+      e instanceof this.sdk.APIError && typeof e.status === 'number'
         ? { text: e.message.replace(/\s+/g, ' ').trim(), status: e.status }
         : null,
     );
