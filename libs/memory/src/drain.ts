@@ -1,7 +1,15 @@
 import { CampaignReader, CampaignState, GameEvent, StoredMessage } from '@app/campaign';
 import { Database } from '@app/database';
 import { EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
-import { LedgerEntry, ledgerEntry, ModelCall, summarizeWithRetry, Summarizer, SummaryOutcome, SummaryResult } from '@app/summarizer';
+import {
+  LedgerEntry,
+  ledgerEntry,
+  ModelCall,
+  summarizeWithRetry,
+  Summarizer,
+  SummaryOutcome,
+  SummaryResult,
+} from '@app/summarizer';
 import { EntityManager } from 'typeorm';
 import { KnownTerms, knownTermsOf } from './glossary/known-terms';
 import { LayersReader } from './layers.reader';
@@ -23,7 +31,7 @@ export interface WorkerOptions {
   onOutcome?: (outcome: 'recorded' | 'skipped', scope: string) => void;
   /** §12 usage ledger: every model call, written in the transaction of the outcome it produced. */
   usage?: UsageSink;
-  /** Writes each paid call ahead of its outcome, so a crash cannot lose it (remote models; the local one costs nothing). */
+  /** Writes each paid call ahead of its outcome, so a crash cannot lose it (remote models; the local one is free). */
   writeAhead?: boolean;
   /** Observes the ledger rows once they are durable (metrics). */
   onCalls?: (entries: LedgerEntry[]) => void;
@@ -114,7 +122,11 @@ export class CampaignDrain {
     const { processedVersion: processed, memoryVersion, state } = snap;
     // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
     const limit = this.deps.options.batchSize ?? 200;
-    const events = await this.deps.store.readStream(gameStream(campaignId), { after: processed, until: state.version, limit });
+    const events = await this.deps.store.readStream(gameStream(campaignId), {
+      after: processed,
+      until: state.version,
+      limit,
+    });
     // Calls a crashed owner wrote ahead and never settled: their outcome will never commit.
     if (this.deps.options.writeAhead) await this.deps.options.usage?.sweep(campaignId);
     const pass: Pass = { lease, state, processed, memoryVersion, plain: null, cursors: null, known: null };
@@ -181,7 +193,7 @@ export class CampaignDrain {
     await ownership.fence(m, lease);
   }
 
-  /** Runs a trigger's tasks outside any transaction, with the model calls made; no events when nothing was summarized. */
+  /** Runs an event's tasks outside any transaction, with the model calls made; no events when none summarized. */
   private async outcomesOf(pass: Pass, event: StoredEvent, planned: Planned): Promise<Outcomes> {
     const { lease } = pass;
     const meta = { correlationId: event.metadata.correlationId, causationId: `${event.streamId}@${event.version}` };
@@ -200,7 +212,7 @@ export class CampaignDrain {
     return { events, calls };
   }
 
-  /** The event as its triggers see it: reads bound to the campaign and to before the event, calls recorded in `calls`. */
+  /** The event as its triggers see it: reads bound to the campaign and to before the event, calls kept in `calls`. */
   private runOf(pass: Pass, event: StoredEvent, calls: CallGroup[]): TriggerRun {
     const { campaignId } = pass.lease;
     const signal = AbortSignal.any([this.stop, pass.lease.signal]);
@@ -228,7 +240,11 @@ export class CampaignDrain {
   }
 
   /** The messages of `selection` the witness saw (§8 witnessing, the speaker rule included). */
-  private async witnessedOnly(campaignId: string, witness: string, selection: StoredMessage[]): Promise<StoredMessage[]> {
+  private async witnessedOnly(
+    campaignId: string,
+    witness: string,
+    selection: StoredMessage[],
+  ): Promise<StoredMessage[]> {
     if (selection.length === 0) return selection;
     const seen = new Set<number>();
     // Chunked: a long stay at one location selects more messages than a statement may bind.
@@ -326,13 +342,16 @@ export class CampaignDrain {
     since: number,
     through: number,
   ): MemoryEvent {
-    this.deps.logger.warn(`summary failed after ${outcome.attempts} attempts; skipped, cursor kept: ${outcome.reason}`, {
-      campaignId,
-      triggerVersion: event.version,
-      scope: about.scope,
-      subjectId: about.subjectId,
-      correlationId: event.metadata.correlationId,
-    });
+    this.deps.logger.warn(
+      `summary failed after ${outcome.attempts} attempts; skipped, cursor kept: ${outcome.reason}`,
+      {
+        campaignId,
+        triggerVersion: event.version,
+        scope: about.scope,
+        subjectId: about.subjectId,
+        correlationId: event.metadata.correlationId,
+      },
+    );
     const { attempts, reason } = outcome;
     const range = { sinceMessageIndex: since, throughMessageIndex: through };
     return { type: 'MemorySkipped', data: { ...about, reason, attempts, triggerVersion: event.version, ...range } };

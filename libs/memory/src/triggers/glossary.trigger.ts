@@ -21,7 +21,16 @@ export const glossary: Trigger<Fires<'MessageRecorded'>> = {
   name: 'glossary',
   plan: ({ data }) =>
     COINING_ROLES.includes(data.role)
-      ? [{ scope: 'glossary', subjectId: String(data.index), locationId: null, questId: null, encounterId: null, tags: [] }]
+      ? [
+          {
+            scope: 'glossary',
+            subjectId: String(data.index),
+            locationId: null,
+            questId: null,
+            encounterId: null,
+            tags: [],
+          },
+        ]
       : [],
   run: async (_task: ScopeTask, run: TriggerRun) => {
     const message = run.event.data as Message;

@@ -1,6 +1,12 @@
 import { mentionMatcher, mentions, npcWindow, SelectableMessage } from './npc.trigger';
 
-const msg = (index: number, content: string, extra: Partial<SelectableMessage> = {}): SelectableMessage => ({ index, content, speaker: null, npcIds: [], ...extra });
+const msg = (index: number, content: string, extra: Partial<SelectableMessage> = {}): SelectableMessage => ({
+  index,
+  content,
+  speaker: null,
+  npcIds: [],
+  ...extra,
+});
 const mira = { id: 'mira', name: 'Mira', aliases: ['the barkeep', 'Red'] };
 
 describe('mentions (id, name or alias as a whole word, case-insensitive)', () => {
@@ -74,7 +80,9 @@ describe('npcWindow (present-and-mentioned, ±1 within the selection)', () => {
   it('clips the window at the ends of the selection', () => {
     const selection = [msg(10, 'Mira first.'), msg(11, 'x'), msg(12, 'y'), msg(13, 'the barkeep last')];
     expect(npcWindow(mira, selection).map((m) => m.index)).toEqual([10, 11, 12, 13]);
-    expect(npcWindow(mira, [msg(1, 'x'), msg(2, 'y'), msg(3, 'z'), msg(4, 'Red here')]).map((m) => m.index)).toEqual([3, 4]);
+    expect(npcWindow(mira, [msg(1, 'x'), msg(2, 'y'), msg(3, 'z'), msg(4, 'Red here')]).map((m) => m.index)).toEqual([
+      3, 4,
+    ]);
   });
 
   it('merges overlapping windows without duplicates, in order', () => {

@@ -26,16 +26,14 @@ export const npc = sceneTrigger<Fires<'LocationChanged'>>({
   plan: ({ data }) => {
     const from = data.fromLocationId;
     if (from === null) return [];
-    return data.npcsPresent.map(
-      (npcId): ScopeTask => ({
-        scope: 'npc',
-        subjectId: npcId,
-        tags: [`npc:${npcId}`, `location:${from}`],
-        locationId: from,
-        questId: null,
-        encounterId: null,
-      }),
-    );
+    return data.npcsPresent.map((npcId): ScopeTask => ({
+      scope: 'npc',
+      subjectId: npcId,
+      tags: [`npc:${npcId}`, `location:${from}`],
+      locationId: from,
+      questId: null,
+      encounterId: null,
+    }));
   },
   select: async (task, run, cursor) => {
     const selection = await run.reads.messages({ locationId: task.locationId ?? undefined, afterIndex: cursor });
@@ -49,7 +47,12 @@ export const npc = sceneTrigger<Fires<'LocationChanged'>>({
   },
   prompt: (task, state, window, campaignId) => (summarizer, signal) => {
     const { id, name, aliases } = state.npcs[task.subjectId];
-    const input = { campaignId, npc: { id, name, aliases }, location: locationOf(task, state), messages: window.map(toTranscript) };
+    const input = {
+      campaignId,
+      npc: { id, name, aliases },
+      location: locationOf(task, state),
+      messages: window.map(toTranscript),
+    };
     return summarizer.summarizeNpc(input, signal);
   },
 });
@@ -66,7 +69,11 @@ export function mentionMatcher(npc: NpcRef): (text: string) => boolean {
 
 /** True when the message mentions the NPC by id, name or alias (DESIGN §2). */
 export function mentions(npc: NpcRef, message: SelectableMessage, matcher = mentionMatcher(npc)): boolean {
-  return message.npcIds.includes(npc.id) || matcher(message.content) || (message.speaker !== null && matcher(message.speaker));
+  return (
+    message.npcIds.includes(npc.id) ||
+    matcher(message.content) ||
+    (message.speaker !== null && matcher(message.speaker))
+  );
 }
 
 /** Each mentioning message plus its neighbours within the selection; [] when the NPC is not mentioned. */

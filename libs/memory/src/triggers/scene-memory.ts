@@ -36,7 +36,11 @@ export function sceneTrigger<E extends GameEvent>(def: SceneTrigger<E>): Trigger
   return { ...def, run: (task, run) => recordMemory(def, task, run) };
 }
 
-async function recordMemory<E extends GameEvent>(def: SceneTrigger<E>, task: ScopeTask, run: TriggerRun): Promise<MemoryEvent[]> {
+async function recordMemory<E extends GameEvent>(
+  def: SceneTrigger<E>,
+  task: ScopeTask,
+  run: TriggerRun,
+): Promise<MemoryEvent[]> {
   const scope = task.scope as SceneScope;
   const key = `${scope}:${task.subjectId}`;
   const { window, moveTo } = await def.select(task, run, run.cursors.get(key) ?? -1);

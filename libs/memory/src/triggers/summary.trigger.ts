@@ -2,7 +2,13 @@ import { CampaignState, roundAt, viewerKey } from '@app/campaign';
 import { capSentences } from '@app/summarizer';
 import { playerIdsOf } from '../glossary/known-terms';
 import type { RollingSummaryView } from '../layers.reader';
-import { MemoryEvent, PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT, RollingSummaryUpdatedData, summarySubject } from '../memory-events';
+import {
+  MemoryEvent,
+  PUBLIC_SUMMARY_KEY,
+  PUBLIC_SUMMARY_SUBJECT,
+  RollingSummaryUpdatedData,
+  summarySubject,
+} from '../memory-events';
 import type { Fires, Trigger, TriggerRun } from './trigger';
 import { isPublic, toTranscript } from './trigger';
 
@@ -39,7 +45,10 @@ interface Rewrite {
 
 function targetsOf(state: CampaignState): SummaryTarget[] {
   const players = playerIdsOf(state).map((viewer) => ({ viewer }));
-  return [{ viewer: null }, ...(state.settings.perRoleMemory ? players : [{ viewer: null, publicView: true as const }])];
+  return [
+    { viewer: null },
+    ...(state.settings.perRoleMemory ? players : [{ viewer: null, publicView: true as const }]),
+  ];
 }
 
 async function rewriteSummaries(run: TriggerRun): Promise<MemoryEvent[]> {
@@ -113,7 +122,11 @@ async function rewriteOne(run: TriggerRun, target: SummaryTarget, maxRound: numb
 }
 
 /** The public summary stands where the dm's does, on the same text: the dm's next one can serve both. */
-async function publicInStep(run: TriggerRun, dmCursor: number, dmPrevious: RollingSummaryView | null): Promise<boolean> {
+async function publicInStep(
+  run: TriggerRun,
+  dmCursor: number,
+  dmPrevious: RollingSummaryView | null,
+): Promise<boolean> {
   if ((run.cursors.get(`summary:${PUBLIC_SUMMARY_SUBJECT}`) ?? -1) !== dmCursor) return false;
   const publicPrevious = await run.reads.latestSummary(PUBLIC_SUMMARY_KEY);
   return (publicPrevious?.summary ?? null) === (dmPrevious?.summary ?? null);

@@ -29,12 +29,21 @@ export interface TriggerOptions {
   rollingSummaryWords: number;
 }
 
-export const DEFAULT_TRIGGER_OPTIONS: TriggerOptions = { summaryIntervalRounds: 4, hotRounds: 4, rollingSummaryWords: 150 };
+export const DEFAULT_TRIGGER_OPTIONS: TriggerOptions = {
+  summaryIntervalRounds: 4,
+  hotRounds: 4,
+  rollingSummaryWords: 150,
+};
 
 /** What a trigger may read while it runs: the drain binds them to the campaign and to before the trigger event. */
 export interface TriggerReads {
   /** The campaign's messages of a scope, recorded before the trigger event (CampaignReader.messagesForScope). */
-  messages(o: { locationId?: string; afterIndex: number; maxRound?: number; witnessedBy?: string }): Promise<StoredMessage[]>;
+  messages(o: {
+    locationId?: string;
+    afterIndex: number;
+    maxRound?: number;
+    witnessedBy?: string;
+  }): Promise<StoredMessage[]>;
   /** The messages of `selection` the witness saw (§8 witnessing, the speaker rule included). */
   witnessed(witness: string, selection: StoredMessage[]): Promise<StoredMessage[]>;
   /** The latest "Previously" of a summary key (`*`, a player's witness key, or the public one). */
@@ -61,7 +70,10 @@ export interface TriggerRun {
   options: TriggerOptions;
   reads: TriggerReads;
   /** One model call under the retry policy; a shutdown or a lost lease abandons the whole trigger. */
-  attempt(about: CallAbout, call: (summarizer: Summarizer, signal: AbortSignal) => Promise<SummaryResult>): Promise<SummaryOutcome>;
+  attempt(
+    about: CallAbout,
+    call: (summarizer: Summarizer, signal: AbortSignal) => Promise<SummaryResult>,
+  ): Promise<SummaryOutcome>;
   /** The MemorySkipped of a failed summary (logged): the cursor stays, the messages are offered again. */
   skipped(about: CallAbout, outcome: SummaryOutcome & { ok: false }, since: number, through: number): MemoryEvent;
   log(message: string, context: Record<string, unknown>): void;

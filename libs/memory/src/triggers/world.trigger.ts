@@ -9,7 +9,12 @@ export type WorldEvent = EventOf<'ObjectiveCompleted' | 'QuestCompleted' | 'ActP
 type WorldTask = ScopeTask & { worldKind: string; words: (state: CampaignState) => string };
 
 /** A world task: its kind (the summarizer's `kind`, the `world:<kind>` tag), its other tags, and its words. */
-function worldTask(kind: string, ids: Partial<ScopeTask>, tags: string[], words: (state: CampaignState) => string): WorldTask {
+function worldTask(
+  kind: string,
+  ids: Partial<ScopeTask>,
+  tags: string[],
+  words: (state: CampaignState) => string,
+): WorldTask {
   const task = { scope: 'world' as const, subjectId: 'world', locationId: null, questId: null, encounterId: null };
   return { ...task, worldKind: kind, tags: [`world:${kind}`, ...tags], words, ...ids };
 }
@@ -29,14 +34,31 @@ export const WORLD: { [K in WorldEvent['type']]: (data: EventOf<K>['data']) => W
     }),
   ],
   QuestCompleted: ({ questId }) => [
-    worldTask('quest_completed', { questId }, [`quest:${questId}`], (s) => `Quest "${questName(s, questId)}" completed`),
+    worldTask(
+      'quest_completed',
+      { questId },
+      [`quest:${questId}`],
+      (s) => `Quest "${questName(s, questId)}" completed`,
+    ),
   ],
   ActProgressed: ({ fromActId, toActId }) => [
-    worldTask('act_progressed', {}, [`act:${toActId}`], () => `The story moved from act ${fromActId ?? '(none)'} to act ${toActId}`),
+    worldTask(
+      'act_progressed',
+      {},
+      [`act:${toActId}`],
+      () => `The story moved from act ${fromActId ?? '(none)'} to act ${toActId}`,
+    ),
   ],
   LocationStateUpdated: ({ locationId, dangerLevel, completedEncounterId }) => [
     ...(dangerLevel === 'CLEARED'
-      ? [worldTask('location_cleared', { locationId }, [`location:${locationId}`], (s) => `${placeName(s, locationId)} was cleared`)]
+      ? [
+          worldTask(
+            'location_cleared',
+            { locationId },
+            [`location:${locationId}`],
+            (s) => `${placeName(s, locationId)} was cleared`,
+          ),
+        ]
       : []),
     ...(completedEncounterId
       ? [
