@@ -1,10 +1,7 @@
-import type { CampaignState, EventOf } from '@app/campaign';
+import type { CampaignState, EventOf, GameEventType } from '@app/campaign';
 import type { ScopeTask } from './trigger';
 import { toTranscript } from './trigger';
 import { publicWindow, sceneTrigger } from './scene-memory';
-
-/** The game events that record a world memory. */
-export type WorldEvent = EventOf<'ObjectiveCompleted' | 'QuestCompleted' | 'ActProgressed' | 'LocationStateUpdated'>;
 
 type WorldTask = ScopeTask & { worldKind: string; words: (state: CampaignState) => string };
 
@@ -23,10 +20,10 @@ const questName = (state: CampaignState, questId: string) => state.quests[questI
 const placeName = (state: CampaignState, locationId: string) => state.locations[locationId]?.name ?? locationId;
 
 /**
- * §2 world memories, one entry per world event: kind, tags and wording side by side. The mapped type makes a new
- * member of WorldEvent without an entry a compile error.
+ * §2 world memories, one entry per game event that records one: kind, tags and wording side by side. The entry's
+ * key types its data (a key that is no game event does not compile); WorldEvent is read off the keys.
  */
-export const WORLD: { [K in WorldEvent['type']]: (data: EventOf<K>['data']) => WorldTask[] } = {
+export const WORLD = {
   ObjectiveCompleted: ({ questId, objectiveId }) => [
     worldTask('objective_completed', { questId }, [`quest:${questId}`, `objective:${objectiveId}`], (s) => {
       const objective = s.quests[questId]?.objectives.find((o) => o.id === objectiveId);
@@ -71,12 +68,19 @@ export const WORLD: { [K in WorldEvent['type']]: (data: EventOf<K>['data']) => W
         ]
       : []),
   ],
-};
+} satisfies { [K in GameEventType]?: (data: EventOf<K>['data']) => WorldTask[] };
+
+/** The game events that record a world memory: the keys of WORLD. */
+export type WorldEvent = EventOf<keyof typeof WORLD>;
+
+/** WORLD's entry for the event (the map's key and the event's type are the same string). */
+const worldTasks = <E extends WorldEvent>(event: E) =>
+  (WORLD[event.type] as (data: E['data']) => WorldTask[])(event.data);
 
 /** §2: a world event records a memory of every public message since the world cursor, wherever it was said. */
 export const world = sceneTrigger<WorldEvent>({
   name: 'world',
-  plan: (event) => (WORLD[event.type] as (data: WorldEvent['data']) => WorldTask[])(event.data),
+  plan: (event) => worldTasks(event),
   select: async (_task, run, cursor) => publicWindow(await run.reads.messages({ afterIndex: cursor })),
   prompt: (task, state, window, campaignId) => (summarizer, signal) => {
     const input = { campaignId, kind: task.worldKind!, event: task.words!(state), messages: window.map(toTranscript) };
