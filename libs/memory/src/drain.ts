@@ -15,7 +15,8 @@ import { KnownTerms, knownTermsOf } from './glossary/known-terms';
 import { LayersReader } from './layers.reader';
 import { MemoryEvent } from './memory-events';
 import { MemoryProjector } from './memory.projector';
-import { CampaignLease, CampaignOwnership, CheckpointMove, LeaseLostError } from './ownership/campaign-ownership.port';
+import { CheckpointMove, CheckpointStore } from './checkpoint/checkpoint.store';
+import { CampaignLease, CampaignOwnership, LeaseLostError } from './ownership/campaign-ownership.port';
 import { WorkerProgress } from './progress';
 import { CallAbout, planTasks, ScopeTask, Trigger, TriggerOptions, TriggerReads, TriggerRun } from './triggers';
 import { abandonedEntries, CallGroup, committedEntries, UsageSink, writtenIds } from './usage-calls';
@@ -97,6 +98,7 @@ type Planned = { trigger: Trigger; task: ScopeTask }[];
 export class CampaignDrain {
   private readonly layers: LayersReader;
   private readonly sql: WorkerSql;
+  private readonly checkpoints: CheckpointStore;
   private readonly triggerOptions: TriggerOptions;
 
   /** `stop` aborts when the worker stops: in-flight summaries are abandoned and nothing of them commits. */
@@ -106,6 +108,7 @@ export class CampaignDrain {
   ) {
     this.layers = new LayersReader(deps.db);
     this.sql = new WorkerSql(deps.db);
+    this.checkpoints = new CheckpointStore(deps.db);
     const o = deps.options;
     this.triggerOptions = {
       summaryIntervalRounds: o.summaryIntervalRounds ?? 4,
@@ -117,9 +120,11 @@ export class CampaignDrain {
   /** Drains one batch; true when the campaign is still behind (one batch per claim, then back of the queue). */
   async drain(campaignId: string, lease: CampaignLease): Promise<boolean> {
     if (this.halted(lease)) return false;
+    const checkpoint = await this.checkpoints.get(campaignId);
     const snap = await this.deps.reader.find(campaignId);
-    if (!snap || snap.processedVersion >= snap.state.version) return false;
-    const { processedVersion: processed, memoryVersion, state } = snap;
+    if (!snap || checkpoint.processedVersion >= snap.state.version) return false;
+    const { processedVersion: processed, memoryVersion } = checkpoint;
+    const { state } = snap;
     // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
     const limit = this.deps.options.batchSize ?? 200;
     const events = await this.deps.store.readStream(gameStream(campaignId), {
@@ -140,8 +145,9 @@ export class CampaignDrain {
       if (err instanceof Abandoned || err instanceof CheckpointMoved || err instanceof LeaseLostError) return false;
       throw err;
     }
-    const now = await this.sql.progress(campaignId);
-    return !!now && now.processedVersion < now.version;
+    // Only this claim moves the checkpoint, so `processed` is where it stands.
+    const heads = await this.deps.reader.heads(campaignId);
+    return !!heads && pass.processed < heads.game;
   }
 
   private halted(lease: CampaignLease): boolean {
@@ -169,13 +175,8 @@ export class CampaignDrain {
 
   /** Moves the checkpoint over events that trigger nothing. */
   private async advance(lease: CampaignLease, from: number, to: number): Promise<number> {
-    const { ownership, db, progress } = this.deps;
-    if (ownership.checkpoint) {
-      if (!(await ownership.checkpoint(null, lease, { from, to }))) throw new CheckpointMoved();
-    } else {
-      await db.transaction((m) => this.moveCheckpoint(m, lease, { from, to }));
-    }
-    progress.processed(lease.campaignId, to);
+    await this.deps.db.transaction((m) => this.moveCheckpoint(m, lease, { from, to }));
+    this.deps.progress.processed(lease.campaignId, to);
     return to;
   }
 
@@ -184,13 +185,9 @@ export class CampaignDrain {
    * while the claim holds.
    */
   private async moveCheckpoint(m: EntityManager, lease: CampaignLease, move: CheckpointMove): Promise<void> {
-    const { ownership } = this.deps;
-    if (ownership.checkpoint) {
-      if (!(await ownership.checkpoint(m, lease, move))) throw new CheckpointMoved();
-      return;
-    }
-    if (!(await this.sql.moveCheckpoint(m, lease.campaignId, move))) throw new CheckpointMoved();
-    await ownership.fence(m, lease);
+    // Fence first: on PostgreSQL it keeps the lease row locked until commit, so no takeover slips in before the move.
+    await this.deps.ownership.fence(m, lease);
+    if (!(await CheckpointStore.move(m, lease.campaignId, move))) throw new CheckpointMoved();
   }
 
   /** Runs an event's tasks outside any transaction, with the model calls made; no events when none summarized. */
@@ -298,7 +295,7 @@ export class CampaignDrain {
     let entries: LedgerEntry[] = [];
     try {
       await db.transaction(async (m) => {
-        await this.sql.lockCampaign(m, campaignId);
+        await this.deps.reader.lockForAppend(m, campaignId);
         const appended = await store.append(memoryStream(campaignId), move.memoryVersion, events, event.recordedAt, m);
         await projector.apply(m, campaignId, appended, { memoryVersion: false });
         entries = options.usage ? committedEntries(campaignId, event, appended, calls, this.modelName()) : [];

@@ -2,6 +2,7 @@ import { CampaignReader } from '@app/campaign';
 import { Database } from '@app/database';
 import { EventStore } from '@app/event-store';
 import { Summarizer } from '@app/summarizer';
+import { CheckpointStore } from './checkpoint/checkpoint.store';
 import { CampaignDrain, WorkerLogger, WorkerOptions } from './drain';
 import { MemoryProjector } from './memory.projector';
 import { CampaignOwnership, SingleProcessOwnership } from './ownership/campaign-ownership.port';
@@ -23,6 +24,7 @@ export class MemoryWorker {
   private readonly abort = new AbortController();
   private stopped = false;
   private readonly drainer: CampaignDrain;
+  private readonly checkpoints: CheckpointStore;
 
   constructor(
     db: Database,
@@ -38,11 +40,12 @@ export class MemoryWorker {
   ) {
     const deps = { db, store, reader, projector, summarizer, progress, logger, options, ownership };
     this.drainer = new CampaignDrain(deps, this.abort.signal);
+    this.checkpoints = new CheckpointStore(db);
   }
 
   /** Catch up every campaign whose checkpoint is behind (boot, or a poll). */
   async catchUp(): Promise<void> {
-    for (const id of await this.reader.behind()) this.wake(id);
+    for (const id of (await this.checkpoints.pending(await this.reader.versions())).keys()) this.wake(id);
   }
 
   /**
