@@ -29,7 +29,7 @@ export interface NpcSummaryInput {
 
 export interface WorldSummaryInput {
   campaignId: string;
-  /** objective_completed | quest_completed | act_progressed | location_cleared | encounter_completed */
+  /** The world memory's kind, e.g. quest_completed (the kinds: WORLD in libs/memory/src/triggers/world.trigger.ts). */
   kind: string;
   /** Human readable description of the trigger, e.g. "Quest 'Find the Relic' completed". */
   event: string;
