@@ -1,34 +1,15 @@
 import { CampaignSnapshot } from '@app/campaign';
-import { AgentKind, Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
+import { Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
+import { DROP_ORDER, PRESETS } from './sections';
 import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
 import { layoutTokens } from './text-layout';
 import { TokenCounter } from './token-counter.port';
-
-/** Sections each agent gets when `include=` does not say (DESIGN §8). */
-export const PRESETS: Record<AgentKind, SectionKey[]> = {
-  narrative: ['location', 'npc', 'world'],
-  dm: ['bible', 'glossary', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
-  player: ['bible', 'glossary', 'hud', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
-  npc: ['bible', 'glossary', 'hud', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
-  agent: ['recent', 'state', 'digest'],
-};
 
 /** See ContextComposer's `recallShare`. */
 export const DEFAULT_RECALL_SHARE = 0.95;
 
 /** §8: the newest Recent Messages kept until memories are gone (MIN_RECENT_MESSAGES). */
 export const DEFAULT_MIN_RECENT_MESSAGES = 4;
-
-/**
- * Over budget, entries go in this order; sections not listed are never dropped. `keepNewest`: Recent Messages stops at
- * its newest MIN_RECENT_MESSAGES, which go last of all.
- */
-const DROP_ORDER: { keys: SectionKey[]; keepNewest?: true }[] = [
-  { keys: ['recent'], keepNewest: true },
-  { keys: ['recall'] },
-  { keys: ['location', 'npc', 'world'] },
-  { keys: ['recent'] },
-];
 
 /** Sections whose entries the no-sentence-twice rule may shorten (§8); everything else only counts as already said. */
 const SUMMARY_SECTIONS = new Set<SectionKey>(['previously', 'location', 'npc', 'world']);

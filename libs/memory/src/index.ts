@@ -13,3 +13,4 @@ export * from './glossary/hide-glossary-term.command';
 export * from './projection.rebuilder';
 export * from './ownership/campaign-ownership.port';
 export * from './usage-calls';
+export * from './memory.module';
