@@ -63,17 +63,24 @@ function countCalls(metrics: Metrics, config: AppConfig, entries: LedgerEntry[])
 function appProviders(config: AppConfig, overrides: CoreOverrides): Provider[] {
   const summarizer = (metrics: Metrics) =>
     new MeteredSummarizer(overrides.summarizer ?? createSummarizer(config), metrics);
-  const appended = (metrics: Metrics): AppendObserver => (_campaignId, events) => {
-    for (const e of events) metrics.eventsAppended.inc({ type: e.type });
-  };
+  const appended =
+    (metrics: Metrics): AppendObserver =>
+    (_campaignId, events) => {
+      for (const e of events) metrics.eventsAppended.inc({ type: e.type });
+    };
   const workerHooks = (metrics: Metrics): MemoryWorkerHooks => ({
-    onOutcome: (outcome, scope) => (outcome === 'recorded' ? metrics.memoriesRecorded : metrics.memoriesSkipped).inc({ scope }),
+    onOutcome: (outcome, scope) =>
+      (outcome === 'recorded' ? metrics.memoriesRecorded : metrics.memoriesSkipped).inc({ scope }),
     onCalls: (entries) => countCalls(metrics, config, entries),
   });
   return [
     { provide: APP_CONFIG, useValue: config },
     { provide: CLOCK, useValue: overrides.clock ?? new SystemClock() },
-    { provide: Metrics, useFactory: (db: Database, replica: ReplicaMetrics) => new Metrics(db, replica), inject: [DATABASE, ReplicaMetrics] },
+    {
+      provide: Metrics,
+      useFactory: (db: Database, replica: ReplicaMetrics) => new Metrics(db, replica),
+      inject: [DATABASE, ReplicaMetrics],
+    },
     { provide: UsageLedger, useFactory: (db: Database) => new UsageLedger(db), inject: [DATABASE] },
     { provide: SUMMARIZER, useFactory: summarizer, inject: [Metrics] },
     { provide: APPEND_OBSERVER, useFactory: appended, inject: [Metrics] },

@@ -15,7 +15,14 @@ export type AppendObserver = (campaignId: string, events: StoredEvent[]) => void
 
 const runner: Provider = {
   provide: CAMPAIGN_RUNNER,
-  useFactory: (db: Database, store: EventStore, projector: CampaignProjector, clock: Clock, bus: EventBus, observe?: AppendObserver) =>
+  useFactory: (
+    db: Database,
+    store: EventStore,
+    projector: CampaignProjector,
+    clock: Clock,
+    bus: EventBus,
+    observe?: AppendObserver,
+  ) =>
     new CampaignRunner(db, store, projector, clock, (campaignId, events) => {
       observe?.(campaignId, events);
       bus.publish(new CampaignEventsAppended(campaignId, events[events.length - 1].version));
@@ -25,7 +32,8 @@ const runner: Provider = {
 
 const reader: Provider = {
   provide: CampaignReader,
-  useFactory: (db: Database, store: EventStore, projector: CampaignProjector) => new CampaignReader(db, store, projector.cache),
+  useFactory: (db: Database, store: EventStore, projector: CampaignProjector) =>
+    new CampaignReader(db, store, projector.cache),
   inject: [DATABASE, EVENT_STORE, CampaignProjector],
 };
 

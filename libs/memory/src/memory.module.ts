@@ -25,7 +25,12 @@ export interface MemoryModuleOptions {
 
 type WorkerConfig = Pick<
   AppConfig,
-  'summaryAttempts' | 'summaryTimeoutMs' | 'memoryConcurrency' | 'summaryIntervalRounds' | 'hotRounds' | 'rollingSummaryWords'
+  | 'summaryAttempts'
+  | 'summaryTimeoutMs'
+  | 'memoryConcurrency'
+  | 'summaryIntervalRounds'
+  | 'hotRounds'
+  | 'rollingSummaryWords'
 >;
 
 /** After each commit that appended events: the worker looks at that campaign again. */
@@ -57,7 +62,12 @@ const workerLogger = (logger: Logger) => ({
   error: (msg: string, ctx?: Record<string, unknown>) => logger.error({ msg, ...ctx }),
 });
 
-function workerOptions(config: WorkerConfig, options: MemoryModuleOptions, ledger: UsageLedger, hooks?: MemoryWorkerHooks): WorkerOptions {
+function workerOptions(
+  config: WorkerConfig,
+  options: MemoryModuleOptions,
+  ledger: UsageLedger,
+  hooks?: MemoryWorkerHooks,
+): WorkerOptions {
   return {
     attempts: config.summaryAttempts,
     timeoutMs: config.summaryTimeoutMs,

@@ -22,7 +22,9 @@ export class NotifyReplicasHandler implements IEventHandler<CampaignEventsAppend
   private readonly logger = new Logger('replica');
   constructor(@Inject(REPLICA_COORDINATOR) private readonly coordinator: ReplicaCoordinator | null) {}
   handle(event: CampaignEventsAppended): void {
-    this.coordinator?.notify(event.campaignId).catch((err) => this.logger.warn(`NOTIFY for campaign ${event.campaignId} failed: ${(err as Error).message}`));
+    this.coordinator
+      ?.notify(event.campaignId)
+      .catch((err) => this.logger.warn(`NOTIFY for campaign ${event.campaignId} failed: ${(err as Error).message}`));
   }
 }
 
@@ -59,7 +61,9 @@ function ownershipProvider(config: ReplicaConfig, replicaId: string, logger: Log
     provide: CAMPAIGN_OWNERSHIP,
     useFactory: (ds: DataSource, metrics: ReplicaMetrics) => {
       if (config.database.type !== 'postgres') return new SingleProcessOwnership();
-      const ownership = new PostgresLeaseOwnership(ds, { replicaId, ttlMs: config.leaseTtlMs }, metrics, (msg) => logger.warn(msg));
+      const ownership = new PostgresLeaseOwnership(ds, { replicaId, ttlMs: config.leaseTtlMs }, metrics, (msg) =>
+        logger.warn(msg),
+      );
       ownership.start();
       return ownership;
     },
@@ -73,7 +77,14 @@ function coordinatorProvider(config: ReplicaConfig, replicaId: string, logger: L
     provide: REPLICA_COORDINATOR,
     useFactory: (ds: DataSource, worker: MemoryWorker, ownership: CampaignOwnership) =>
       ownership instanceof PostgresLeaseOwnership && db.type === 'postgres'
-        ? new ReplicaCoordinator(ds, { url: db.url, replicaId, pollMs: config.leasePollMs }, (id) => worker.wake(id), logger, (id) => ownership.takeOver(id), (id) => worker.nudge(id))
+        ? new ReplicaCoordinator(
+            ds,
+            { url: db.url, replicaId, pollMs: config.leasePollMs },
+            (id) => worker.wake(id),
+            logger,
+            (id) => ownership.takeOver(id),
+            (id) => worker.nudge(id),
+          )
         : null,
     inject: [DataSource, MemoryWorker, CAMPAIGN_OWNERSHIP],
   };

@@ -24,7 +24,8 @@ const indexer: Provider = {
 
 const broadcasts: Provider = {
   provide: BroadcastService,
-  useFactory: (db: Database, store: EventStore, index: SearchIndex, clock: Clock) => new BroadcastService(db, store, index, clock),
+  useFactory: (db: Database, store: EventStore, index: SearchIndex, clock: Clock) =>
+    new BroadcastService(db, store, index, clock),
   inject: [DATABASE, EVENT_STORE, SEARCH_INDEX, CLOCK],
 };
 
@@ -34,7 +35,11 @@ const broadcasts: Provider = {
   providers: [
     { provide: SEARCH_INDEX, useFactory: (db: Database) => createSearchIndex(db), inject: [DATABASE] },
     indexer,
-    { provide: SearchService, useFactory: (reader: CampaignReader, index: SearchIndex) => new SearchService(reader, index), inject: [CampaignReader, SEARCH_INDEX] },
+    {
+      provide: SearchService,
+      useFactory: (reader: CampaignReader, index: SearchIndex) => new SearchService(reader, index),
+      inject: [CampaignReader, SEARCH_INDEX],
+    },
     broadcasts,
   ],
   exports: [SEARCH_INDEX, SearchIndexer, SearchService, BroadcastService],

@@ -63,7 +63,10 @@ export const SECTIONS: { [K in SectionKey]: SectionSpec } = {
   recall: {
     agents: TABLE,
     build: (d, c) =>
-      new RecallSection(d.index, d.campaigns, d.memories, d.layers, { limit: c.recallLimit, pool: DEFAULT_RECALL_POOL }),
+      new RecallSection(d.index, d.campaigns, d.memories, d.layers, {
+        limit: c.recallLimit,
+        pool: DEFAULT_RECALL_POOL,
+      }),
   },
   recent: {
     agents: [...TABLE, 'agent'],
