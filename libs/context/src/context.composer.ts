@@ -145,6 +145,25 @@ export class ContextComposer {
     return heading + layoutTokens(s.entries, s.timeline === true, (header) => this.counter.count(`${header}\n`));
   }
 
+  /** A parked Recall hit takes its rank in Recall again; returns the tokens that adds (0 when it stays out). */
+  private unpark(recall: ComposedSection, back: SectionEntry, report: DroppedEntry | undefined): number {
+    const at = recall.entries.findIndex((e) => (e.rank ?? 0) > (back.rank ?? 0));
+    const slot = at === -1 ? recall.entries.length : at;
+    recall.entries.splice(slot, 0, back);
+    const was = recall.tokens;
+    recall.tokens = this.sectionTokens(recall);
+    // A line that costs more in Recall (its date and round header) than it saved in Recent stays out: moving it
+    // back would grow an over-budget context and report a negative drop.
+    if (!report || recall.tokens - was > report.tokens) {
+      recall.entries.splice(slot, 1);
+      recall.tokens = was;
+      return 0;
+    }
+    // The line moved rather than went: its drop reports what it saved, so drops and `used` still add up.
+    report.tokens -= recall.tokens - was;
+    return recall.tokens - was;
+  }
+
   /**
    * Drops entries in the stated order until the sections fit; returns the tokens used. Recall entries past its own
    * limit (a query's extra hits) go first, but may keep up to `recallShare` of what they and Recent Messages hold.
@@ -169,22 +188,7 @@ export class ContextComposer {
         if (!back || !recall) continue;
         // No longer in the context: the hit takes its rank in Recall again (and is dropped there by Recall's rules).
         parked.delete(entry.ref);
-        const at = recall.entries.findIndex((e) => (e.rank ?? 0) > (back.rank ?? 0));
-        const slot = at === -1 ? recall.entries.length : at;
-        recall.entries.splice(slot, 0, back);
-        const was = recall.tokens;
-        recall.tokens = this.sectionTokens(recall);
-        const report = dropped.findLast((d) => d.section === section.key && d.ref === entry.ref);
-        // A line that costs more in Recall (its date and round header) than it saved in Recent stays out: moving it
-        // back would grow an over-budget context and report a negative drop.
-        if (!report || recall.tokens - was > report.tokens) {
-          recall.entries.splice(slot, 1);
-          recall.tokens = was;
-          continue;
-        }
-        used += recall.tokens - was;
-        // The line moved rather than went: its drop reports what it saved, so drops and `used` still add up.
-        report.tokens -= recall.tokens - was;
+        used += this.unpark(recall, back, dropped.findLast((d) => d.section === section.key && d.ref === entry.ref));
       }
     };
     if (recall) {
