@@ -3,35 +3,13 @@ import { DROP_ORDER, PRESETS, SECTIONS } from '.';
 
 describe('SECTIONS', () => {
   it('derives the presets each agent had before the table (DESIGN §8), in SECTION_ORDER', () => {
+    const dm = ['bible', 'glossary', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent'];
+    const seated = [...dm.slice(0, 2), 'hud', ...dm.slice(2)]; // players and npcs also see their HUD line
     expect(PRESETS).toEqual({
       narrative: ['location', 'npc', 'world'],
-      dm: ['bible', 'glossary', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
-      player: [
-        'bible',
-        'glossary',
-        'hud',
-        'digest',
-        'scene',
-        'previously',
-        'location',
-        'npc',
-        'world',
-        'recall',
-        'recent',
-      ],
-      npc: [
-        'bible',
-        'glossary',
-        'hud',
-        'digest',
-        'scene',
-        'previously',
-        'location',
-        'npc',
-        'world',
-        'recall',
-        'recent',
-      ],
+      dm,
+      player: seated,
+      npc: seated,
       agent: ['digest', 'state', 'recent'],
     });
     for (const agent of AGENTS) expect(PRESETS[agent].length).toBeGreaterThan(0);
