@@ -1,5 +1,6 @@
 import { CampaignSnapshot } from '@app/campaign';
-import { Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
+import { Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT } from './context.types';
+import { SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
 import { DROP_ORDER, PRESETS } from './sections';
 import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
 import { layoutTokens } from './text-layout';
