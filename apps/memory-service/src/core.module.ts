@@ -1,10 +1,18 @@
-import { APPEND_OBSERVER, AppendObserver, CampaignModule, CampaignRecord, IdempotencyRecord } from '@app/campaign';
+import {
+  APPEND_OBSERVER,
+  AppendObserver,
+  CampaignModule,
+  CampaignReader,
+  CampaignRecord,
+  IdempotencyRecord,
+} from '@app/campaign';
 import { MessageRecord, MessageWitnessRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextModule } from '@app/context';
 import { Database, DATABASE, DatabaseModule } from '@app/database';
 import { EventRecord, EventStoreModule } from '@app/event-store';
-import { CursorRecord, GlossaryTermRecord, MEMORY_WORKER_HOOKS, MemoryModule, MemoryRecord } from '@app/memory';
+import { CheckpointStore, CursorRecord, GlossaryTermRecord, MEMORY_WORKER_HOOKS, MemoryModule } from '@app/memory';
+import { MemoryCheckpointRecord, MemoryRecord } from '@app/memory';
 import { MemoryWitnessRecord, MemoryWorkerHooks, RollingSummaryRecord } from '@app/memory';
 import { ReplicaMetrics, ReplicaModule } from '@app/replica';
 import { BroadcastRecord, SearchModule } from '@app/search';
@@ -24,6 +32,7 @@ export const ENTITIES = [
   IdempotencyRecord,
   MemoryRecord,
   CursorRecord,
+  MemoryCheckpointRecord,
   MessageWitnessRecord,
   MemoryWitnessRecord,
   GlossaryTermRecord,
@@ -78,8 +87,9 @@ function appProviders(config: AppConfig, overrides: CoreOverrides): Provider[] {
     { provide: CLOCK, useValue: overrides.clock ?? new SystemClock() },
     {
       provide: Metrics,
-      useFactory: (db: Database, replica: ReplicaMetrics) => new Metrics(db, replica),
-      inject: [DATABASE, ReplicaMetrics],
+      useFactory: (replica: ReplicaMetrics, campaigns: CampaignReader, checkpoints: CheckpointStore) =>
+        new Metrics(replica, async () => checkpoints.lag(await campaigns.versions())),
+      inject: [ReplicaMetrics, CampaignReader, CheckpointStore],
     },
     { provide: UsageLedger, useFactory: (db: Database) => new UsageLedger(db), inject: [DATABASE] },
     { provide: SUMMARIZER, useFactory: summarizer, inject: [Metrics] },

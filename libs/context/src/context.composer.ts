@@ -1,6 +1,5 @@
-import { CampaignSnapshot } from '@app/campaign';
-import { Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT } from './context.types';
-import { SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
+import { Audience, BuiltSection, ContextRequest, ContextSection, ContextSnapshot, DroppedEntry } from './context.types';
+import { OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
 import { DROP_ORDER, PRESETS } from './sections';
 import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
 import { layoutTokens } from './text-layout';
@@ -51,7 +50,7 @@ export class ContextComposer {
     return this.table.has(key);
   }
 
-  async compose(request: ContextRequest, snapshot: CampaignSnapshot, budget: number | null, audience: Audience = OMNISCIENT): Promise<ComposedContext> {
+  async compose(request: ContextRequest, snapshot: ContextSnapshot, budget: number | null, audience: Audience = OMNISCIENT): Promise<ComposedContext> {
     const wanted = new Set(request.include ?? PRESETS[request.agent]);
     const keys = SECTION_ORDER.filter((k) => wanted.has(k) && this.table.has(k));
     const first = keys.filter((k) => !this.table.get(k)!.after);

@@ -1,7 +1,7 @@
 import { CampaignReader } from '@app/campaign';
 import { AppConfig, Clock, CLOCK } from '@app/common';
 import { Database, DATABASE } from '@app/database';
-import { LayersReader, MemoryReader, WorkerProgress } from '@app/memory';
+import { CheckpointStore, LayersReader, MemoryReader, WorkerProgress } from '@app/memory';
 import { SEARCH_INDEX, SearchIndex } from '@app/search';
 import { SnapshotStore } from '@app/state';
 import { DynamicModule, Global, Inject, Logger, Module, Provider } from '@nestjs/common';
@@ -43,11 +43,16 @@ function serviceProvider(config: AppConfig): Provider {
   const logger = new Logger('context');
   return {
     provide: ContextService,
-    useFactory: (reader: CampaignReader, progress: WorkerProgress, composer: ContextComposer) =>
-      new ContextService(reader, progress, composer, config.contextTokenBudget, (line) =>
+    useFactory: (
+      reader: CampaignReader,
+      checkpoints: CheckpointStore,
+      progress: WorkerProgress,
+      composer: ContextComposer,
+    ) =>
+      new ContextService(reader, checkpoints, progress, composer, config.contextTokenBudget, (line) =>
         logger.log(`context built ${JSON.stringify(line)}`),
       ),
-    inject: [CampaignReader, WorkerProgress, ContextComposer],
+    inject: [CampaignReader, CheckpointStore, WorkerProgress, ContextComposer],
   };
 }
 

@@ -6,6 +6,7 @@ import { Summarizer, SUMMARIZER, UsageLedger } from '@app/summarizer';
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
+import { CheckpointStore } from './checkpoint/checkpoint.store';
 import { HideGlossaryTermHandler } from './glossary/hide-glossary-term.command';
 import { LayersReader } from './layers.reader';
 import { MemoryProjector } from './memory.projector';
@@ -128,6 +129,7 @@ export class MemoryModule {
       providers: [
         { provide: MemoryProjector, useFactory: () => new MemoryProjector() },
         { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
+        { provide: CheckpointStore, useFactory: (db: Database) => new CheckpointStore(db), inject: [DATABASE] },
         { provide: LayersReader, useFactory: (db: Database) => new LayersReader(db), inject: [DATABASE] },
         { provide: WorkerProgress, useValue: new WorkerProgress() },
         workerProvider(config, options),
@@ -135,7 +137,7 @@ export class MemoryModule {
         WakeWorkerHandler,
         WorkerLifecycle,
       ],
-      exports: [MemoryProjector, MemoryReader, LayersReader, WorkerProgress, MemoryWorker],
+      exports: [MemoryProjector, MemoryReader, CheckpointStore, LayersReader, WorkerProgress, MemoryWorker],
     };
   }
 }

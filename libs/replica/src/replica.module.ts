@@ -1,6 +1,12 @@
-import { CampaignEventsAppended } from '@app/campaign';
+import { CampaignEventsAppended, CampaignReader } from '@app/campaign';
 import { AppConfig } from '@app/common';
-import { CAMPAIGN_OWNERSHIP, CampaignOwnership, MemoryWorker, SingleProcessOwnership } from '@app/memory';
+import {
+  CAMPAIGN_OWNERSHIP,
+  CampaignOwnership,
+  CheckpointStore,
+  MemoryWorker,
+  SingleProcessOwnership,
+} from '@app/memory';
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
@@ -75,18 +81,21 @@ function coordinatorProvider(config: ReplicaConfig, replicaId: string, logger: L
   const db = config.database;
   return {
     provide: REPLICA_COORDINATOR,
-    useFactory: (ds: DataSource, worker: MemoryWorker, ownership: CampaignOwnership) =>
-      ownership instanceof PostgresLeaseOwnership && db.type === 'postgres'
-        ? new ReplicaCoordinator(
-            ds,
-            { url: db.url, replicaId, pollMs: config.leasePollMs },
-            (id) => worker.wake(id),
-            logger,
-            (id) => ownership.takeOver(id),
-            (id) => worker.nudge(id),
-          )
-        : null,
-    inject: [DataSource, MemoryWorker, CAMPAIGN_OWNERSHIP],
+    useFactory: (
+      ds: DataSource,
+      worker: MemoryWorker,
+      ownership: CampaignOwnership,
+      campaigns: CampaignReader,
+      checkpoints: CheckpointStore,
+    ) => {
+      if (!(ownership instanceof PostgresLeaseOwnership) || db.type !== 'postgres') return null;
+      const behind = async () => [...(await checkpoints.pending(await campaigns.versions())).keys()];
+      const options = { url: db.url, replicaId, pollMs: config.leasePollMs, behind };
+      const wake = (id: string) => worker.wake(id);
+      const nudge = (id: string) => worker.nudge(id);
+      return new ReplicaCoordinator(ds, options, wake, logger, (id) => ownership.takeOver(id), nudge);
+    },
+    inject: [DataSource, MemoryWorker, CAMPAIGN_OWNERSHIP, CampaignReader, CheckpointStore],
   };
 }
 
