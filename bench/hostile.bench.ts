@@ -60,16 +60,25 @@ export async function runHostileBench(options: BenchOptions): Promise<Figures> {
     const ordinary = hostile.map((h, i) => prose(h.length, 100 + i));
     const hostileBible = { text: hostileTextOf(4, BIBLE, 3), dmOnly: hostileTextOf(1, BIBLE, 5) };
     const proseBible = { text: prose(hostileBible.text.length, 1), dmOnly: prose(hostileBible.dmOnly.length, 2) };
+    // A fair pair: as many messages, each as long in characters (prose may lose one trailing space to trim()).
+    const pairs = [...hostile.map((h, i) => [h, ordinary[i]]), [hostileBible.text, proseBible.text], [hostileBible.dmOnly, proseBible.dmOnly]];
+    if (pairs.some(([h, p]) => h.length - p.length > 1 || p.length > h.length)) throw new Error('hostile and prose texts differ in length');
     await campaign(t, 'hostile', hostile, hostileBible);
     await campaign(t, 'prose', ordinary, proseBible);
 
     const path = (cid: string) => `/v1/campaigns/${cid}/context?agent=dm&budget=4000&format=json`;
     // Bytes, not text: decoding the answer is the client's cost, and this client shares the service's process.
+    // CPU time of this process per read (the service's and the client's): unlike wall time, it does not grow with
+    // what other programs on a shared machine take, so its ratio reads the same under load.
+    const cpuMs: Record<string, number[]> = { prose: [], hostile: [] };
     const timed = async (cid: string) => {
       const started = performance.now();
+      const cpu = process.cpuUsage();
       const res = await fetch(`${t.url}${path(cid)}`);
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`context ${cid} → ${res.status}`);
+      const spent = process.cpuUsage(cpu);
+      cpuMs[cid].push((spent.user + spent.system) / 1000);
       return performance.now() - started;
     };
     // Prose first: its first read also loads the tokenizer, a one-time cost of the process, not of hostile input.
@@ -82,6 +91,8 @@ export async function runHostileBench(options: BenchOptions): Promise<Figures> {
     const loop = monitorEventLoopDelay({ resolution: 5 });
     loop.enable();
     const coldHostile = await timed('hostile');
+    cpuMs.prose.shift();
+    cpuMs.hostile.shift();
     const hostileMs: number[] = [];
     for (let i = 0; i < reads; i++) hostileMs.push(await timed('hostile'));
     loop.disable();
@@ -92,12 +103,13 @@ export async function runHostileBench(options: BenchOptions): Promise<Figures> {
       'event-loop delay max during the hostile reads (first read included), ms': round(loop.max / 1e6, 1),
       'event-loop delay p99 during the prose reads, ms': round(proseLoop.percentile(99) / 1e6, 1),
       'first (uncached) context: hostile / prose': ratio(coldHostile, coldProse),
+      'CPU per context p50 (service and client): hostile / prose': ratio(p50(cpuMs.hostile), p50(cpuMs.prose)),
       rows: [
-        { campaign: 'hostile', 'first read ms': round(coldHostile), 'p50 ms': p50(hostileMs), 'p99 ms': round(percentile(hostileMs, 99)) },
-        { campaign: 'prose', 'first read ms': round(coldProse), 'p50 ms': p50(proseMs), 'p99 ms': round(percentile(proseMs, 99)) },
+        { campaign: 'hostile', 'first read ms': round(coldHostile), 'p50 ms': p50(hostileMs), 'p99 ms': round(percentile(hostileMs, 99)), 'CPU p50 ms': p50(cpuMs.hostile) },
+        { campaign: 'prose', 'first read ms': round(coldProse), 'p50 ms': p50(proseMs), 'p99 ms': round(percentile(proseMs, 99)), 'CPU p50 ms': p50(cpuMs.prose) },
       ],
       notes: [
-        `${hostile.length} messages of ${CONTENT} characters (${HOSTILE_KINDS.join(', ')}; each repeated and pseudo-random) and a bible of 2 × ${BIBLE}; prose of equal lengths.`,
+        `${hostile.length} messages of ${CONTENT} characters (${HOSTILE_KINDS.join(', ')}; each repeated and pseudo-random) and a bible of 2 × ${BIBLE}; prose of equal lengths in characters (the hostile text is 1–3× the UTF-8 bytes).`,
         'Token counts are cached per text: the first read pays the counting (in slices that give the event loop back), later reads do not.',
         'The app runs in the bench process, so the event-loop delay is the service’s own; the machine is shared, so numbers are noisy.',
       ],

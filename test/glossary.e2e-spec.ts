@@ -1,3 +1,4 @@
+import { MAX_NEW_TERMS_PER_MESSAGE } from '@app/memory';
 import { RecordingSummarizer } from './support/recording-summarizer';
 import { scenario } from './support/scenario';
 import { startTestApp, TestApp } from './support/test-app';
@@ -99,5 +100,27 @@ describe('glossary (DESIGN §8)', () => {
     await s.say({ role: 'npc', speaker: 'Herald', content: 'Everyone honours the Moonwell Accord, even now.' });
     await s.settled();
     expect(await glossary('gloss-fail')).toEqual([expect.objectContaining({ term: 'Moonwell Accord', coinedMessageIndex: 1, definition: 'Everyone honours the Moonwell Accord, even now.' })]);
+  });
+
+  it('a message coins at most MAX_NEW_TERMS_PER_MESSAGE terms, the first it uses; a later use coins another (issue 18)', async () => {
+    const s = scenario(t, 'gloss-cap');
+    await s.create('Glossary cap');
+    // 60 invented names in one message, as a roster or a hostile run of mixed-case text would carry.
+    const names = Array.from({ length: 60 }, (_v, i) => `Vor${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}Keth`);
+    const defined = () => summarizer.calls.filter((c) => c.kind === 'define').length;
+    const definedBefore = defined();
+    await s.say({ role: 'dm', content: `The herald reads the roll: ${names.join(', ')}.` });
+    await s.settled();
+    const termsOf = async () => ((await glossary('gloss-cap')) as { term: string }[]).map((i) => i.term);
+    const first = await termsOf();
+    expect(first).toEqual(names.slice(0, MAX_NEW_TERMS_PER_MESSAGE).sort());
+    // One model call a term: the cap also bounds what one message can spend on definitions.
+    expect(defined() - definedBefore).toBe(MAX_NEW_TERMS_PER_MESSAGE);
+    const dm = (await s.context('?agent=dm&format=json')).body;
+    expect((dm.sections as { key: string; entries: unknown[] }[]).find((x) => x.key === 'glossary')?.entries).toHaveLength(MAX_NEW_TERMS_PER_MESSAGE);
+
+    await s.say({ role: 'npc', speaker: 'Herald', content: `Only ${names[40]} answered the call.` });
+    await s.settled();
+    expect(await termsOf()).toEqual([...first, names[40]].sort());
   });
 });

@@ -1,7 +1,10 @@
-import { extractCoinedTerms, firstSentenceWith } from './coined-terms';
+import { extractCoinedTerms, firstSentenceWith, MAX_NEW_TERMS_PER_MESSAGE, MAX_TERM_CHARS } from './coined-terms';
 
 const none = () => false;
 const terms = (text: string, known: (term: string) => boolean = none) => extractCoinedTerms(text, known);
+
+/** A distinct CamelCase name per number ("ZarbaKel"): each one a coined term. */
+const camel = (i: number) => `Zar${i.toString(26).replace(/./g, (d) => String.fromCharCode(97 + parseInt(d, 26)))}Kel`;
 
 describe('extractCoinedTerms', () => {
   it('finds a run of two or more capitalised words', () => {
@@ -104,6 +107,32 @@ describe('extractCoinedTerms', () => {
 
   it('returns nothing for empty text', () => {
     expect(terms('')).toEqual([]);
+  });
+
+  it('coins at most MAX_NEW_TERMS_PER_MESSAGE terms a message, the first it uses', () => {
+    const names = Array.from({ length: 400 }, (_v, i) => camel(i));
+    const coined = terms(`They met ${names.join(', ')} at dawn.`);
+    expect(coined).toEqual(names.slice(0, MAX_NEW_TERMS_PER_MESSAGE));
+  });
+
+  it('counts only new terms against the cap: known ones do not use it up', () => {
+    const names = Array.from({ length: 3 * MAX_NEW_TERMS_PER_MESSAGE }, (_v, i) => camel(i));
+    const known = new Set(names.slice(0, MAX_NEW_TERMS_PER_MESSAGE).map((n) => n.toLowerCase()));
+    const coined = terms(names.join(' and '), (t) => known.has(t.toLowerCase()));
+    expect(coined).toEqual(names.slice(MAX_NEW_TERMS_PER_MESSAGE, 2 * MAX_NEW_TERMS_PER_MESSAGE));
+  });
+
+  it('skips runs longer than MAX_TERM_CHARS (title-case prose, not names) without counting them', () => {
+    const run = Array.from({ length: 30 }, (_v, i) => `Word${String.fromCharCode(97 + (i % 26))}`).join(' ');
+    expect(run.length).toBeGreaterThan(MAX_TERM_CHARS);
+    expect(terms(`we saw ${run}. Then the Geometers came.`)).toEqual(['Geometers']);
+  });
+
+  it('coins few terms from a run of mixed-script text (issue 18: one such message coined 407)', () => {
+    let text = 'Mira says ';
+    const alphabet = ['a', 'Ж', '中', '😀', 'é', '\u0301', '1', '.', '-', 'ß', 'ﬁ'];
+    for (let s = 7; text.length < 16_000; s = (s * 1_103_515_245 + 12_345) % 2 ** 31) text += alphabet[(s >>> 8) % alphabet.length];
+    expect(terms(text).length).toBeLessThanOrEqual(MAX_NEW_TERMS_PER_MESSAGE);
   });
 });
 

@@ -38,6 +38,7 @@ interface Word {
   possessive: boolean;
 }
 
+const HAS_CAPITAL = /[\p{Lu}\p{Lt}]/u;
 const isCapitalised = (s: string) => /^[\p{Lu}\p{Lt}]/u.test(s);
 const letters = (s: string) => s.match(/\p{L}/gu) ?? [];
 
@@ -59,11 +60,31 @@ function scan(text: string): Word[] {
   return words;
 }
 
+/** Longer "terms" are runs of title-case prose, not names. */
+export const MAX_TERM_CHARS = 100;
+
 /**
- * Coined terms of a message (DESIGN §8), in first-seen order, each once (case-insensitively), skipping `known` ones:
- * a run of ≥ 2 capitalised words, a capitalised word (or run) after "the", a CamelCase word, an ALL-CAPS word of ≥ 3 letters.
+ * A message coins at most this many new terms, the first it uses: each costs a `defineTerm` call and a line in
+ * every later context (the glossary is never dropped), and one hostile message used to coin 407. The rest are not
+ * lost: they are still unknown, so the next message that uses one coins it.
+ */
+export const MAX_NEW_TERMS_PER_MESSAGE = 10;
+
+/**
+ * Coined terms of a message (DESIGN §8), in first-seen order, each once (case-insensitively), skipping `known` ones
+ * and those over MAX_TERM_CHARS, at most MAX_NEW_TERMS_PER_MESSAGE of them: a run of ≥ 2 capitalised words, a
+ * capitalised word (or run) after "the", a CamelCase word, an ALL-CAPS word of ≥ 3 letters.
  */
 export function extractCoinedTerms(text: string, known: (term: string) => boolean): string[] {
+  return coinedTerms(text, known, MAX_NEW_TERMS_PER_MESSAGE);
+}
+
+/** Every term `text` coins, uncapped: what a bible names is known however many names it holds. */
+export function allCoinedTerms(text: string): string[] {
+  return coinedTerms(text, () => false, Infinity);
+}
+
+function coinedTerms(text: string, known: (term: string) => boolean, limit: number): string[] {
   const words = scan(text.normalize('NFC'));
   const sentenceInitial = (i: number) => i === 0 || SENTENCE_START.test(words[i].gapBefore);
   const joinsPrevious = (i: number) => i > 0 && !words[i - 1].possessive && RUN_GAP.test(words[i].gapBefore);
@@ -90,11 +111,17 @@ export function extractCoinedTerms(text: string, known: (term: string) => boolea
     const key = term.toLowerCase();
     if (seen.has(key)) return;
     seen.add(key);
-    if (!known(term)) terms.push(term);
+    if (term.length <= MAX_TERM_CHARS && !known(term)) terms.push(term);
   };
 
   let i = 0;
-  while (i < words.length) {
+  while (i < words.length && terms.length < limit) {
+    // Every rule needs a capital: a word without one (any caseless script, most of a hostile run) starts nothing,
+    // and skipping it here saves the regular expressions below, once per word of a 32,000-character bible.
+    if (!HAS_CAPITAL.test(words[i].text)) {
+      i++;
+      continue;
+    }
     const afterThe = i > 0 && lower(i - 1) === 'the' && joinsPrevious(i);
     if (!canStart(i)) {
       if (isCamelCase(i) || isAllCaps(i)) add(words[i].text);

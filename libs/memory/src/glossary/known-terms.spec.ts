@@ -1,6 +1,9 @@
 import { emptyState } from '@app/campaign';
-import { extractCoinedTerms } from './coined-terms';
+import { extractCoinedTerms, MAX_NEW_TERMS_PER_MESSAGE } from './coined-terms';
 import { capDefinition, knownTermsOf, MAX_DEFINITION_CHARS, variantKey } from './known-terms';
+
+/** A distinct CamelCase name per number ("ZarbaKel"): each one a coined term. */
+const camel = (i: number) => `Zar${i.toString(26).replace(/./g, (d) => String.fromCharCode(97 + parseInt(d, 26)))}Kel`;
 
 describe('knownTermsOf (DESIGN §8): what the glossary never coins', () => {
   const state = {
@@ -18,6 +21,12 @@ describe('knownTermsOf (DESIGN §8): what the glossary never coins', () => {
       'At Stormwatch Keep, Mira Stone and the Warden greet Aria Vell, the Silver Fox. The IRON COUNCIL fears the Pale King, ' +
       'the Ember Gate and the VOID-CHISEL, but not the Probability Engine.';
     expect(extractCoinedTerms(text, (t) => known.has(t))).toEqual(['Probability Engine']);
+  });
+
+  it('knows every term the bible coins, past the per-message cap', () => {
+    const names = Array.from({ length: 5 * MAX_NEW_TERMS_PER_MESSAGE }, (_v, i) => camel(i));
+    const known = knownTermsOf({ ...state, bible: { text: `The roster: ${names.join(', ')}.`, dmOnly: '' } }, []);
+    expect(names.every((n) => known.has(n))).toBe(true);
   });
 
   it('grows as terms are added', () => {

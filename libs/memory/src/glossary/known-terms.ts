@@ -1,9 +1,8 @@
 import { CampaignState, glossaryKey } from '@app/campaign';
 import { capWords } from '@app/summarizer';
-import { extractCoinedTerms } from './coined-terms';
+import { allCoinedTerms } from './coined-terms';
 
-/** Longer "terms" are runs of title-case prose, not names. */
-export const MAX_TERM_CHARS = 100;
+export { MAX_TERM_CHARS } from './coined-terms';
 /** A glossary definition is at most this long (DESIGN §8). */
 export const MAX_DEFINITION_WORDS = 20;
 /** …and at most this many characters: a "word" of hostile text can be 16,000 characters, and every context prints the glossary. */
@@ -45,7 +44,7 @@ export function knownTermsOf(state: CampaignState, glossaryTermKeys: Iterable<st
   for (const n of Object.values(state.npcs)) [n.name, ...n.aliases].forEach(add);
   for (const p of Object.values(playersOf(state))) [p.name, ...p.aliases].forEach(add);
   for (const key of Object.keys(state.glossary ?? {})) keys.add(key);
-  if (state.bible) for (const part of [state.bible.text, state.bible.dmOnly]) extractCoinedTerms(part, () => false).forEach(add);
+  if (state.bible) for (const part of [state.bible.text, state.bible.dmOnly]) allCoinedTerms(part).forEach(add);
   // A hidden term stays hidden in its spellings ("Obsidian-Syndicate", "Obsidian Syndicates") and inside longer runs.
   const hidden = Object.entries(state.glossary ?? {})
     .filter(([, o]) => o.hidden)
