@@ -17,3 +17,4 @@ export * from './domain/witnessing';
 export * from './domain/glossary-key';
 export * from './projections/witness.entity';
 export * from './projections/campaign-state.cache';
+export * from './campaign.module';

@@ -1,33 +1,15 @@
-import { AgentKind, Audience, BuiltSection, ContextRequest, ContextSection, ContextSnapshot, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
+import { Audience, BuiltSection, ContextRequest, ContextSection, ContextSnapshot, DroppedEntry } from './context.types';
+import { OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
+import { DROP_ORDER, PRESETS } from './sections';
 import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
 import { layoutTokens } from './text-layout';
 import { TokenCounter } from './token-counter.port';
-
-/** Sections each agent gets when `include=` does not say (DESIGN §8). */
-export const PRESETS: Record<AgentKind, SectionKey[]> = {
-  narrative: ['location', 'npc', 'world'],
-  dm: ['bible', 'glossary', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
-  player: ['bible', 'glossary', 'hud', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
-  npc: ['bible', 'glossary', 'hud', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent'],
-  agent: ['recent', 'state', 'digest'],
-};
 
 /** See ContextComposer's `recallShare`. */
 export const DEFAULT_RECALL_SHARE = 0.95;
 
 /** §8: the newest Recent Messages kept until memories are gone (MIN_RECENT_MESSAGES). */
 export const DEFAULT_MIN_RECENT_MESSAGES = 4;
-
-/**
- * Over budget, entries go in this order; sections not listed are never dropped. `keepNewest`: Recent Messages stops at
- * its newest MIN_RECENT_MESSAGES, which go last of all.
- */
-const DROP_ORDER: { keys: SectionKey[]; keepNewest?: true }[] = [
-  { keys: ['recent'], keepNewest: true },
-  { keys: ['recall'] },
-  { keys: ['location', 'npc', 'world'] },
-  { keys: ['recent'] },
-];
 
 /** Sections whose entries the no-sentence-twice rule may shorten (§8); everything else only counts as already said. */
 const SUMMARY_SECTIONS = new Set<SectionKey>(['previously', 'location', 'npc', 'world']);
@@ -163,6 +145,25 @@ export class ContextComposer {
     return heading + layoutTokens(s.entries, s.timeline === true, (header) => this.counter.count(`${header}\n`));
   }
 
+  /** A parked Recall hit takes its rank in Recall again; returns the tokens that adds (0 when it stays out). */
+  private unpark(recall: ComposedSection, back: SectionEntry, report: DroppedEntry | undefined): number {
+    const at = recall.entries.findIndex((e) => (e.rank ?? 0) > (back.rank ?? 0));
+    const slot = at === -1 ? recall.entries.length : at;
+    recall.entries.splice(slot, 0, back);
+    const was = recall.tokens;
+    recall.tokens = this.sectionTokens(recall);
+    // A line that costs more in Recall (its date and round header) than it saved in Recent stays out: moving it
+    // back would grow an over-budget context and report a negative drop.
+    if (!report || recall.tokens - was > report.tokens) {
+      recall.entries.splice(slot, 1);
+      recall.tokens = was;
+      return 0;
+    }
+    // The line moved rather than went: its drop reports what it saved, so drops and `used` still add up.
+    report.tokens -= recall.tokens - was;
+    return recall.tokens - was;
+  }
+
   /**
    * Drops entries in the stated order until the sections fit; returns the tokens used. Recall entries past its own
    * limit (a query's extra hits) go first, but may keep up to `recallShare` of what they and Recent Messages hold.
@@ -187,22 +188,7 @@ export class ContextComposer {
         if (!back || !recall) continue;
         // No longer in the context: the hit takes its rank in Recall again (and is dropped there by Recall's rules).
         parked.delete(entry.ref);
-        const at = recall.entries.findIndex((e) => (e.rank ?? 0) > (back.rank ?? 0));
-        const slot = at === -1 ? recall.entries.length : at;
-        recall.entries.splice(slot, 0, back);
-        const was = recall.tokens;
-        recall.tokens = this.sectionTokens(recall);
-        const report = dropped.findLast((d) => d.section === section.key && d.ref === entry.ref);
-        // A line that costs more in Recall (its date and round header) than it saved in Recent stays out: moving it
-        // back would grow an over-budget context and report a negative drop.
-        if (!report || recall.tokens - was > report.tokens) {
-          recall.entries.splice(slot, 1);
-          recall.tokens = was;
-          continue;
-        }
-        used += recall.tokens - was;
-        // The line moved rather than went: its drop reports what it saved, so drops and `used` still add up.
-        report.tokens -= recall.tokens - was;
+        used += this.unpark(recall, back, dropped.findLast((d) => d.section === section.key && d.ref === entry.ref));
       }
     };
     if (recall) {

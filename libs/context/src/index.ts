@@ -18,3 +18,5 @@ export * from './sections/recent-messages.reader';
 export * from './sections/recent.section';
 export * from './sections/recall.section';
 export * from './sections/scene.section';
+export * from './sections';
+export * from './context.module';

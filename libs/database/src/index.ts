@@ -2,3 +2,4 @@ export * from './database';
 export * from './raw-sql';
 export * from './data-source';
 export * from './run-migrations';
+export * from './database.module';

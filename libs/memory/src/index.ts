@@ -16,3 +16,4 @@ export * from './ownership/campaign-ownership.port';
 export * from './checkpoint/checkpoint.entity';
 export * from './checkpoint/checkpoint.store';
 export * from './usage-calls';
+export * from './memory.module';

@@ -1,3 +1,4 @@
 export * from './replica-metrics';
 export * from './postgres-lease.ownership';
 export * from './replica-coordinator';
+export * from './replica.module';

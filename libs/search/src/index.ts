@@ -11,3 +11,4 @@ export * from './postgres/postgres.search-index';
 export * from './broadcasts/broadcast-events';
 export * from './broadcasts/broadcast.entity';
 export * from './broadcasts/broadcast.service';
+export * from './search.module';

@@ -7,3 +7,4 @@ export * from './snapshots/snapshot.store';
 export * from './snapshots/account.projection';
 export * from './facts/digest';
 export * from './players/hud';
+export * from './state.module';

@@ -1,11 +1,10 @@
 import { CampaignEventsAppended, CampaignReader } from '@app/campaign';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { WorkerProgress } from '@app/memory';
-import { ReplicaCoordinator } from '@app/replica';
+import { REPLICA_COORDINATOR, ReplicaCoordinator } from '@app/replica';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
 import type { ServerResponse } from 'node:http';
-import { REPLICA_COORDINATOR } from '../replica.providers';
 import { CampaignFeed } from './campaign-feed';
 import { FeedCursor, sseFrame, sseNotice } from './event-feed';
 

@@ -1,0 +1,51 @@
+import { Clock, CLOCK } from '@app/common';
+import { Database, DATABASE } from '@app/database';
+import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
+import { Global, Module, Provider } from '@nestjs/common';
+import { EventBus } from '@nestjs/cqrs';
+import { CampaignEventsAppended } from './campaign-events-appended.event';
+import { CampaignReader } from './campaign.reader';
+import { CAMPAIGN_RUNNER, CampaignRunner } from './campaign.runner';
+import { CommandHandlers } from './commands';
+import { CampaignProjector } from './projections/campaign.projector';
+
+/** Optional: sees each commit's appended events before the wake-up is published (the app counts them). */
+export const APPEND_OBSERVER = Symbol('APPEND_OBSERVER');
+export type AppendObserver = (campaignId: string, events: StoredEvent[]) => void;
+
+const runner: Provider = {
+  provide: CAMPAIGN_RUNNER,
+  useFactory: (
+    db: Database,
+    store: EventStore,
+    projector: CampaignProjector,
+    clock: Clock,
+    bus: EventBus,
+    observe?: AppendObserver,
+  ) =>
+    new CampaignRunner(db, store, projector, clock, (campaignId, events) => {
+      observe?.(campaignId, events);
+      bus.publish(new CampaignEventsAppended(campaignId, events[events.length - 1].version));
+    }),
+  inject: [DATABASE, EVENT_STORE, CampaignProjector, CLOCK, EventBus, { token: APPEND_OBSERVER, optional: true }],
+};
+
+const reader: Provider = {
+  provide: CampaignReader,
+  useFactory: (db: Database, store: EventStore, projector: CampaignProjector) =>
+    new CampaignReader(db, store, projector.cache),
+  inject: [DATABASE, EVENT_STORE, CampaignProjector],
+};
+
+/** The campaign write side (runner, projector, command handlers) and its reader. */
+@Global()
+@Module({
+  providers: [
+    { provide: CampaignProjector, useFactory: () => new CampaignProjector() },
+    reader,
+    runner,
+    ...CommandHandlers,
+  ],
+  exports: [CampaignProjector, CampaignReader, CAMPAIGN_RUNNER],
+})
+export class CampaignModule {}

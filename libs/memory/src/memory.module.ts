@@ -1,0 +1,143 @@
+import { CampaignEventsAppended, CampaignReader } from '@app/campaign';
+import { AppConfig } from '@app/common';
+import { Database, DATABASE } from '@app/database';
+import { EVENT_STORE, EventStore } from '@app/event-store';
+import { Summarizer, SUMMARIZER, UsageLedger } from '@app/summarizer';
+import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
+import { OnApplicationBootstrap, Provider } from '@nestjs/common';
+import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
+import { CheckpointStore } from './checkpoint/checkpoint.store';
+import { HideGlossaryTermHandler } from './glossary/hide-glossary-term.command';
+import { LayersReader } from './layers.reader';
+import { MemoryProjector } from './memory.projector';
+import { MemoryReader } from './memory.reader';
+import { MemoryWorker, WorkerOptions } from './memory.worker';
+import { CAMPAIGN_OWNERSHIP, CampaignOwnership } from './ownership/campaign-ownership.port';
+import { WorkerProgress } from './progress';
+
+/** Optional: what the app observes of the worker (metrics); without it nothing is counted. */
+export const MEMORY_WORKER_HOOKS = Symbol('MEMORY_WORKER_HOOKS');
+export type MemoryWorkerHooks = Pick<WorkerOptions, 'onOutcome' | 'onCalls'>;
+
+export interface MemoryModuleOptions {
+  /** Write each paid model call ahead of its outcome (remote models; the offline one costs nothing). */
+  writeAhead: boolean;
+}
+
+type WorkerConfig = Pick<
+  AppConfig,
+  | 'summaryAttempts'
+  | 'summaryTimeoutMs'
+  | 'memoryConcurrency'
+  | 'summaryIntervalRounds'
+  | 'hotRounds'
+  | 'rollingSummaryWords'
+>;
+
+/** After each commit that appended events: the worker looks at that campaign again. */
+@EventsHandler(CampaignEventsAppended)
+export class WakeWorkerHandler implements IEventHandler<CampaignEventsAppended> {
+  constructor(@Inject(MemoryWorker) private readonly worker: MemoryWorker) {}
+  handle(event: CampaignEventsAppended): void {
+    this.worker.wake(event.campaignId);
+  }
+}
+
+/** Starts the worker after boot (catch-up from checkpoints) and stops it before the database closes. */
+@Injectable()
+export class WorkerLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(@Inject(MemoryWorker) private readonly worker: MemoryWorker) {}
+  async onApplicationBootstrap(): Promise<void> {
+    await this.worker.catchUp();
+  }
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.worker.stop();
+    new Logger('memory-worker').log('shutdown: worker stopped, unfinished summaries abandoned');
+  }
+}
+
+/** Structured worker logs: the context (campaign, trigger version, correlation id…) become JSON fields. */
+const workerLogger = (logger: Logger) => ({
+  log: (msg: string, ctx?: Record<string, unknown>) => logger.log({ msg, ...ctx }),
+  warn: (msg: string, ctx?: Record<string, unknown>) => logger.warn({ msg, ...ctx }),
+  error: (msg: string, ctx?: Record<string, unknown>) => logger.error({ msg, ...ctx }),
+});
+
+function workerOptions(
+  config: WorkerConfig,
+  options: MemoryModuleOptions,
+  ledger: UsageLedger,
+  hooks?: MemoryWorkerHooks,
+): WorkerOptions {
+  return {
+    attempts: config.summaryAttempts,
+    timeoutMs: config.summaryTimeoutMs,
+    concurrency: config.memoryConcurrency,
+    summaryIntervalRounds: config.summaryIntervalRounds,
+    hotRounds: config.hotRounds,
+    rollingSummaryWords: config.rollingSummaryWords,
+    onOutcome: hooks?.onOutcome,
+    usage: ledger,
+    writeAhead: options.writeAhead,
+    onCalls: hooks?.onCalls,
+  };
+}
+
+function workerProvider(config: WorkerConfig, options: MemoryModuleOptions): Provider {
+  return {
+    provide: MemoryWorker,
+    useFactory: (
+      db: Database,
+      store: EventStore,
+      reader: CampaignReader,
+      projector: MemoryProjector,
+      summarizer: Summarizer,
+      progress: WorkerProgress,
+      ownership: CampaignOwnership,
+      ledger: UsageLedger,
+      hooks?: MemoryWorkerHooks,
+    ) => {
+      const logger = workerLogger(new Logger('memory-worker'));
+      const opts = workerOptions(config, options, ledger, hooks);
+      return new MemoryWorker(db, store, reader, projector, summarizer, progress, logger, opts, ownership);
+    },
+    inject: [
+      DATABASE,
+      EVENT_STORE,
+      CampaignReader,
+      MemoryProjector,
+      SUMMARIZER,
+      WorkerProgress,
+      CAMPAIGN_OWNERSHIP,
+      UsageLedger,
+      { token: MEMORY_WORKER_HOOKS, optional: true },
+    ],
+  };
+}
+
+/**
+ * The memory side: projector, readers, the worker (woken on each append, started after boot, stopped before the
+ * database closes) and the glossary command. The worker's claim on a campaign (CAMPAIGN_OWNERSHIP) and the
+ * summarizer come from outside: ReplicaModule and the app.
+ */
+@Global()
+@Module({})
+export class MemoryModule {
+  static forRoot(config: WorkerConfig, options: MemoryModuleOptions): DynamicModule {
+    return {
+      module: MemoryModule,
+      providers: [
+        { provide: MemoryProjector, useFactory: () => new MemoryProjector() },
+        { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
+        { provide: CheckpointStore, useFactory: (db: Database) => new CheckpointStore(db), inject: [DATABASE] },
+        { provide: LayersReader, useFactory: (db: Database) => new LayersReader(db), inject: [DATABASE] },
+        { provide: WorkerProgress, useValue: new WorkerProgress() },
+        workerProvider(config, options),
+        HideGlossaryTermHandler,
+        WakeWorkerHandler,
+        WorkerLifecycle,
+      ],
+      exports: [MemoryProjector, MemoryReader, CheckpointStore, LayersReader, WorkerProgress, MemoryWorker],
+    };
+  }
+}
