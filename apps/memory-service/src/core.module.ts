@@ -1,7 +1,16 @@
 import { CampaignEventsAppended, CampaignProjector, CampaignReader, CampaignRecord, CAMPAIGN_RUNNER, CampaignRunner, CommandHandlers, IdempotencyRecord, MessageRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextComposer, ContextService, DigestSection, GetContextQuery, HudSection, LocationSection, NpcSection, StateSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
-import { BibleSection, DEFAULT_RECALL_POOL, DEFAULT_RECALL_SHARE, GlossarySection, PreviouslySection, RecallSection, RecentMessagesReader, RecentSection, SceneSection } from '@app/context';
+import {
+  BibleSection,
+  DEFAULT_RECALL_POOL,
+  DEFAULT_RECALL_SHARE,
+  GlossarySection,
+  PreviouslySection,
+  RecallSection,
+  RecentSection,
+  SceneSection,
+} from '@app/context';
 import { EVENT_STORE, EventRecord, EventStore, TypeOrmEventStore } from '@app/event-store';
 import { createDataSource, Database, DATABASE, runMigrations } from '@app/database';
 import { CAMPAIGN_OWNERSHIP, CampaignOwnership, CheckpointStore, CursorRecord, MemoryCheckpointRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
@@ -151,7 +160,11 @@ export class CoreModule {
       { provide: MemoryProjector, useFactory: () => new MemoryProjector() },
       { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
       { provide: CheckpointStore, useFactory: (db: Database) => new CheckpointStore(db), inject: [DATABASE] },
-      { provide: LayersReader, useFactory: (db: Database) => new LayersReader(db), inject: [DATABASE] },
+      {
+        provide: LayersReader,
+        useFactory: (db: Database, campaigns: CampaignReader) => new LayersReader(db, campaigns),
+        inject: [DATABASE, CampaignReader],
+      },
       { provide: WorkerProgress, useValue: new WorkerProgress() },
       { provide: UsageLedger, useFactory: (db: Database) => new UsageLedger(db), inject: [DATABASE] },
       {
@@ -209,8 +222,12 @@ export class CoreModule {
       { provide: TOKEN_COUNTER, useFactory: () => new TiktokenCounter() },
       {
         provide: RecentSection,
-        useFactory: (db: Database, counter: TokenCounter) => new RecentSection(new RecentMessagesReader(db), counter, { recentMessages: config.contextRecentMessages, hotRounds: config.hotRounds }),
-        inject: [DATABASE, TOKEN_COUNTER],
+        useFactory: (campaigns: CampaignReader, counter: TokenCounter) =>
+          new RecentSection(campaigns, counter, {
+            recentMessages: config.contextRecentMessages,
+            hotRounds: config.hotRounds,
+          }),
+        inject: [CampaignReader, TOKEN_COUNTER],
       },
       {
         provide: ContextComposer,

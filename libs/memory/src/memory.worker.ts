@@ -79,7 +79,7 @@ export class MemoryWorker {
     /** One replica per campaign on PostgreSQL (§9); SQLite's single process owns everything. */
     private readonly ownership: CampaignOwnership = new SingleProcessOwnership(),
   ) {
-    this.layers = new LayersReader(db);
+    this.layers = new LayersReader(db, reader);
     this.sql = new WorkerSql(db);
     this.checkpoints = new CheckpointStore(db);
   }
