@@ -79,14 +79,14 @@ describe('message reads through seenBy (SQLite)', () => {
 
   const indexes = (list: { index: number }[]) => list.map((x) => x.index);
 
-  it('the window holds what each audience saw: all for the dm, public lines for the public, its own for a character', async () => {
+  it('a window holds what its audience saw: all (dm), public lines (public view), its own (a character)', async () => {
     expect(indexes((await reader.window('c1', { limit: 10 })).messages)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(indexes((await reader.window('c1', { limit: 10, seenBy: PUBLIC_WITNESS })).messages)).toEqual([0, 2, 4, 5]);
     expect(indexes((await reader.window('c1', { limit: 10, seenBy: A })).messages)).toEqual([0, 2, 4, 5]);
     expect(indexes((await reader.window('c1', { limit: 10, seenBy: B })).messages)).toEqual([0, 3, 4]);
   });
 
-  it('a window from a round pins the first system message its audience saw and names the tools of results', async () => {
+  it('a window from a round pins the first system message its audience saw, names the tools of results', async () => {
     const dm = await reader.window('c1', { limit: 10, fromRound: 2 });
     expect(indexes(dm.messages)).toEqual([3, 4, 5]);
     expect(dm.pinned?.index).toBe(0);
@@ -105,7 +105,7 @@ describe('message reads through seenBy (SQLite)', () => {
     expect(indexes(await reader.messages('c1', { after: 0, limit: 10, witnessedBy: B }))).toEqual([3, 4]);
   });
 
-  it('counts in a transaction how many of a memory’s inputs each witness key saw, the public view included', async () => {
+  it('counts in a transaction how many of the inputs each witness key saw, the public view included', async () => {
     const counts = await db.transaction((m) => witnessCounts(m, 'c1', [1, 2, 3, 3, 4]));
     expect(counts).toEqual(
       new Map([
