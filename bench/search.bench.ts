@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { CampaignProjector, CampaignReader, CampaignRunner, Message } from '@app/campaign';
 import { SystemClock } from '@app/common';
-import { ContextComposer, ContextRequest, RecentMessagesReader, RecentSection, TiktokenCounter } from '@app/context';
+import { ContextComposer, ContextRequest, RecentSection, TiktokenCounter } from '@app/context';
 import { gameStream, StoredEvent, TypeOrmEventStore } from '@app/event-store';
 import { createDataSource, Database } from '@app/database';
 import { createSearchIndex, parseQuery, SearchIndex, SearchIndexer } from '@app/search';
@@ -125,7 +125,7 @@ export async function runSearchBench(opts: { quick: boolean }): Promise<Record<s
 
     const reader = new CampaignReader(db, store);
     const counter = new TiktokenCounter();
-    const section = new RecentSection(new RecentMessagesReader(db), counter, { recentMessages: 20, hotRounds: 4 });
+    const section = new RecentSection(reader, counter, { recentMessages: 20, hotRounds: 4 });
     const composer = new ContextComposer(counter, [section]);
     const search = await measureSearch(index, seeded, words, rounds);
     const window = await measureWindow(reader, section, composer, seeded, windowRounds);

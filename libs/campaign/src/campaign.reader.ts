@@ -3,19 +3,15 @@ import { Database, sql } from '@app/database';
 import { CampaignStateCache } from './projections/campaign-state.cache';
 import { readCampaignRow } from './projections/campaign-row';
 import { notFound } from '@app/common';
-import { CampaignState, Message } from './domain/state';
-import { PUBLIC_WITNESS } from './domain/witnessing';
+import { CampaignState } from './domain/state';
 import { EntityManager } from 'typeorm';
-import { MessageRecord } from './projections/message.entity';
-import { fromMessageRecord } from './projections/message.mapper';
-import { MessageWitnessRecord } from './projections/witness.entity';
+import * as q from './projections/message.queries';
+import { RecentWindow, StoredMessage } from './projections/message.queries';
 
 /** A campaign's state; how far the memory worker got is memory's to say (its CheckpointStore). */
 export interface CampaignSnapshot {
   state: CampaignState;
 }
-
-export type StoredMessage = Message & { version: number };
 
 /** A campaign as the campaign list shows it (DESIGN §10 "Fork"). */
 export interface CampaignListItem {
@@ -24,24 +20,6 @@ export interface CampaignListItem {
   version: number;
   createdAt: string;
 }
-
-/** The messages table's columns under MessageRecord's property names (plain-SQL reads map through fromMessageRecord). */
-const MESSAGE_COLUMNS = [
-  'm.idx AS "index"',
-  'm.role AS "role"',
-  'm.speaker AS "speaker"',
-  'm.content AS "content"',
-  'm.location_id AS "locationId"',
-  'm.npc_ids AS "npcIds"',
-  'm.at AS "at"',
-  'm.round AS "round"',
-  'm.visibility AS "visibility"',
-  'm.audience AS "audience"',
-  'm.tool_calls AS "toolCalls"',
-  'm.tool_call_id AS "toolCallId"',
-  'm.reasoning AS "reasoning"',
-  'm.version AS "version"',
-].join(', ');
 
 interface ListRow {
   id: string;
@@ -52,7 +30,7 @@ interface ListRow {
 
 const streamOf = (campaignId: string, stream: 'game' | 'memory') => (stream === 'game' ? gameStream(campaignId) : memoryStream(campaignId));
 
-/** Read side of the campaign projections; every read is an indexed lookup or range. */
+/** Read side of the campaign projections; every read is an indexed lookup or range (but the glossary text search). */
 export class CampaignReader {
   constructor(
     private readonly db: Database,
@@ -76,100 +54,70 @@ export class CampaignReader {
   }
 
   /** Messages after an exclusive index, oldest first; with `witnessedBy` (a viewer key, §8) only those it witnessed. */
-  async messages(campaignId: string, o: { after?: number; limit: number; locationId?: string; witnessedBy?: string }): Promise<StoredMessage[]> {
-    return this.db.read(async (m) => {
-      const qb = m
-        .getRepository(MessageRecord)
-        .createQueryBuilder('m')
-        .where('m.campaignId = :campaignId AND m.index > :after', { campaignId, after: o.after ?? -1 })
-        .orderBy('m.index', 'ASC')
-        .limit(o.limit);
-      if (o.locationId !== undefined) qb.andWhere('m.locationId = :locationId', { locationId: o.locationId });
-      if (o.witnessedBy !== undefined) {
-        qb.innerJoin(MessageWitnessRecord, 'w', 'w.campaignId = m.campaignId AND w.index = m.index AND w.viewerId = :viewer', { viewer: o.witnessedBy });
-      }
-      return (await qb.getMany()).map(fromMessageRecord);
-    });
+  messages(
+    campaignId: string,
+    o: { after?: number; limit: number; locationId?: string; witnessedBy?: string },
+  ): Promise<StoredMessage[]> {
+    return this.db.read((m) => q.listMessages(m, campaignId, { ...o, seenBy: o.witnessedBy }));
   }
 
   /** The last `limit` messages (optionally from a round on), oldest first. */
-  async lastMessages(campaignId: string, o: { limit: number; fromRound?: number; beforeIndex?: number }): Promise<StoredMessage[]> {
-    return this.db.read(async (m) => {
-      const qb = m.getRepository(MessageRecord).createQueryBuilder('m').where('m.campaignId = :campaignId', { campaignId });
-      if (o.fromRound !== undefined) qb.andWhere('m.round >= :round', { round: o.fromRound });
-      if (o.beforeIndex !== undefined) qb.andWhere('m.index < :before', { before: o.beforeIndex });
-      const rows = await qb.orderBy('m.index', 'DESC').limit(o.limit).getMany();
-      return rows.map(fromMessageRecord).reverse();
-    });
+  lastMessages(
+    campaignId: string,
+    o: { limit: number; fromRound?: number; beforeIndex?: number },
+  ): Promise<StoredMessage[]> {
+    return this.db.read((m) => q.lastMessages(m, campaignId, o));
   }
 
-  async messagesByIndex(campaignId: string, indexes: number[]): Promise<StoredMessage[]> {
-    if (indexes.length === 0) return [];
-    return this.db.read(async (m) =>
-      (
-        await m
-          .getRepository(MessageRecord)
-          .createQueryBuilder('m')
-          .where('m.campaignId = :campaignId AND m.index IN (:...indexes)', { campaignId, indexes })
-          .orderBy('m.index', 'ASC')
-          .getMany()
-      ).map(fromMessageRecord),
-    );
+  messagesByIndex(campaignId: string, indexes: number[]): Promise<StoredMessage[]> {
+    if (indexes.length === 0) return Promise.resolve([]);
+    return this.db.read((m) => q.messagesByIndex(m, campaignId, indexes));
   }
 
   /**
    * Scope selection for the memory worker: `locationId`, index > cursor, recorded before `beforeVersion`;
    * §8: only rounds up to `maxRound`, only messages `witnessedBy` a viewer key.
    */
-  async messagesForScope(
+  messagesForScope(
     campaignId: string,
     o: { locationId?: string; afterIndex: number; beforeVersion: number; roles?: string[]; maxRound?: number; witnessedBy?: string },
   ): Promise<StoredMessage[]> {
-    // Plain SQL: the memory worker runs this once per scope of every trigger, where query building showed in profiles.
-    const where = ['m.campaign_id = ?', 'm.idx > ?', 'm.version < ?'];
-    const params: unknown[] = [campaignId, o.afterIndex, o.beforeVersion];
-    let join = '';
-    if (o.witnessedBy === PUBLIC_WITNESS) {
-      where.push("m.visibility = 'public'");
-    } else if (o.witnessedBy !== undefined) {
-      join = ' INNER JOIN message_witnesses w ON w.campaign_id = m.campaign_id AND w.idx = m.idx AND w.viewer_id = ?';
-      params.splice(0, 0, o.witnessedBy);
-    }
-    const and = (condition: string, ...values: unknown[]) => {
-      where.push(condition);
-      params.push(...values);
-    };
-    if (o.maxRound !== undefined) and('m.round <= ?', o.maxRound);
-    if (o.locationId !== undefined) and('m.location_id = ?', o.locationId);
-    if (o.roles) and(`m.role IN (${o.roles.map(() => '?').join(', ')})`, ...o.roles);
-    const text = `SELECT ${MESSAGE_COLUMNS} FROM messages m${join} WHERE ${where.join(' AND ')} ORDER BY m.idx ASC`;
-    const { rows } = await this.db.read((m) => sql<MessageRecord>(m, text, params));
-    return rows.map(fromMessageRecord);
+    return this.db.read((m) => q.messagesForScope(m, campaignId, { ...o, seenBy: o.witnessedBy }));
   }
 
-  /** The subset of `indexes` that `viewer` (a witness key) witnessed. */
-  async witnessed(campaignId: string, viewer: string, indexes: number[]): Promise<Set<number>> {
-    if (indexes.length === 0) return new Set();
-    if (viewer === PUBLIC_WITNESS) {
-      const rows = await this.db.read((m) =>
-        m
-          .getRepository(MessageRecord)
-          .createQueryBuilder('m')
-          .select('m.index', 'idx')
-          .where("m.campaignId = :campaignId AND m.visibility = 'public' AND m.index IN (:...indexes)", { campaignId, indexes })
-          .getRawMany<{ idx: number | string }>(),
-      );
-      return new Set(rows.map((r) => Number(r.idx)));
-    }
-    const rows = await this.db.read((m) =>
-      m
-        .getRepository(MessageWitnessRecord)
-        .createQueryBuilder('w')
-        .select('w.index', 'idx')
-        .where('w.campaignId = :campaignId AND w.viewerId = :viewer AND w.index IN (:...indexes)', { campaignId, viewer, indexes })
-        .getRawMany<{ idx: number | string }>(),
-    );
-    return new Set(rows.map((r) => Number(r.idx)));
+  /** The subset of `indexes` that `viewer` (a witness key, or PUBLIC_WITNESS) witnessed. */
+  witnessed(campaignId: string, viewer: string, indexes: number[]): Promise<Set<number>> {
+    if (indexes.length === 0) return Promise.resolve(new Set());
+    return this.db.read((m) => q.witnessedIndexes(m, campaignId, viewer, indexes));
+  }
+
+  /**
+   * The Recent Messages window (DESIGN §7): the last `limit` messages, or (with `fromRound`) those from that round
+   * on, capped at `limit`; §8 `seenBy`: only what that audience may see (a witness key, PUBLIC_WITNESS = public
+   * messages only, undefined = everything). Index seeks and bounded index ranges, never a scan.
+   */
+  window(campaignId: string, o: { limit: number; fromRound?: number; seenBy?: string }): Promise<RecentWindow> {
+    return this.db.read((m) => q.recentWindow(m, campaignId, o));
+  }
+
+  /** Call id → tool name of the given calls. */
+  toolCalls(campaignId: string, callIds: string[]): Promise<Map<string, string>> {
+    if (callIds.length === 0) return Promise.resolve(new Map());
+    return this.db.read((m) => q.toolNames(m, campaignId, callIds));
+  }
+
+  /** Round of each message index (negative indexes skipped). */
+  rounds(campaignId: string, indexes: number[]): Promise<Map<number, number>> {
+    return this.db.read((m) => q.messageRounds(m, campaignId, indexes));
+  }
+
+  /**
+   * The texts of the messages `viewer` saw that contain one of the lower-case `needles` (case-insensitive
+   * substring), oldest first: the glossary's pre-filter before its whole-word test.
+   */
+  contentsContaining(campaignId: string, needles: string[], viewer: string): Promise<string[]> {
+    if (needles.length === 0) return Promise.resolve([]);
+    return this.db.read((m) => q.contentsContaining(m, campaignId, needles, viewer));
   }
 
   async events(campaignId: string, stream: 'game' | 'memory', o: { after?: number; until?: number; limit: number }): Promise<StoredEvent[]> {

@@ -11,6 +11,9 @@ export * from './projections/message.mapper';
 export * from './projections/campaign.projector';
 export * from './campaign.runner';
 export * from './campaign.reader';
+export type { RecentWindow, StoredMessage } from './projections/message.queries';
+// Message reads inside a projection's transaction (memory witnesses, search rounds); CampaignReader serves the rest.
+export { messageRounds, witnessCounts } from './projections/message.queries';
 export * from './commands';
 export * from './campaign-events-appended.event';
 export * from './domain/witnessing';

@@ -1,6 +1,5 @@
 import { CampaignReader } from '@app/campaign';
 import { AppConfig, Clock, CLOCK } from '@app/common';
-import { Database, DATABASE } from '@app/database';
 import { CheckpointStore, LayersReader, MemoryReader, WorkerProgress } from '@app/memory';
 import { SEARCH_INDEX, SearchIndex } from '@app/search';
 import { SnapshotStore } from '@app/state';
@@ -25,17 +24,16 @@ function composerProvider(config: AppConfig): Provider {
     useFactory: (
       counter: TokenCounter,
       clock: Clock,
-      db: Database,
       campaigns: CampaignReader,
       memories: MemoryReader,
       layers: LayersReader,
       snapshots: SnapshotStore,
       index: SearchIndex,
     ) => {
-      const sections = buildSections({ counter, clock, db, campaigns, memories, layers, snapshots, index }, config);
+      const sections = buildSections({ counter, clock, campaigns, memories, layers, snapshots, index }, config);
       return new ContextComposer(counter, sections, DEFAULT_RECALL_SHARE, config.minRecentMessages);
     },
-    inject: [TOKEN_COUNTER, CLOCK, DATABASE, CampaignReader, MemoryReader, LayersReader, SnapshotStore, SEARCH_INDEX],
+    inject: [TOKEN_COUNTER, CLOCK, CampaignReader, MemoryReader, LayersReader, SnapshotStore, SEARCH_INDEX],
   };
 }
 

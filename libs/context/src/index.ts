@@ -14,7 +14,6 @@ export * from './sections/bible.section';
 export * from './sections/glossary.section';
 export * from './sections/previously.section';
 export * from './recent-window';
-export * from './sections/recent-messages.reader';
 export * from './sections/recent.section';
 export * from './sections/recall.section';
 export * from './sections/scene.section';

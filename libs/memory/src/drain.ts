@@ -106,7 +106,7 @@ export class CampaignDrain {
     private readonly deps: DrainDeps,
     private readonly stop: AbortSignal,
   ) {
-    this.layers = new LayersReader(deps.db);
+    this.layers = new LayersReader(deps.db, deps.reader);
     this.sql = new WorkerSql(deps.db);
     this.checkpoints = new CheckpointStore(deps.db);
     const o = deps.options;

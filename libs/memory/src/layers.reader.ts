@@ -1,5 +1,5 @@
-import { glossaryKey, GlossaryOverride, PUBLIC_WITNESS } from '@app/campaign';
-import { Database, sql } from '@app/database';
+import { CampaignReader, glossaryKey, GlossaryOverride, PUBLIC_WITNESS } from '@app/campaign';
+import { Database } from '@app/database';
 import { cutOutsideMarks, splitSentences } from '@app/summarizer';
 import { capDefinition, MAX_DEFINITION_WORDS } from './glossary/known-terms';
 import { GlossaryTermRecord, RollingSummaryRecord } from './layers.entity';
@@ -26,7 +26,11 @@ export interface RollingSummaryView {
 
 /** Read side of the §8 layers the worker writes: glossary and "Previously" summaries. */
 export class LayersReader {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** The messages a viewer witnessed (§8 `seenBy`): campaign owns them. */
+    private readonly campaigns: Pick<CampaignReader, 'witnessed' | 'contentsContaining'>,
+  ) {}
 
   /**
    * The glossary: coined terms merged with the DM's overrides, alphabetical. With `viewer` (a witness key, or
@@ -96,43 +100,23 @@ export class LayersReader {
   /** The terms `viewer` knows: coined in a message it witnessed, or used (whole word) in one. */
   private async knownTo(campaignId: string, viewer: string, terms: GlossaryTermRecord[]) {
     if (terms.length === 0) return terms;
-    const witnessed = await this.witnessedIndexes(campaignId, viewer, terms.map((t) => Number(t.coinedMessageIndex)));
+    const coining = terms.map((t) => Number(t.coinedMessageIndex));
+    const witnessed = await this.campaigns.witnessed(campaignId, viewer, coining);
     const known = new Set(terms.filter((t) => witnessed.has(Number(t.coinedMessageIndex))).map((t) => t.termKey));
     const rest = terms.filter((t) => !known.has(t.termKey));
     const usedOnly = new Map<string, GlossaryTermRecord>();
     for (let i = 0; i < rest.length; i += TERM_BATCH) {
       const batch = rest.slice(i, i + TERM_BATCH);
-      // LIKE narrows the messages down in the database; the whole-word test is made here.
-      const likes = batch.map(() => "LOWER(m.content) LIKE ? ESCAPE '\\'");
-      const { join, where, params } = witnessFilter(viewer);
-      const text =
-        `SELECT m.content AS content FROM messages m${join} WHERE m.campaign_id = ?${where}` +
-        ` AND (${likes.join(' OR ')}) ORDER BY m.idx`;
-      const values = [...params, campaignId, ...batch.map((t) => `%${escapeLike(t.termKey)}%`)];
-      const { rows } = await this.db.read((m) => sql<{ content: string }>(m, text, values));
+      // The database narrows the messages down by substring; the whole-word test is made here.
+      const contents = await this.campaigns.contentsContaining(campaignId, batch.map((t) => t.termKey), viewer);
       for (const t of batch) {
         const re = wholeWord(t.termKey);
-        const use = rows.find((r) => re.test(r.content));
+        const use = contents.find((c) => re.test(c));
         // The stored definition came from the coining message, which this viewer never saw: defined by what it did see.
-        if (use) usedOnly.set(t.termKey, { ...t, definition: definitionFrom(use.content, re) });
+        if (use) usedOnly.set(t.termKey, { ...t, definition: definitionFrom(use, re) });
       }
     }
     return terms.flatMap((t) => (known.has(t.termKey) ? [t] : (usedOnly.get(t.termKey) ?? [])));
-  }
-
-  private async witnessedIndexes(campaignId: string, viewer: string, indexes: number[]): Promise<Set<number>> {
-    const out = new Set<number>();
-    const unique = [...new Set(indexes)];
-    for (let i = 0; i < unique.length; i += 500) {
-      const chunk = unique.slice(i, i + 500);
-      const { join, where, params } = witnessFilter(viewer);
-      const marks = chunk.map(() => '?').join(', ');
-      const text = `SELECT m.idx AS idx FROM messages m${join} WHERE m.campaign_id = ?${where} AND m.idx IN (${marks})`;
-      const values = [...params, campaignId, ...chunk];
-      const { rows } = await this.db.read((m) => sql<{ idx: number | string }>(m, text, values));
-      for (const r of rows) out.add(Number(r.idx));
-    }
-    return out;
   }
 
   private async coinedKeys(campaignId: string, keys: string[]): Promise<Set<string>> {
@@ -152,15 +136,6 @@ function definitionFrom(content: string, term: RegExp): string {
   return capDefinition(cutOutsideMarks(sentence, MAX_DEFINITION_WORDS) ?? sentence);
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const wholeWord = (term: string) => new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(term)}(?![\\p{L}\\p{N}_])`, 'iu');
-
-/** The messages a witness key saw: public ones for the public view, else its message_witnesses rows (params first). */
-function witnessFilter(viewer: string): { join: string; where: string; params: unknown[] } {
-  if (viewer === PUBLIC_WITNESS) return { join: '', where: " AND m.visibility = 'public'", params: [] };
-  const join = ' INNER JOIN message_witnesses w ON w.campaign_id = m.campaign_id AND w.idx = m.idx AND w.viewer_id = ?';
-  return { join, where: '', params: [viewer] };
-}

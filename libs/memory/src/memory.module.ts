@@ -130,7 +130,11 @@ export class MemoryModule {
         { provide: MemoryProjector, useFactory: () => new MemoryProjector() },
         { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
         { provide: CheckpointStore, useFactory: (db: Database) => new CheckpointStore(db), inject: [DATABASE] },
-        { provide: LayersReader, useFactory: (db: Database) => new LayersReader(db), inject: [DATABASE] },
+        {
+          provide: LayersReader,
+          useFactory: (db: Database, reader: CampaignReader) => new LayersReader(db, reader),
+          inject: [DATABASE, CampaignReader],
+        },
         { provide: WorkerProgress, useValue: new WorkerProgress() },
         workerProvider(config, options),
         HideGlossaryTermHandler,

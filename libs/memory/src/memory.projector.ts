@@ -1,4 +1,4 @@
-import { glossaryKey, PUBLIC_WITNESS, viewerKey } from '@app/campaign';
+import { glossaryKey, viewerKey, witnessCounts } from '@app/campaign';
 import { sql } from '@app/database';
 import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
@@ -78,16 +78,9 @@ export class MemoryProjector {
 
   /** A viewer may see a memory only if it witnessed every message the summarizer read. */
   private async addWitnesses(m: EntityManager, campaignId: string, d: MemoryRecordedData): Promise<void> {
-    const counts = new Map<string, number>();
     const inputs = [...new Set(d.inputIndexes)];
-    for (let i = 0; i < inputs.length; i += CHUNK) {
-      const chunk = inputs.slice(i, i + CHUNK);
-      const rows = await memorySql.witnessCounts(m, campaignId, chunk);
-      for (const r of rows) counts.set(r.viewerId, (counts.get(r.viewerId) ?? 0) + r.n);
-      // §8 public view: a memory built from public messages only is "witnessed" by the public.
-      const publicInputs = await memorySql.publicCount(m, campaignId, chunk);
-      counts.set(PUBLIC_WITNESS, (counts.get(PUBLIC_WITNESS) ?? 0) + publicInputs);
-    }
+    // §8 public view: counted as a witness key too, so a memory built from public messages only is the public's.
+    const counts = await witnessCounts(m, campaignId, inputs);
     const viewers = [...counts].filter(([, n]) => n === inputs.length).map(([viewerId]) => ({ campaignId, viewerId, memoryId: d.memoryId }));
     for (let i = 0; i < viewers.length; i += CHUNK) {
       await m.createQueryBuilder().insert().into(MemoryWitnessRecord).values(viewers.slice(i, i + CHUNK)).updateEntity(false).execute();

@@ -10,8 +10,6 @@ export async function rawRows<T>(m: EntityManager, text: string, params: unknown
   return (await sql<T>(m, text, params)).rows;
 }
 
-const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-
 /** Statements of the memory projection (inside the worker's transaction). */
 export const memorySql = {
   insertMemory: (m: EntityManager, row: MemoryRecord) => insertRows(m, MemoryRecord, [row]),
@@ -22,26 +20,6 @@ export const memorySql = {
       subjectId,
       value,
     ]),
-  /** How many of `indexes` are public messages (§8 public view). */
-  publicCount: async (m: EntityManager, campaignId: string, indexes: number[]) =>
-    Number(
-      (
-        await rawRows<{ n: number | string }>(
-          m,
-          `SELECT COUNT(*) AS n FROM messages WHERE campaign_id = ? AND visibility = 'public' AND idx IN (${placeholders(indexes.length)})`,
-          [campaignId, ...indexes],
-        )
-      )[0]?.n ?? 0,
-    ),
-  /** How many of `indexes` each viewer witnessed. */
-  witnessCounts: async (m: EntityManager, campaignId: string, indexes: number[]) =>
-    (
-      await rawRows<{ viewer_id: string; n: number | string }>(
-        m,
-        `SELECT viewer_id, COUNT(*) AS n FROM message_witnesses WHERE campaign_id = ? AND idx IN (${placeholders(indexes.length)}) GROUP BY viewer_id`,
-        [campaignId, ...indexes],
-      )
-    ).map((r) => ({ viewerId: r.viewer_id, n: Number(r.n) })),
 };
 
 /** The worker's own reads (its checkpoint is CheckpointStore's). */

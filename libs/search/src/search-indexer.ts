@@ -1,6 +1,6 @@
-import { Message, MessageIndexer, MessageRecord } from '@app/campaign';
+import { Message, MessageIndexer, messageRounds } from '@app/campaign';
 import { MemoryIndexer, MemoryRecord } from '@app/memory';
-import { EntityManager, In } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { MemoryDoc, MessageDoc, SearchIndex } from './search-index.port';
 
 export const toMessageDoc = (m: Message): MessageDoc => ({
@@ -22,7 +22,8 @@ export class SearchIndexer implements MessageIndexer, MemoryIndexer {
   }
 
   async indexMemories(m: EntityManager, campaignId: string, memories: MemoryRecord[]): Promise<void> {
-    const rounds = await roundsOf(m, campaignId, memories.map((r) => Number(r.throughMessageIndex)));
+    // A memory is dated by the last message it covers.
+    const rounds = await messageRounds(m, campaignId, memories.map((r) => Number(r.throughMessageIndex)));
     const docs: MemoryDoc[] = memories.map((r) => ({
       id: r.id,
       seq: Number(r.memoryVersion),
@@ -33,12 +34,4 @@ export class SearchIndexer implements MessageIndexer, MemoryIndexer {
     }));
     return this.index.indexMemories(m, campaignId, docs);
   }
-}
-
-/** Round of each message index (primary-key lookups): a memory is dated by the last message it covers. */
-async function roundsOf(m: EntityManager, campaignId: string, indexes: number[]): Promise<Map<number, number>> {
-  const wanted = [...new Set(indexes.filter((i) => i >= 0))];
-  if (wanted.length === 0) return new Map();
-  const rows = await m.getRepository(MessageRecord).find({ select: { index: true, round: true }, where: { campaignId, index: In(wanted) } });
-  return new Map(rows.map((r) => [Number(r.index), Number(r.round)]));
 }

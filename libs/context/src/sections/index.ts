@@ -1,6 +1,5 @@
 import type { CampaignReader } from '@app/campaign';
 import type { AppConfig, Clock } from '@app/common';
-import type { Database } from '@app/database';
 import type { LayersReader, MemoryReader } from '@app/memory';
 import type { SearchIndex } from '@app/search';
 import type { SnapshotStore } from '@app/state';
@@ -14,7 +13,6 @@ import { LocationSection } from './location.section';
 import { NpcSection } from './npc.section';
 import { PreviouslySection } from './previously.section';
 import { DEFAULT_RECALL_POOL, RecallSection } from './recall.section';
-import { RecentMessagesReader } from './recent-messages.reader';
 import { RecentSection } from './recent.section';
 import { SceneSection } from './scene.section';
 import { StateSection } from './state.section';
@@ -24,7 +22,6 @@ import { WorldSection } from './world.section';
 export interface SectionDeps {
   counter: TokenCounter;
   clock: Clock;
-  db: Database;
   campaigns: CampaignReader;
   memories: MemoryReader;
   layers: LayersReader;
@@ -71,7 +68,7 @@ export const SECTIONS: { [K in SectionKey]: SectionSpec } = {
   recent: {
     agents: [...TABLE, 'agent'],
     build: (d, c) =>
-      new RecentSection(new RecentMessagesReader(d.db), d.counter, {
+      new RecentSection(d.campaigns, d.counter, {
         recentMessages: c.contextRecentMessages,
         hotRounds: c.hotRounds,
       }),

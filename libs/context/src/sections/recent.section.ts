@@ -1,9 +1,8 @@
-import { PUBLIC_WITNESS } from '@app/campaign';
+import { CampaignReader, PUBLIC_WITNESS } from '@app/campaign';
 import { BuiltSection, ContextSection, DroppedEntry, SectionEntry, SectionInput } from '../context.types';
 import { compactSnapshots, DEFAULT_SNAPSHOT_TOOLS, recentLine, roundAndPlace, secretMark } from '../recent-window';
 import { oneLine } from '../format';
 import { TokenCounter } from '../token-counter.port';
-import { RecentMessagesReader } from './recent-messages.reader';
 
 /** Which tools' results are snapshots, per campaign (§5's configured snapshot-tools can extend the defaults). */
 export interface SnapshotToolSource {
@@ -41,7 +40,7 @@ export class RecentSection implements ContextSection {
   readonly title = 'Recent Messages';
 
   constructor(
-    private readonly reader: RecentMessagesReader,
+    private readonly reader: Pick<CampaignReader, 'window'>,
     private readonly counter: TokenCounter,
     private readonly options: RecentOptions,
     private readonly snapshotTools: SnapshotToolSource = new StaticSnapshotTools(),
