@@ -9,7 +9,7 @@ import { CampaignRunner } from './campaign.runner';
 import { CampaignState, Message } from './domain/state';
 import { CampaignRecord } from './projections/campaign.entity';
 import { CampaignProjector } from './projections/campaign.projector';
-import { IdempotencyRecord } from './projections/idempotency.entity';
+import { IdempotencyRecord } from '@app/database';
 import { MessageRecord, ToolCallRecord } from './projections/message.entity';
 import { MessageWitnessRecord } from './projections/witness.entity';
 

@@ -1,18 +1,17 @@
 import { Clock, DomainError } from '@app/common';
 import { EventMetadata, EventStore, gameStream, StoredEvent, WrongExpectedVersionError } from '@app/event-store';
-import { Database, isUniqueViolation, sql } from '@app/database';
+import { Database, IdempotencyKey, IdempotencyStore, isUniqueViolation, sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { CampaignCommand } from './domain/commands';
 import { decide } from './domain/decide';
 import { CampaignState } from './domain/state';
 import { CampaignProjector } from './projections/campaign.projector';
-import { IdempotencyRecord } from './projections/idempotency.entity';
 import { ToolCallRecord } from './projections/message.entity';
 
 export interface WriteMeta {
   /** If-Match: the version the caller expects; a mismatch is 412. */
   expectedVersion?: number;
-  idempotency?: { scope: string; key: string; requestHash: string };
+  idempotency?: IdempotencyKey;
   metadata?: EventMetadata;
 }
 
@@ -40,6 +39,7 @@ export class CampaignRunner {
     private readonly clock: Clock,
     /** Called after each commit that appended events (wakes the memory worker). */
     private readonly onAppended: (campaignId: string, events: StoredEvent[]) => void = () => undefined,
+    private readonly idempotency = new IdempotencyStore(),
   ) {}
 
   async run<B>(campaignId: string, command: CampaignCommand, meta: WriteMeta, render: (r: WriteResult) => B): Promise<WriteOutcome<B>> {
@@ -76,15 +76,8 @@ export class CampaignRunner {
     // PostgreSQL: writers of one campaign queue on its row, on every replica, instead of racing to a retry.
     if (this.db.dialect === 'postgres') await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
     const idem = meta.idempotency;
-    if (idem) {
-      const prior = await m.getRepository(IdempotencyRecord).findOneBy({ scope: idem.scope, key: idem.key });
-      if (prior) {
-        if (prior.requestHash !== idem.requestHash) {
-          throw new DomainError('unprocessable', 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request');
-        }
-        return { outcome: { body: JSON.parse(prior.body) as B, replayed: true, events: [] } };
-      }
-    }
+    const prior = idem && (await this.idempotency.replay<B>(m, idem));
+    if (prior !== undefined) return { outcome: { body: prior, replayed: true, events: [] } };
     const state = await this.projector.load(m, campaignId);
     if (meta.expectedVersion !== undefined && meta.expectedVersion !== state.version) {
       throw new DomainError('precondition', 'VERSION_MISMATCH', `campaign ${campaignId} is at version ${state.version}, not ${meta.expectedVersion}`);
@@ -95,9 +88,7 @@ export class CampaignRunner {
     const events = await this.store.append(gameStream(campaignId), state.version, decided.map((e) => ({ ...e, metadata })), now, m);
     const after = events.length ? await this.projector.apply(m, state, events) : state;
     const body = render({ version: after.version, events, state: after });
-    if (idem) {
-      await m.getRepository(IdempotencyRecord).insert({ scope: idem.scope, key: idem.key, requestHash: idem.requestHash, status: 0, body: JSON.stringify(body), createdAt: now });
-    }
+    if (idem) await this.idempotency.record(m, idem, 0, body, now);
     return { outcome: { body, replayed: false, events }, state: after.version > 0 ? after : undefined };
   }
 

@@ -6,7 +6,6 @@ export * from './domain/evolve';
 export * from './domain/world-state';
 export * from './projections/campaign.entity';
 export * from './projections/message.entity';
-export * from './projections/idempotency.entity';
 export * from './projections/message.mapper';
 export * from './projections/campaign.projector';
 export * from './campaign.runner';

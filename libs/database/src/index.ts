@@ -2,3 +2,5 @@ export * from './database';
 export * from './raw-sql';
 export * from './data-source';
 export * from './run-migrations';
+export * from './idempotency.entity';
+export * from './idempotency.store';

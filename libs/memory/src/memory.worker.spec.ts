@@ -5,14 +5,13 @@ import {
   CampaignReader,
   CampaignRecord,
   CampaignRunner,
-  IdempotencyRecord,
   MessageInput,
   MessageRecord,
   ToolCallRecord,
 } from '@app/campaign';
 import { FixedClock } from '@app/common';
 import { EventRecord, memoryStream, TypeOrmEventStore } from '@app/event-store';
-import { createDataSource, Database } from '@app/database';
+import { createDataSource, Database, IdempotencyRecord } from '@app/database';
 import { Summarizer, SummaryResult } from '@app/summarizer';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
