@@ -19,7 +19,12 @@ describe('IdempotencyStore on SQLite: the first answer to a key, bound to its re
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lorekeeper-idem-'));
-    ds = createDataSource({ database: { type: 'sqlite', path: join(dir, 'db.sqlite') }, entities: [IdempotencyRecord], migrations: [], synchronize: true });
+    ds = createDataSource({
+      database: { type: 'sqlite', path: join(dir, 'db.sqlite') },
+      entities: [IdempotencyRecord],
+      migrations: [],
+      synchronize: true,
+    });
     await ds.initialize();
     db = new Database(ds);
   });
@@ -32,7 +37,9 @@ describe('IdempotencyStore on SQLite: the first answer to a key, bound to its re
     expect(await db.transaction((m) => store.replay(m, idem))).toBeUndefined();
     await db.transaction((m) => store.record(m, idem, 201, { id: 'b-1', version: 3 }, AT));
     expect(await db.transaction((m) => store.replay(m, idem))).toEqual({ id: 'b-1', version: 3 });
-    const row = await db.read((m) => m.getRepository(IdempotencyRecord).findOneByOrFail({ scope: idem.scope, key: idem.key }));
+    const row = await db.read((m) =>
+      m.getRepository(IdempotencyRecord).findOneByOrFail({ scope: idem.scope, key: idem.key }),
+    );
     expect([row.status, row.createdAt]).toEqual([201, AT]);
   });
 

@@ -22,7 +22,11 @@ export class IdempotencyStore {
     const prior = await m.getRepository(IdempotencyRecord).findOneBy({ scope: idem.scope, key: idem.key });
     if (!prior) return undefined;
     if (prior.requestHash !== idem.requestHash) {
-      throw new DomainError('unprocessable', 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request');
+      throw new DomainError(
+        'unprocessable',
+        'IDEMPOTENCY_KEY_REUSED',
+        'this Idempotency-Key was used with a different request',
+      );
     }
     return JSON.parse(prior.body) as B;
   }
