@@ -31,9 +31,9 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
     db = new Database(ds);
     projector = new CampaignProjector();
     runner = new CampaignRunner(db, new TypeOrmEventStore(db), projector, clock);
-    await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {}, (r) => r.version);
-    await runner.run('c1', { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' }, {}, (r) => r.version);
-    await runner.run('c1', { type: 'ChangeLocation', toLocationId: 'tavern' }, {}, (r) => r.version);
+    await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {});
+    await runner.run('c1', { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' }, {});
+    await runner.run('c1', { type: 'ChangeLocation', toLocationId: 'tavern' }, {});
   });
   afterEach(async () => {
     jest.restoreAllMocks();
@@ -42,7 +42,7 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
   });
 
   const say = (content: string) =>
-    runner.run('c1', { type: 'RecordMessages', messages: [{ role: 'player', content }], now: clock.now().toISOString() }, {}, (r) => ({ version: r.version, state: r.state }));
+    runner.run('c1', { type: 'RecordMessages', messages: [{ role: 'player', content }], now: clock.now().toISOString() }, {});
 
   /** The state as a fresh projector (empty cache) parses it from the row. */
   const reloaded = () => db.read((m) => new CampaignProjector().load(m, 'c1'));
@@ -56,8 +56,8 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
 
     expect(commits).toHaveBeenCalledTimes(1); // one group
     expect(documentParses()).toBe(0); // was 9: every member after the first read a version no commit had cached
-    expect(answers.map((a) => a.body.version)).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-    const last = answers[9].body.state;
+    expect(answers.map((a) => a.reply.version)).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    const last = await db.read((m) => projector.load(m, 'c1')); // the state the last member cached
     const fresh = await reloaded();
     expect(fresh).toEqual(last);
     expect(fresh.messageCount).toBe(10);
@@ -80,7 +80,7 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
     // the state 'cursed' wrote (version 6), which would have lost the append's version check.
     expect(commits).toHaveBeenCalledTimes(1);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-    const versions = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.body.version] : []));
+    const versions = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.reply.version] : []));
     expect(versions).toEqual([4, 5, 6, 7]);
     const fresh: CampaignState = await reloaded();
     expect(fresh.version).toBe(7);
@@ -92,8 +92,6 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
       [2, 'c'],
       [3, 'd'],
     ]);
-    expect((results[3] as PromiseFulfilledResult<{ body: { state: CampaignState } }>).value.body.state).toEqual(
-      expect.objectContaining({ version: 6, messageCount: 3 }),
-    );
+    expect((results[3] as PromiseFulfilledResult<{ reply: unknown }>).value.reply).toEqual({ version: 6, indexes: [2] });
   });
 });

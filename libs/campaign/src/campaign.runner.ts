@@ -4,6 +4,7 @@ import { Database, IdempotencyKey, IdempotencyStore, isUniqueViolation, sql } fr
 import { EntityManager } from 'typeorm';
 import { CampaignCommand } from './domain/commands';
 import { decide } from './domain/decide';
+import { ReplyOf, replyTo } from './domain/replies';
 import { CampaignState } from './domain/state';
 import { CampaignProjector } from './projections/campaign.projector';
 import { ToolCallRecord } from './projections/message.entity';
@@ -15,17 +16,22 @@ export interface WriteMeta {
   metadata?: EventMetadata;
 }
 
-export interface WriteResult {
-  version: number;
-  events: StoredEvent[];
-  state: CampaignState;
-}
-
-export interface WriteOutcome<B> {
-  body: B;
+/** What a write answers: the command's reply (or the stored answer to its Idempotency-Key) and what it appended. */
+export interface CommandOutcome<R = ReplyOf> {
+  reply: R;
   /** True when an earlier request with the same Idempotency-Key answered. */
   replayed: boolean;
   events: StoredEvent[];
+  /**
+   * A replayed answer stored before replies were (a rendered HTTP body, from an older release), to send
+   * back as it is.
+   */
+  storedBody?: unknown;
+}
+
+/** How `once` stores an answer in `idempotency_keys`; anything else there is a body an older release rendered. */
+interface StoredReply {
+  reply: unknown;
 }
 
 const MAX_RACE_RETRIES = 20;
@@ -42,10 +48,10 @@ export class CampaignRunner {
     private readonly idempotency = new IdempotencyStore(),
   ) {}
 
-  async run<B>(campaignId: string, command: CampaignCommand, meta: WriteMeta, render: (r: WriteResult) => B): Promise<WriteOutcome<B>> {
+  async run<C extends CampaignCommand>(campaignId: string, command: C, meta: WriteMeta): Promise<CommandOutcome<ReplyOf<C['type']>>> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const { outcome, state } = await this.db.transaction((m) => this.once(m, campaignId, command, meta, render));
+        const { outcome, state } = await this.db.transaction((m) => this.once(m, campaignId, command, meta));
         if (state) this.projector.committed(state);
         if (outcome.events.length) this.onAppended(campaignId, outcome.events);
         return outcome;
@@ -66,18 +72,17 @@ export class CampaignRunner {
   }
 
   /** One attempt; `state` is the campaign state it read or wrote, for the cache once committed. */
-  private async once<B>(
+  private async once<C extends CampaignCommand>(
     m: EntityManager,
     campaignId: string,
-    command: CampaignCommand,
+    command: C,
     meta: WriteMeta,
-    render: (r: WriteResult) => B,
-  ): Promise<{ outcome: WriteOutcome<B>; state?: CampaignState }> {
+  ): Promise<{ outcome: CommandOutcome<ReplyOf<C['type']>>; state?: CampaignState }> {
     // PostgreSQL: writers of one campaign queue on its row, on every replica, instead of racing to a retry.
     if (this.db.dialect === 'postgres') await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
     const idem = meta.idempotency;
-    const prior = idem && (await this.idempotency.replay<B>(m, idem));
-    if (prior !== undefined) return { outcome: { body: prior, replayed: true, events: [] } };
+    const prior = idem && (await this.idempotency.replay<unknown>(m, idem));
+    if (prior !== undefined) return { outcome: replayOf(prior) };
     const state = await this.projector.load(m, campaignId);
     if (meta.expectedVersion !== undefined && meta.expectedVersion !== state.version) {
       throw new DomainError('precondition', 'VERSION_MISMATCH', `campaign ${campaignId} is at version ${state.version}, not ${meta.expectedVersion}`);
@@ -87,13 +92,13 @@ export class CampaignRunner {
     const metadata = { ...meta.metadata, ...(idem ? { idempotencyKey: idem.key } : {}) };
     const events = await this.store.append(gameStream(campaignId), state.version, decided.map((e) => ({ ...e, metadata })), now, m);
     const after = events.length ? await this.projector.apply(m, state, events) : state;
-    const body = render({ version: after.version, events, state: after });
-    if (idem) await this.idempotency.record(m, idem, 0, body, now);
-    return { outcome: { body, replayed: false, events }, state: after.version > 0 ? after : undefined };
+    const reply = replyTo(after, command, decided);
+    if (idem) await this.idempotency.record(m, idem, 0, { reply } satisfies StoredReply, now);
+    return { outcome: { reply, replayed: false, events }, state: after.version > 0 ? after : undefined };
   }
 
   /** Tool results must name an earlier call (DESIGN §7): look up only the ids the batch uses. */
-  private async withToolCalls(m: EntityManager, campaignId: string, command: CampaignCommand): Promise<CampaignCommand> {
+  private async withToolCalls<C extends CampaignCommand>(m: EntityManager, campaignId: string, command: C): Promise<CampaignCommand> {
     if (command.type !== 'RecordMessages') return command;
     const wanted = [...new Set(command.messages.map((x) => x.toolCallId).filter((x): x is string => !!x))];
     if (wanted.length === 0) return command;
@@ -104,6 +109,12 @@ export class CampaignRunner {
       .getMany();
     return { ...command, knownToolCallIds: new Set(rows.map((r) => r.callId)) };
   }
+}
+
+function replayOf<R>(stored: unknown): CommandOutcome<R> {
+  const isReply = typeof stored === 'object' && stored !== null && Object.keys(stored).length === 1 && 'reply' in stored;
+  if (isReply) return { reply: (stored as StoredReply).reply as R, replayed: true, events: [] };
+  return { reply: undefined as R, replayed: true, events: [], storedBody: stored };
 }
 
 export const CAMPAIGN_RUNNER = Symbol('CAMPAIGN_RUNNER');

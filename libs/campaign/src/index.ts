@@ -16,3 +16,4 @@ export * from './domain/witnessing';
 export * from './domain/glossary-key';
 export * from './projections/witness.entity';
 export * from './projections/campaign-state.cache';
+export * from './domain/replies';

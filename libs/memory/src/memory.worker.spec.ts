@@ -109,7 +109,7 @@ class Harness {
 
   async write(campaignId: string, command: CampaignCommand): Promise<number> {
     this.clock.advance(60_000);
-    return (await this.runner.run(campaignId, command, {}, (r) => r.version)).body;
+    return (await this.runner.run(campaignId, command, {})).reply.version;
   }
 
   /** Records messages; strings are player lines at the current location. */
