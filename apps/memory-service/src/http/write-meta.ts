@@ -1,4 +1,10 @@
-import { CampaignCommand, CommandOutcome, ReplyOf, RunCampaignCommand, WriteMeta as CampaignWriteMeta } from '@app/campaign';
+import {
+  CampaignCommand,
+  CommandOutcome,
+  ReplyOf,
+  RunCampaignCommand,
+  WriteMeta as CampaignWriteMeta,
+} from '@app/campaign';
 import { CallHandler, createParamDecorator, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyReply, FastifyRequest } from 'fastify';

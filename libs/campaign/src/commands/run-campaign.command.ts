@@ -5,7 +5,9 @@ import { CampaignCommand } from '../domain/commands';
 import { ReplyOf } from '../domain/replies';
 
 /** Any game-stream command: which campaign, the domain command, and the request's write metadata. */
-export class RunCampaignCommand<C extends CampaignCommand = CampaignCommand> extends Command<CommandOutcome<ReplyOf<C['type']>>> {
+export class RunCampaignCommand<C extends CampaignCommand = CampaignCommand> extends Command<
+  CommandOutcome<ReplyOf<C['type']>>
+> {
   constructor(
     readonly campaignId: string,
     readonly command: C,

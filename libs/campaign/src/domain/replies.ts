@@ -3,7 +3,9 @@ import { GameEvent } from './events';
 import { CampaignState } from './state';
 import { factId } from './world-state';
 
-type ReplyFns = { [K in CampaignCommand['type']]: (after: CampaignState, command: CommandOf<K>, events: GameEvent[]) => object };
+type ReplyFns = {
+  [K in CampaignCommand['type']]: (after: CampaignState, command: CommandOf<K>, events: GameEvent[]) => object;
+};
 
 const nothing = () => ({});
 
@@ -18,7 +20,9 @@ export const REPLIES = {
   PutLocation: (after, c) => ({ location: after.locations[c.locationId] }),
   PutNpc: (after, c) => ({ npc: after.npcs[c.npcId] }),
   PutQuest: (after, c) => ({ quest: after.quests[c.questId] }),
-  RecordMessages: (_after, _c, events) => ({ indexes: events.flatMap((e) => (e.type === 'MessageRecorded' ? [e.data.index] : [])) }),
+  RecordMessages: (_after, _c, events) => ({
+    indexes: events.flatMap((e) => (e.type === 'MessageRecorded' ? [e.data.index] : [])),
+  }),
   ChangeLocation: nothing,
   CompleteObjective: nothing,
   CompleteQuest: nothing,
@@ -32,14 +36,22 @@ export const REPLIES = {
   AssertFact: (after, c) => ({ fact: after.facts[factId(c.factType, c.key)], now: c.now }),
   ResolveFact: (after, c) => ({ fact: after.facts[factId(c.factType, c.key)] }),
   PutPlayer: (after, c) => ({ player: after.players[c.playerId] }),
-  LogInAccount: (_after, _c, [e]) => ({ previousAccount: e?.type === 'AccountLoggedIn' ? e.data.previousAccountId : null }),
+  LogInAccount: (_after, _c, [e]) => ({
+    previousAccount: e?.type === 'AccountLoggedIn' ? e.data.previousAccountId : null,
+  }),
   LogOutAccount: nothing,
 } satisfies ReplyFns;
 
 /** The answer to a command of type `K`: the campaign's version after it, and what `REPLIES` adds. */
-export type ReplyOf<K extends CampaignCommand['type'] = CampaignCommand['type']> = { version: number } & ReturnType<(typeof REPLIES)[K]>;
+export type ReplyOf<K extends CampaignCommand['type'] = CampaignCommand['type']> = { version: number } & ReturnType<
+  (typeof REPLIES)[K]
+>;
 
-export function replyTo<C extends CampaignCommand>(after: CampaignState, command: C, events: GameEvent[]): ReplyOf<C['type']> {
+export function replyTo<C extends CampaignCommand>(
+  after: CampaignState,
+  command: C,
+  events: GameEvent[],
+): ReplyOf<C['type']> {
   const reply = REPLIES[command.type] as (after: CampaignState, command: C, events: GameEvent[]) => object;
   return { version: after.version, ...reply(after, command, events) } as ReplyOf<C['type']>;
 }
