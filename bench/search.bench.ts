@@ -249,7 +249,7 @@ async function measureWindow(reader: CampaignReader, section: RecentSection, com
     for (const s of seeded) {
       const request: ContextRequest = { campaignId: s.campaignId, agent: 'agent', limit: 3, include: ['recent'], legacy: false };
       const t0 = performance.now();
-      const snapshot = await reader.get(s.campaignId);
+      const snapshot = { ...(await reader.get(s.campaignId)), processedVersion: 0 };
       const composed = await composer.compose(request, snapshot, 4000);
       const t1 = performance.now();
       const built = await section.build({ request, snapshot });

@@ -62,7 +62,9 @@ export async function runWorkerThroughputBench(options: BenchOptions): Promise<F
       const db = openSqlite(dbPath, { readonly: true });
       let doneAt: number;
       try {
-        const behind = db.prepare('SELECT COUNT(*) AS n FROM campaigns WHERE processed_version < version');
+        const behind = db.prepare(
+          'SELECT COUNT(*) AS n FROM campaigns c LEFT JOIN memory_checkpoints k ON k.campaign_id = c.id WHERE coalesce(k.processed_version, 0) < c.version',
+        );
         const deadline = Date.now() + 300_000;
         while ((behind.get() as { n: number }).n > 0) {
           if (Date.now() > deadline) throw new Error(`worker not done after 300 s at MEMORY_CONCURRENCY=${concurrency}; log ${service.logPath}`);

@@ -1,13 +1,15 @@
 import 'reflect-metadata';
 import { AppConfig, loadConfig } from '@app/common';
 import { createDataSource, Database } from '@app/database';
+import { TypeOrmEventStore } from '@app/event-store';
+import { MemoryReader } from '@app/memory';
 import { createSearchIndex, RebuildReport, SearchIndexRebuilder } from '@app/search';
 import { ENTITIES } from '../apps/memory-service/src/core.module';
 import { MIGRATIONS } from '../apps/memory-service/src/migrations';
 
 /**
- * `npm run rebuild-index`: empties the search index and re-creates it by replaying the event log
- * (MessageRecorded, MemoryRecorded, BroadcastPosted), in one transaction. Uses DATABASE_URL.
+ * `npm run rebuild-index`: empties the search index and re-creates it from the event log (MessageRecorded,
+ * BroadcastPosted) and the memories table, in one transaction. Uses DATABASE_URL.
  */
 export async function rebuildIndex(config: AppConfig): Promise<RebuildReport> {
   const ds = createDataSource({ database: config.database, entities: ENTITIES, migrations: MIGRATIONS });
@@ -15,7 +17,7 @@ export async function rebuildIndex(config: AppConfig): Promise<RebuildReport> {
   try {
     await ds.runMigrations({ transaction: 'each' });
     const db = new Database(ds);
-    return await new SearchIndexRebuilder(db, createSearchIndex(db)).rebuild();
+    return await new SearchIndexRebuilder(db, new TypeOrmEventStore(db), createSearchIndex(db), new MemoryReader(db)).rebuild();
   } finally {
     await ds.destroy();
   }

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { CampaignProjector } from '@app/campaign';
 import { AppConfig, loadConfig } from '@app/common';
 import { createDataSource, Database } from '@app/database';
-import { MemoryProjector, ProjectionRebuildReport, ProjectionRebuilder } from '@app/memory';
+import { MemoryProjector, MemoryReader, ProjectionRebuildReport, ProjectionRebuilder } from '@app/memory';
+import { TypeOrmEventStore } from '@app/event-store';
 import { createSearchIndex, RebuildReport, SearchIndexRebuilder } from '@app/search';
 import { ENTITIES } from '../apps/memory-service/src/core.module';
 import { MIGRATIONS } from '../apps/memory-service/src/migrations';
@@ -18,8 +19,9 @@ export async function rebuildProjections(config: AppConfig): Promise<{ projectio
   try {
     await ds.runMigrations({ transaction: 'each' });
     const db = new Database(ds);
-    const projections = await new ProjectionRebuilder(db, new CampaignProjector(), new MemoryProjector()).rebuild();
-    const search = await new SearchIndexRebuilder(db, createSearchIndex(db)).rebuild();
+    const store = new TypeOrmEventStore(db);
+    const projections = await new ProjectionRebuilder(db, store, new CampaignProjector(), new MemoryProjector()).rebuild();
+    const search = await new SearchIndexRebuilder(db, store, createSearchIndex(db), new MemoryReader(db)).rebuild();
     return { projections, search };
   } finally {
     await ds.destroy();

@@ -1,7 +1,7 @@
 import { CampaignRecord, CampaignState, emptyState, evolve, GameEvent, Message, MessageRecord, toMessageRecord } from '@app/campaign';
 import { EventRecord, gameStream, memoryStream } from '@app/event-store';
 import { createDataSource } from '@app/database';
-import { CursorRecord, MemoryRecord, MemoryRecordedData, memoryId, npcWindow, toMemoryRecord } from '@app/memory';
+import { CursorRecord, MemoryCheckpointRecord, MemoryRecord, MemoryRecordedData, memoryId, npcWindow, toMemoryRecord } from '@app/memory';
 import { DataSource, EntityTarget } from 'typeorm';
 import { ENTITIES } from '../../apps/memory-service/src/core.module';
 import { MIGRATIONS } from '../../apps/memory-service/src/migrations';
@@ -286,12 +286,14 @@ export class HistorySeeder {
 
     const cursorRow = this.insert(CursorRecord);
     const campaignRow = this.insert(CampaignRecord);
+    const checkpointRow = this.insert(MemoryCheckpointRecord);
     this.db.transaction(() => {
       for (const [key, value] of cursors) {
         const [scope, subjectId] = key.split('\u0000');
         cursorRow({ campaignId: cid, scope, subjectId, value });
       }
-      campaignRow({ id: cid, name: state.name, version, processedVersion: processed ? version : 0, memoryVersion, state: JSON.stringify(state), createdAt: state.createdAt });
+      campaignRow({ id: cid, name: state.name, version, state: JSON.stringify(state), createdAt: state.createdAt });
+      checkpointRow({ campaignId: cid, processedVersion: processed ? version : 0, memoryVersion });
     })();
     const messages = state.messageCount;
     return { campaignId: cid, events: version, messages, memories, triggers, stateBytes: JSON.stringify(state).length, seconds: (performance.now() - t0) / 1000 };

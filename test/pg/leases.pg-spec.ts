@@ -1,4 +1,4 @@
-import { LeaseLostError } from '@app/memory';
+import { CampaignLease, CheckpointMove, CheckpointStore, LeaseLostError } from '@app/memory';
 import { PostgresLeaseOwnership, ReplicaMetrics } from '@app/replica';
 import { openTestDatabase, TestDatabase } from '../support/test-database';
 import { describePg } from './describe-pg';
@@ -47,43 +47,46 @@ describePg('campaign leases on PostgreSQL', () => {
     expect(b.metrics.takeovers).toBe(1);
     expect(b.metrics.recentTakeovers[0]).toEqual(expect.objectContaining({ campaignId: 'c1', from: 'a' }));
 
-    await t.dataSource.query(`INSERT INTO campaigns (id, name, version, processed_version, memory_version, state, created_at) VALUES ('c1', 'x', 5, 0, 0, '{}', 'now')`);
+    await t.dataSource.query(`INSERT INTO memory_checkpoints (campaign_id, processed_version, memory_version) VALUES ('c1', 0, 0)`);
     const commit = t.db.transaction(async (m) => {
-      await m.query(`UPDATE campaigns SET processed_version = 5 WHERE id = 'c1'`);
+      await m.query(`UPDATE memory_checkpoints SET processed_version = 5 WHERE campaign_id = 'c1'`);
       await a.ownership.fence(m, old);
     });
     await expect(commit).rejects.toBeInstanceOf(LeaseLostError);
     expect(old.signal.aborted).toBe(true);
-    const [row] = await t.dataSource.query(`SELECT processed_version FROM campaigns WHERE id = 'c1'`);
+    const [row] = await t.dataSource.query(`SELECT processed_version FROM memory_checkpoints WHERE campaign_id = 'c1'`);
     expect(row.processed_version).toBe(0);
     await expect(t.db.transaction((m) => b.ownership.fence(m, taken!))).resolves.toBeUndefined();
   });
 
-  it('moves the worker checkpoint in one fenced statement: only from where it was, never after a takeover', async () => {
+  it('moves the worker checkpoint fenced in one transaction: only from where it was, never after a takeover', async () => {
     const a = replica('a', 300);
     const b = replica('b', 300);
-    await t.dataSource.query(`INSERT INTO campaigns (id, name, version, processed_version, memory_version, state, created_at) VALUES ('c1', 'x', 9, 0, 0, '{}', 'now')`);
-    const progress = async () => (await t.dataSource.query(`SELECT processed_version, memory_version FROM campaigns WHERE id = 'c1'`))[0];
+    const progress = async () => (await t.dataSource.query(`SELECT processed_version, memory_version FROM memory_checkpoints WHERE campaign_id = 'c1'`))[0];
+    // What the worker commits last: the fence on the lease, then memory's own checkpoint move.
+    const move = (ownership: PostgresLeaseOwnership, lease: CampaignLease, to: CheckpointMove) =>
+      t.db.transaction(async (m) => {
+        await ownership.fence(m, lease);
+        return CheckpointStore.move(m, 'c1', to);
+      });
     const old = (await a.ownership.acquire('c1'))!;
-    expect(await a.ownership.checkpoint(null, old, { from: 0, to: 3 })).toBe(true);
-    expect(await a.ownership.checkpoint(null, old, { from: 0, to: 4 })).toBe(false);
-    // Inside the commit's transaction, with the memory stream's version.
-    await t.db.transaction((m) => a.ownership.checkpoint(m, old, { from: 3, to: 5, memoryVersion: 2 }));
+    expect(await move(a.ownership, old, { from: 0, to: 3 })).toBe(true);
+    expect(await move(a.ownership, old, { from: 0, to: 4 })).toBe(false);
+    expect(await move(a.ownership, old, { from: 3, to: 5, memoryVersion: 2 })).toBe(true);
     expect(await progress()).toEqual({ processed_version: 5, memory_version: 2 });
 
     await sleep(400); // a stops renewing; b takes over
     const taken = (await b.ownership.acquire('c1'))!;
     const commit = t.db.transaction(async (m) => {
-      await m.query(`UPDATE campaigns SET name = 'written by a' WHERE id = 'c1'`);
-      await a.ownership.checkpoint(m, old, { from: 5, to: 9, memoryVersion: 3 });
+      await m.query(`UPDATE memory_checkpoints SET memory_version = 7 WHERE campaign_id = 'c1'`);
+      await a.ownership.fence(m, old);
+      await CheckpointStore.move(m, 'c1', { from: 5, to: 9, memoryVersion: 3 });
     });
     await expect(commit).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(a.ownership.checkpoint(null, old, { from: 5, to: 9 })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(move(a.ownership, old, { from: 5, to: 9 })).rejects.toBeInstanceOf(LeaseLostError);
     expect(old.signal.aborted).toBe(true);
     expect(await progress()).toEqual({ processed_version: 5, memory_version: 2 });
-    const [{ name }] = await t.dataSource.query(`SELECT name FROM campaigns WHERE id = 'c1'`);
-    expect(name).toBe('x');
-    expect(await b.ownership.checkpoint(null, taken, { from: 5, to: 9 })).toBe(true);
+    expect(await move(b.ownership, taken, { from: 5, to: 9 })).toBe(true);
     expect((await progress()).processed_version).toBe(9);
   });
 

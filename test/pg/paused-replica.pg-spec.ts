@@ -103,7 +103,7 @@ describePg('a replica paused past its lease (SIGSTOP) and resumed', () => {
     const recorded = await db.query(`SELECT data FROM events WHERE stream_id = 'memory-paused'`);
     const summaries = recorded.rows.map((r) => JSON.parse(r.data).summary);
     expect(summaries).toEqual(['Summary by p2, after the takeover.']);
-    const { rows } = await db.query(`SELECT version, processed_version FROM campaigns WHERE id = 'paused'`);
+    const { rows } = await db.query(`SELECT version, processed_version FROM campaigns c JOIN memory_checkpoints k ON k.campaign_id = c.id WHERE c.id = 'paused'`);
     expect(rows[0]).toEqual({ version, processed_version: version });
     expect(m1.requests).toHaveLength(1);
     const takeovers = (await fetch(`${p2.url}/health/ready`).then((r) => r.json() as Promise<any>)).replica.recentTakeovers;

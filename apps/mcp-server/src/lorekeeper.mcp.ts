@@ -73,22 +73,25 @@ export function createLorekeeperMcpServer(options: ServiceOptions): McpServer {
     );
   };
 
-  registerSetupTools(tool);
-  registerPlayTools(tool);
-  registerStateTools(tool);
-  registerReadTools(tool);
+  for (const table of [SETUP_TOOLS, PLAY_TOOLS, STATE_TOOLS, READ_TOOLS]) {
+    for (const [name, s] of Object.entries(table)) tool(name, s);
+  }
   registerResources(server, options);
   return server;
 }
 
-type Define = <I extends Shape>(name: string, spec: ToolSpec<I>) => void;
+/** A tool table: name → spec, in the order tools/list shows them. */
+type ToolTable = Record<string, ToolSpec<Shape>>;
+
+/** Keeps each entry's argument type while the table holds them side by side. */
+const spec = <I extends Shape>(s: ToolSpec<I>): ToolSpec<Shape> => s as unknown as ToolSpec<Shape>;
 
 function toStructured(value: unknown): Structured {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Structured) : { value };
 }
 
-function registerSetupTools(tool: Define): void {
-  tool('create_campaign', {
+const SETUP_TOOLS: ToolTable = {
+  create_campaign: spec({
     title: 'Create a campaign',
     description: 'Create a campaign. The party starts nowhere: the first change_location places it.',
     input: input.createCampaign,
@@ -98,16 +101,16 @@ function registerSetupTools(tool: Define): void {
       const [w, body] = writeOf(a);
       return c.createCampaign(body, w);
     },
-  });
-  tool('get_campaign', {
+  }),
+  get_campaign: spec({
     title: 'Campaign state',
     description: 'Campaign state: version, current location and act, locations, NPCs, quests, memory cursors.',
     input: input.campaign,
     output: output.campaign,
     kind: 'read',
     run: (c, a) => c.getCampaign(a.campaignId),
-  });
-  tool('change_settings', {
+  }),
+  change_settings: spec({
     title: 'Change campaign settings',
     description: 'Turn per-player rolling summaries (perRoleMemory) on or off.',
     input: input.settings,
@@ -117,8 +120,8 @@ function registerSetupTools(tool: Define): void {
       const [w, { campaignId, ...body }] = writeOf(a);
       return c.changeSettings(campaignId, body, w);
     },
-  });
-  tool('put_location', {
+  }),
+  put_location: spec({
     title: 'Register or update a location',
     description: 'Register or update a location (name, danger level).',
     input: input.location,
@@ -128,8 +131,8 @@ function registerSetupTools(tool: Define): void {
       const [w, { campaignId, locationId, ...body }] = writeOf(a);
       return c.putLocation(campaignId, locationId, body, w);
     },
-  });
-  tool('put_npc', {
+  }),
+  put_npc: spec({
     title: 'Register or update an NPC',
     description: 'Register or update an NPC (name, aliases, where it is; moving it is an update).',
     input: input.npc,
@@ -139,8 +142,8 @@ function registerSetupTools(tool: Define): void {
       const [w, { campaignId, npcId, ...body }] = writeOf(a);
       return c.putNpc(campaignId, npcId, body, w);
     },
-  });
-  tool('put_player', {
+  }),
+  put_player: spec({
     title: 'Register or update a player character',
     description: 'Register or update a player character (name, aliases, HUD stats). Players travel with the party.',
     input: input.player,
@@ -150,16 +153,16 @@ function registerSetupTools(tool: Define): void {
       const [w, { campaignId, playerId, ...body }] = writeOf(a);
       return c.putPlayer(campaignId, playerId, body, w);
     },
-  });
-  tool('list_players', {
+  }),
+  list_players: spec({
     title: 'Player characters',
     description: 'The campaign’s player characters with their HUD lines.',
     input: input.campaign,
     output: output.players,
     kind: 'read',
     run: (c, a) => c.players(a.campaignId),
-  });
-  tool('put_quest', {
+  }),
+  put_quest: spec({
     title: 'Register or update a quest',
     description: 'Register or update a quest and its objectives.',
     input: input.quest,
@@ -169,8 +172,8 @@ function registerSetupTools(tool: Define): void {
       const [w, { campaignId, questId, ...body }] = writeOf(a);
       return c.putQuest(campaignId, questId, body, w);
     },
-  });
-  tool('put_bible', {
+  }),
+  put_bible: spec({
     title: 'Set the campaign bible',
     description: 'Set the campaign bible: `text` every agent sees, `dmOnly` only the dm. Never trimmed.',
     input: input.bible,
@@ -180,19 +183,34 @@ function registerSetupTools(tool: Define): void {
       const [w, { campaignId, ...body }] = writeOf(a);
       return c.putBible(campaignId, body, w);
     },
-  });
-  tool('get_bible', {
+  }),
+  get_bible: spec({
     title: 'Campaign bible',
     description: 'The campaign bible (a viewer-bound key sees its public part only).',
     input: input.campaign,
     output: output.bible,
     kind: 'read',
     run: (c, a) => c.getBible(a.campaignId),
+  }),
+};
+
+/** A story command (POST /campaigns/:id/<path>): every one answers with the new version. */
+function command<I extends Shape>(path: string, title: string, description: string, shape: I): ToolSpec<Shape> {
+  return spec({
+    title,
+    description,
+    input: shape,
+    output: output.versioned,
+    kind: 'write',
+    run: (c, a) => {
+      const [w, { campaignId, ...body }] = writeOf(a as WriteOptions & { campaignId: string });
+      return c.command(campaignId, path, body, w);
+    },
   });
 }
 
-function registerPlayTools(tool: Define): void {
-  tool('record_messages', {
+const PLAY_TOOLS: ToolTable = {
+  record_messages: spec({
     title: 'Record messages',
     description:
       'Record 1–500 messages, all or nothing. A whisper: visibility "private" with the hearers in `audience`; ' +
@@ -204,70 +222,52 @@ function registerPlayTools(tool: Define): void {
       const [w, { campaignId, messages }] = writeOf(a);
       return c.recordMessages(campaignId, messages, w);
     },
-  });
-  tool('list_messages', {
+  }),
+  list_messages: spec({
     title: 'Messages',
     description: 'Recorded messages after an index, oldest first, with their visibility and audience.',
     input: input.listMessages,
     output: output.messages,
     kind: 'read',
     run: (c, { campaignId, ...q }) => c.listMessages(campaignId, q),
-  });
-  const command = <I extends Shape>(name: string, path: string, title: string, description: string, shape: I) =>
-    tool(name, {
-      title,
-      description,
-      input: shape,
-      output: output.versioned,
-      kind: 'write',
-      run: (c, a) => {
-        const [w, { campaignId, ...body }] = writeOf(a as WriteOptions & { campaignId: string });
-        return c.command(campaignId, path, body, w);
-      },
-    });
-  command(
-    'change_location',
+  }),
+  change_location: command(
     'change-location',
     'Move the party',
     'Move the party; leaving a location records its memory.',
     input.changeLocation,
-  );
-  command(
-    'complete_objective',
+  ),
+  complete_objective: command(
     'complete-objective',
     'Complete an objective',
     'Complete a quest objective (records a world memory).',
     input.completeObjective,
-  );
-  command(
-    'complete_quest',
+  ),
+  complete_quest: command(
     'complete-quest',
     'Complete a quest',
     'Complete a quest (records a world memory).',
     input.completeQuest,
-  );
-  command(
-    'progress_act',
+  ),
+  progress_act: command(
     'progress-act',
     'Progress the act',
     'Move the story to a new act (records a world memory).',
     input.progressAct,
-  );
-  command(
-    'update_location_state',
+  ),
+  update_location_state: command(
     'update-location-state',
     'Update a location',
     'Change a location’s danger level and/or complete an encounter (CLEARED and encounters record world memories).',
     input.updateLocationState,
-  );
-  command(
-    'end_round',
+  ),
+  end_round: command(
     'end-round',
     'End the round',
     'End the current round (Recent Messages keep the last rounds in full).',
     input.endRound,
-  );
-  tool('post_broadcast', {
+  ),
+  post_broadcast: spec({
     title: 'Post a broadcast',
     description: 'Announce something to other agents (belongs to no campaign).',
     input: input.postBroadcast,
@@ -277,11 +277,11 @@ function registerPlayTools(tool: Define): void {
       const [w, body] = writeOf(a);
       return c.postBroadcast(body, w);
     },
-  });
-}
+  }),
+};
 
-function registerStateTools(tool: Define): void {
-  tool('assert_fact', {
+const STATE_TOOLS: ToolTable = {
+  assert_fact: spec({
     title: 'Assert a fact',
     description:
       'Assert a world fact (upsert of type+key) for the World State digest; buff/debuff/alert/rumor/timer need a TTL.',
@@ -292,8 +292,8 @@ function registerStateTools(tool: Define): void {
       const [w, { campaignId, type, key, ...body }] = writeOf(a);
       return c.assertFact(campaignId, type, key, body, w);
     },
-  });
-  tool('resolve_fact', {
+  }),
+  resolve_fact: spec({
     title: 'Resolve a fact',
     description: 'Resolve a fact: it leaves the digest.',
     input: input.resolveFact,
@@ -303,56 +303,56 @@ function registerStateTools(tool: Define): void {
       const [w, { campaignId, type, key }] = writeOf(a);
       return c.resolveFact(campaignId, type, key, w);
     },
-  });
-  tool('list_facts', {
+  }),
+  list_facts: spec({
     title: 'Facts',
     description: 'Facts by status: active (default), resolved, expired, all.',
     input: input.listFacts,
     output: output.facts,
     kind: 'read',
     run: (c, { campaignId, ...q }) => c.facts(campaignId, q),
-  });
-  tool('get_digest', {
+  }),
+  get_digest: spec({
     title: 'World State digest',
     description: 'The deterministic World State digest and its version (pass it to get_context as digestVersion).',
     input: input.campaign,
     output: output.digest,
     kind: 'read',
     run: (c, a) => c.digest(a.campaignId),
-  });
-  tool('store_snapshot', {
+  }),
+  store_snapshot: spec({
     title: 'Store a game-tool result',
     description: 'Store the latest result of a game tool for an account (merge: true deep-merges partial results).',
     input: input.storeSnapshot,
     output: output.snapshotStored,
     kind: 'upsert',
     run: (c, { campaignId, account, tool: name, ...body }) => c.putSnapshot(campaignId, account, name, body),
-  });
-  tool('get_snapshot', {
+  }),
+  get_snapshot: spec({
     title: 'A stored game-tool result',
     description: 'One stored tool result with its tick, staleness and per-field update ticks.',
     input: input.snapshot,
     output: output.snapshot,
     kind: 'read',
     run: (c, a) => c.snapshot(a.campaignId, a.account, a.tool),
-  });
-  tool('list_snapshots', {
+  }),
+  list_snapshots: spec({
     title: 'Stored game-tool results',
     description: 'The account’s stored tools with their age and staleness.',
     input: input.listSnapshots,
     output: output.snapshots,
     kind: 'read',
     run: (c, { campaignId, account, ...q }) => c.snapshots(campaignId, account, q),
-  });
-  tool('report_action', {
+  }),
+  report_action: spec({
     title: 'Report a game action',
     description: 'Report a game action (travel, mine, buy, …); answers which stored tools it made stale.',
     input: input.reportAction,
     output: output.stale,
     kind: 'write',
     run: (c, { campaignId, account, ...body }) => c.reportAction(campaignId, account, body),
-  });
-  tool('login_account', {
+  }),
+  login_account: spec({
     title: 'Log an agent in',
     description: 'Bind an agent to a game account (also registers it; the last login wins).',
     input: input.login,
@@ -362,8 +362,8 @@ function registerStateTools(tool: Define): void {
       const [w, { campaignId, account, agentId }] = writeOf(a);
       return c.login(campaignId, account, agentId, w);
     },
-  });
-  tool('logout_account', {
+  }),
+  logout_account: spec({
     title: 'Log an account out',
     description: 'Log out: deletes this account’s snapshots and unbinds its agent; other accounts are untouched.',
     input: input.logout,
@@ -373,8 +373,8 @@ function registerStateTools(tool: Define): void {
       const [w, { campaignId, account }] = writeOf(a);
       return c.logout(campaignId, account, w);
     },
-  });
-  tool('configure_snapshot_tool', {
+  }),
+  configure_snapshot_tool: spec({
     title: 'Configure a game tool',
     description:
       'How a game tool shows in Current Game State: title, fields, the actions that make it stale, maxAgeTicks.',
@@ -382,16 +382,16 @@ function registerStateTools(tool: Define): void {
     output: output.snapshotTool,
     kind: 'upsert',
     run: (c, { campaignId, tool: name, ...body }) => c.putSnapshotTool(campaignId, name, body),
-  });
-  tool('list_glossary', {
+  }),
+  list_glossary: spec({
     title: 'Glossary',
     description: 'The glossary of coined terms, alphabetical.',
     input: input.campaign,
     output: output.glossary,
     kind: 'read',
     run: (c, a) => c.glossary(a.campaignId),
-  });
-  tool('set_glossary_term', {
+  }),
+  set_glossary_term: spec({
     title: 'Define a glossary term',
     description: 'Set and lock a glossary term’s definition.',
     input: input.glossaryTerm,
@@ -401,8 +401,8 @@ function registerStateTools(tool: Define): void {
       const [w, { campaignId, term, definition }] = writeOf(a);
       return c.setGlossaryTerm(campaignId, term, definition, w);
     },
-  });
-  tool('hide_glossary_term', {
+  }),
+  hide_glossary_term: spec({
     title: 'Hide a glossary term',
     description: 'Hide a glossary term; the worker never adds it again.',
     input: input.hideTerm,
@@ -412,8 +412,8 @@ function registerStateTools(tool: Define): void {
       const [w, { campaignId, term }] = writeOf(a);
       return c.hideGlossaryTerm(campaignId, term, w);
     },
-  });
-}
+  }),
+};
 
 type ContextArgs = Args<typeof input.context>;
 
@@ -425,8 +425,8 @@ async function readContext(c: LorekeeperClient, args: ContextArgs): Promise<Stru
   return { format: 'text', text: await c.contextText(campaignId, query) };
 }
 
-function registerReadTools(tool: Define): void {
-  tool('get_context', {
+const READ_TOOLS: ToolTable = {
+  get_context: spec({
     title: 'Context for the next turn',
     description:
       'Prompt-ready memory context. agent dm: everything incl. secrets; player/npc + viewer: only what that ' +
@@ -436,48 +436,63 @@ function registerReadTools(tool: Define): void {
     kind: 'read',
     run: readContext,
     text: (out) => (typeof out.text === 'string' ? out.text : JSON.stringify(out)),
-  });
-  tool('list_memories', {
+  }),
+  list_memories: spec({
     title: 'Memories',
     description: 'Memories newest first, by scope (location, npc, world) and subject id.',
     input: input.listMemories,
     output: output.memories,
     kind: 'read',
     run: (c, { campaignId, ...q }) => c.memories(campaignId, q),
-  });
-  tool('search_messages', {
+  }),
+  search_messages: spec({
     title: 'Search messages',
     description: 'Find older messages that fell out of your context (ranked full-text search).',
     input: input.searchMessages,
     output: output.hits,
     kind: 'read',
     run: (c, { campaignId, ...q }) => c.search(campaignId, { ...q, in: 'messages' }),
-  });
-  tool('search_reasoning', {
+  }),
+  search_reasoning: spec({
     title: 'Search reasoning',
     description: 'Search the reasoning recorded with earlier messages.',
     input: input.searchMessages,
     output: output.hits,
     kind: 'read',
     run: (c, { campaignId, ...q }) => c.search(campaignId, { ...q, in: 'reasoning' }),
-  });
-  tool('search_memories', {
+  }),
+  search_memories: spec({
     title: 'Search memories',
     description: 'Ranked full-text search over the campaign’s memories (list_memories lists them by scope).',
     input: input.searchMemories,
     output: output.hits,
     kind: 'read',
     run: (c, { campaignId, ...q }) => c.search(campaignId, { ...q, in: 'memories' }),
-  });
-  tool('search_broadcasts', {
+  }),
+  search_broadcasts: spec({
     title: 'Search broadcasts',
     description: 'Search agent-to-agent broadcasts (newest first without q).',
     input: input.searchBroadcasts,
     output: output.hits,
     kind: 'read',
     run: (c, q) => c.broadcasts(q),
-  });
-}
+  }),
+};
+
+/** Context resources: name, URI template, description. */
+const CONTEXT_RESOURCES: [string, string, string][] = [
+  ['campaign-context', 'lorekeeper://campaigns/{campaignId}/context', 'The campaign’s narrative context (text).'],
+  [
+    'campaign-agent-context',
+    'lorekeeper://campaigns/{campaignId}/context/{agent}',
+    'The context of an agent preset: narrative, dm or agent.',
+  ],
+  [
+    'campaign-viewer-context',
+    'lorekeeper://campaigns/{campaignId}/context/{agent}/{viewer}',
+    'A player’s or NPC’s context: only what that character witnessed (agent player or npc).',
+  ],
+];
 
 /** Resources: a campaign's context (text) and memories (JSON), addressed by path. */
 function registerResources(server: McpServer, options: ServiceOptions): void {
@@ -502,21 +517,7 @@ function registerResources(server: McpServer, options: ServiceOptions): void {
         return read(uri, 'text/plain', (c) => c.contextText(str(v.campaignId), query));
       },
     );
-  contextResource(
-    'campaign-context',
-    'lorekeeper://campaigns/{campaignId}/context',
-    'The campaign’s narrative context (text).',
-  );
-  contextResource(
-    'campaign-agent-context',
-    'lorekeeper://campaigns/{campaignId}/context/{agent}',
-    'The context of an agent preset: narrative, dm or agent.',
-  );
-  contextResource(
-    'campaign-viewer-context',
-    'lorekeeper://campaigns/{campaignId}/context/{agent}/{viewer}',
-    'A player’s or NPC’s context: only what that character witnessed (agent player or npc).',
-  );
+  for (const [name, template, description] of CONTEXT_RESOURCES) contextResource(name, template, description);
   server.registerResource(
     'campaign-memories',
     new ResourceTemplate('lorekeeper://campaigns/{campaignId}/memories', { list: undefined }),

@@ -3,8 +3,13 @@ import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextComposer, ContextService, DigestSection, GetContextQuery, HudSection, LocationSection, NpcSection, StateSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
 import { BibleSection, DEFAULT_RECALL_POOL, DEFAULT_RECALL_SHARE, GlossarySection, PreviouslySection, RecallSection, RecentMessagesReader, RecentSection, SceneSection } from '@app/context';
 import { EVENT_STORE, EventRecord, EventStore, TypeOrmEventStore } from '@app/event-store';
+<<<<<<< HEAD
 import { createDataSource, Database, DATABASE, IdempotencyRecord, runMigrations } from '@app/database';
 import { CAMPAIGN_OWNERSHIP, CampaignOwnership, CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
+=======
+import { createDataSource, Database, DATABASE, runMigrations } from '@app/database';
+import { CAMPAIGN_OWNERSHIP, CampaignOwnership, CheckpointStore, CursorRecord, MemoryCheckpointRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
+>>>>>>> main
 import { GlossaryTermRecord, HideGlossaryTermHandler, LayersReader, MemoryWitnessRecord, RollingSummaryRecord } from '@app/memory';
 import { MessageWitnessRecord } from '@app/campaign';
 import { ReplicaMetrics } from '@app/replica';
@@ -27,6 +32,7 @@ export const ENTITIES = [
   IdempotencyRecord,
   MemoryRecord,
   CursorRecord,
+  MemoryCheckpointRecord,
   MessageWitnessRecord,
   MemoryWitnessRecord,
   GlossaryTermRecord,
@@ -149,10 +155,16 @@ export class CoreModule {
       },
       { provide: MemoryProjector, useFactory: () => new MemoryProjector() },
       { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
+      { provide: CheckpointStore, useFactory: (db: Database) => new CheckpointStore(db), inject: [DATABASE] },
       { provide: LayersReader, useFactory: (db: Database) => new LayersReader(db), inject: [DATABASE] },
       { provide: WorkerProgress, useValue: new WorkerProgress() },
       { provide: UsageLedger, useFactory: (db: Database) => new UsageLedger(db), inject: [DATABASE] },
-      { provide: Metrics, useFactory: (db: Database, replica: ReplicaMetrics) => new Metrics(db, replica), inject: [DATABASE, ReplicaMetrics] },
+      {
+        provide: Metrics,
+        useFactory: (replica: ReplicaMetrics, campaigns: CampaignReader, checkpoints: CheckpointStore) =>
+          new Metrics(replica, async () => checkpoints.lag(await campaigns.versions())),
+        inject: [ReplicaMetrics, CampaignReader, CheckpointStore],
+      },
       {
         provide: SUMMARIZER,
         useFactory: (metrics: Metrics) =>
@@ -226,9 +238,9 @@ export class CoreModule {
       },
       {
         provide: ContextService,
-        useFactory: (reader: CampaignReader, progress: WorkerProgress, composer: ContextComposer) =>
-          new ContextService(reader, progress, composer, config.contextTokenBudget, (line) => contextLogger.log(`context built ${JSON.stringify(line)}`)),
-        inject: [CampaignReader, WorkerProgress, ContextComposer],
+        useFactory: (reader: CampaignReader, checkpoints: CheckpointStore, progress: WorkerProgress, composer: ContextComposer) =>
+          new ContextService(reader, checkpoints, progress, composer, config.contextTokenBudget, (line) => contextLogger.log(`context built ${JSON.stringify(line)}`)),
+        inject: [CampaignReader, CheckpointStore, WorkerProgress, ContextComposer],
       },
       { provide: SEARCH_INDEX, useFactory: (db: Database) => createSearchIndex(db), inject: [DATABASE] },
       {
@@ -260,7 +272,7 @@ export class CoreModule {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
       providers,
-      exports: [Metrics, UsageLedger, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore, LayersReader, SEARCH_INDEX, SearchService, BroadcastService, ReplicaMetrics, REPLICA_COORDINATOR],
+      exports: [Metrics, UsageLedger, APP_CONFIG, CLOCK, DataSource, DATABASE, EVENT_STORE, CampaignReader, MemoryReader, CheckpointStore, MemoryWorker, WorkerProgress, ContextComposer, TOKEN_COUNTER, SUMMARIZER, CqrsModule, SnapshotStore, LayersReader, SEARCH_INDEX, SearchService, BroadcastService, ReplicaMetrics, REPLICA_COORDINATOR],
       global: true,
     };
   }

@@ -1,6 +1,6 @@
-import { CampaignEventsAppended } from '@app/campaign';
+import { CampaignEventsAppended, CampaignReader } from '@app/campaign';
 import { AppConfig } from '@app/common';
-import { CAMPAIGN_OWNERSHIP, CampaignOwnership, MemoryWorker, SingleProcessOwnership } from '@app/memory';
+import { CAMPAIGN_OWNERSHIP, CampaignOwnership, CheckpointStore, MemoryWorker, SingleProcessOwnership } from '@app/memory';
 import { PostgresLeaseOwnership, ReplicaCoordinator, ReplicaMetrics } from '@app/replica';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
@@ -68,11 +68,13 @@ export function replicaProviders(config: AppConfig): Provider[] {
     },
     {
       provide: REPLICA_COORDINATOR,
-      useFactory: (ds: DataSource, worker: MemoryWorker, ownership: CampaignOwnership) =>
-        ownership instanceof PostgresLeaseOwnership && db.type === 'postgres'
-          ? new ReplicaCoordinator(ds, { url: db.url, replicaId, pollMs: config.leasePollMs }, (id) => worker.wake(id), logger, (id) => ownership.takeOver(id), (id) => worker.nudge(id))
-          : null,
-      inject: [DataSource, MemoryWorker, CAMPAIGN_OWNERSHIP],
+      useFactory: (ds: DataSource, worker: MemoryWorker, ownership: CampaignOwnership, campaigns: CampaignReader, checkpoints: CheckpointStore) => {
+        if (!(ownership instanceof PostgresLeaseOwnership) || db.type !== 'postgres') return null;
+        const behind = async () => [...(await checkpoints.pending(await campaigns.versions())).keys()];
+        const options = { url: db.url, replicaId, pollMs: config.leasePollMs, behind };
+        return new ReplicaCoordinator(ds, options, (id) => worker.wake(id), logger, (id) => ownership.takeOver(id), (id) => worker.nudge(id));
+      },
+      inject: [DataSource, MemoryWorker, CAMPAIGN_OWNERSHIP, CampaignReader, CheckpointStore],
     },
     NotifyReplicasHandler,
     ReplicaLifecycle,

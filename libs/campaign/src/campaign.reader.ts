@@ -5,15 +5,14 @@ import { readCampaignRow } from './projections/campaign-row';
 import { notFound } from '@app/common';
 import { CampaignState, Message } from './domain/state';
 import { PUBLIC_WITNESS } from './domain/witnessing';
-import { CampaignRecord } from './projections/campaign.entity';
+import { EntityManager } from 'typeorm';
 import { MessageRecord } from './projections/message.entity';
 import { fromMessageRecord } from './projections/message.mapper';
 import { MessageWitnessRecord } from './projections/witness.entity';
 
+/** A campaign's state; how far the memory worker got is memory's to say (its CheckpointStore). */
 export interface CampaignSnapshot {
   state: CampaignState;
-  processedVersion: number;
-  memoryVersion: number;
 }
 
 export type StoredMessage = Message & { version: number };
@@ -23,7 +22,6 @@ export interface CampaignListItem {
   id: string;
   name: string;
   version: number;
-  processedVersion: number;
   createdAt: string;
 }
 
@@ -49,7 +47,6 @@ interface ListRow {
   id: string;
   name: string;
   version: number | string;
-  processed_version: number | string;
   created_at: string;
 }
 
@@ -69,7 +66,7 @@ export class CampaignReader {
     if (!row) return null;
     // A committed row: later reads and writes may reuse its parsed state.
     if (row.parsedChars !== null) this.cache.put(row.state, row.parsedChars);
-    return { state: row.state, processedVersion: row.processedVersion, memoryVersion: row.memoryVersion };
+    return { state: row.state };
   }
 
   async get(campaignId: string): Promise<CampaignSnapshot> {
@@ -179,11 +176,11 @@ export class CampaignReader {
     return this.store.readStream(streamOf(campaignId, stream), { after: o.after, until: o.until, limit: o.limit });
   }
 
-  /** Both stream versions from one row read, so they describe one moment: null when there is no such campaign. */
+  /** Both stream versions from one statement, so they describe one moment: null when there is no such campaign. */
   async heads(campaignId: string): Promise<{ game: number; memory: number } | null> {
-    const text = 'SELECT "version", "memory_version" FROM "campaigns" WHERE "id" = ?';
-    const row = (await this.db.read((m) => sql<{ version: number | string; memory_version: number | string }>(m, text, [campaignId]))).rows[0];
-    return row ? { game: Number(row.version), memory: Number(row.memory_version) } : null;
+    const [game, memory] = await this.store.streamVersions([gameStream(campaignId), memoryStream(campaignId)]);
+    // The campaign row and its game stream's first event commit together: no game stream, no campaign.
+    return game > 0 ? { game, memory } : null;
   }
 
   /** A stream's version as of a global position (where an event of the other stream stands). */
@@ -197,11 +194,11 @@ export class CampaignReader {
     const found: CampaignListItem[] = [];
     let after = o.after ?? '';
     for (;;) {
-      const text = 'SELECT "id", "name", "version", "processed_version", "created_at" FROM "campaigns" WHERE "id" > ? ORDER BY "id" LIMIT ?';
+      const text = 'SELECT "id", "name", "version", "created_at" FROM "campaigns" WHERE "id" > ? ORDER BY "id" LIMIT ?';
       const { rows } = await this.db.read((m) => sql<ListRow>(m, text, [after, page]));
       for (const r of rows) {
         if (o.visible && !o.visible(r.id)) continue;
-        found.push({ id: r.id, name: r.name, version: Number(r.version), processedVersion: Number(r.processed_version), createdAt: r.created_at });
+        found.push({ id: r.id, name: r.name, version: Number(r.version), createdAt: r.created_at });
         if (found.length === o.limit) return found;
       }
       if (rows.length < page) return found;
@@ -209,10 +206,18 @@ export class CampaignReader {
     }
   }
 
-  /** Campaigns whose worker checkpoint is behind their version (the worker's catch-up list). */
-  async behind(): Promise<string[]> {
-    return this.db.read(async (m) =>
-      (await m.getRepository(CampaignRecord).createQueryBuilder('c').select('c.id', 'id').where('c.processedVersion < c.version').getRawMany<{ id: string }>()).map((r) => r.id),
-    );
+  /** Every campaign's game version (compared with memory's checkpoints: which campaigns are behind). */
+  async versions(): Promise<Map<string, number>> {
+    const { rows } = await this.db.read((m) => sql<{ id: string; version: number | string }>(m, 'SELECT "id", "version" FROM "campaigns"'));
+    return new Map(rows.map((r) => [r.id, Number(r.version)]));
+  }
+
+  /**
+   * PostgreSQL: takes the campaign row (where game writers queue) before memory events get their
+   * positions, so a campaign's events commit in position order and the event stream can resume from
+   * one event id (docs/stream.md). SQLite has one writer, so the order holds already.
+   */
+  async lockForAppend(m: EntityManager, campaignId: string): Promise<void> {
+    if (this.db.dialect === 'postgres') await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
   }
 }

@@ -1,14 +1,14 @@
-import { CampaignSnapshot, emptyState } from '@app/campaign';
+import { emptyState } from '@app/campaign';
 import { ContextComposer, DEFAULT_RECALL_SHARE } from './context.composer';
 import { ContextSection as Section } from './context.types';
 import { TokenCounter as Counter } from './token-counter.port';
 
 /** These specs test the drop order itself: MIN_RECENT_MESSAGES off (its own spec sets it). */
 const composerOf = (counter: Counter, sections: Section[], share = DEFAULT_RECALL_SHARE) => new ContextComposer(counter, sections, share, 0);
-import { BuiltSection, ContextRequest, ContextSection, SectionEntry, SectionKey } from './context.types';
+import { BuiltSection, ContextRequest, ContextSection, ContextSnapshot, SectionEntry, SectionKey } from './context.types';
 
 const words = { count: (t: string) => (t.trim() ? t.trim().split(/\s+/).length : 0) };
-const snapshot: CampaignSnapshot = { state: { ...emptyState('c'), version: 1 }, processedVersion: 1, memoryVersion: 0 };
+const snapshot: ContextSnapshot = { state: { ...emptyState('c'), version: 1 }, processedVersion: 1 };
 const request = (extra: Partial<ContextRequest> = {}): ContextRequest => ({ campaignId: 'c', agent: 'dm', limit: 3, legacy: false, ...extra });
 
 /** A section of `n` entries of `size` words each, refs `<key>0…`, createdAt ordered oldest first. */

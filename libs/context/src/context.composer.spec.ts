@@ -6,7 +6,7 @@ import { TokenCounter as Counter } from './token-counter.port';
 
 /** These specs test the drop order itself: MIN_RECENT_MESSAGES off (its own spec sets it). */
 const composerOf = (counter: Counter, sections: Section[], share = DEFAULT_RECALL_SHARE) => new ContextComposer(counter, sections, share, 0);
-import { BuiltSection, ContextRequest, ContextSection, SectionEntry, SectionKey } from './context.types';
+import { BuiltSection, ContextRequest, ContextSection, ContextSnapshot, SectionEntry, SectionKey } from './context.types';
 import { memoryLine, oneLine, toMinute } from './format';
 import { LocationSection } from './sections/location.section';
 import { NpcSection } from './sections/npc.section';
@@ -36,10 +36,9 @@ class FixedSection implements ContextSection {
 
 const request = (over: Partial<ContextRequest> = {}): ContextRequest => ({ campaignId: 'c1', agent: 'narrative', limit: 3, legacy: false, ...over });
 
-const snapshot = (over: Partial<CampaignSnapshot['state']> = {}): CampaignSnapshot => ({
+const snapshot = (over: Partial<CampaignSnapshot['state']> = {}): ContextSnapshot => ({
   state: { ...emptyState('c1'), version: 7, ...over },
   processedVersion: 5,
-  memoryVersion: 2,
 });
 
 /** `n` entries whose text has `words` words each; createdAt orders them oldest first. */

@@ -1,5 +1,4 @@
-import { CampaignSnapshot } from '@app/campaign';
-import { AgentKind, Audience, BuiltSection, ContextRequest, ContextSection, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
+import { AgentKind, Audience, BuiltSection, ContextRequest, ContextSection, ContextSnapshot, DroppedEntry, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
 import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
 import { layoutTokens } from './text-layout';
 import { TokenCounter } from './token-counter.port';
@@ -69,7 +68,7 @@ export class ContextComposer {
     return this.table.has(key);
   }
 
-  async compose(request: ContextRequest, snapshot: CampaignSnapshot, budget: number | null, audience: Audience = OMNISCIENT): Promise<ComposedContext> {
+  async compose(request: ContextRequest, snapshot: ContextSnapshot, budget: number | null, audience: Audience = OMNISCIENT): Promise<ComposedContext> {
     const wanted = new Set(request.include ?? PRESETS[request.agent]);
     const keys = SECTION_ORDER.filter((k) => wanted.has(k) && this.table.has(k));
     const first = keys.filter((k) => !this.table.get(k)!.after);

@@ -80,6 +80,11 @@ export interface Audience {
 
 export const OMNISCIENT: Audience = { dm: false, viewer: null, witness: null };
 
+/** The campaign as of one context build, with how far the memory worker got (asked of memory first). */
+export interface ContextSnapshot extends CampaignSnapshot {
+  processedVersion: number;
+}
+
 export interface SectionInput {
   request: ContextRequest;
   snapshot: CampaignSnapshot;

@@ -16,8 +16,6 @@ const snapshot: CampaignSnapshot = {
     facts: { 'conflict:war': fact },
     players: { aria: { id: 'aria', name: 'Aria', aliases: [], stats: [{ label: 'HP', value: '9/10' }], registeredVersion: 3 } },
   },
-  processedVersion: 3,
-  memoryVersion: 0,
 };
 const reader = { get: async () => snapshot } as unknown as CampaignReader;
 const request = (extra: Partial<ContextRequest> = {}): ContextRequest => ({ campaignId: 'c1', agent: 'player', limit: 3, viewer: 'aria', include: ['hud', 'digest'], legacy: false, ...extra });
@@ -26,7 +24,7 @@ describe('ContextService build log', () => {
   it('logs one structured line per build: digest injection, version prefix, tokens per section, drops', async () => {
     const lines: ContextBuildLog[] = [];
     const composer = new ContextComposer(words, [new DigestSection(words, new FixedClock(), 180), new HudSection(words, 40)]);
-    const service = new ContextService(reader, new WorkerProgress(), composer, 4000, (l) => lines.push(l));
+    const service = new ContextService(reader, { get: async () => ({ processedVersion: 3, memoryVersion: 0 }) }, new WorkerProgress(), composer, 4000, (l) => lines.push(l));
     const first = await service.build(new GetContextQuery(request()));
     const version = (first.extra.digest as { version: string }).version;
     await service.build(new GetContextQuery(request({ digestVersion: version })));

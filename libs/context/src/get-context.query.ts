@@ -1,6 +1,6 @@
 import { CampaignReader, CampaignState, characterKind, PUBLIC_WITNESS, viewerKey } from '@app/campaign';
 import { invalid, notFound } from '@app/common';
-import { WorkerProgress } from '@app/memory';
+import { CheckpointStore, WorkerProgress } from '@app/memory';
 import { Query } from '@nestjs/cqrs';
 import { ComposedContext, ContextComposer } from './context.composer';
 import { Audience, ContextRequest } from './context.types';
@@ -31,6 +31,7 @@ export interface ContextBuildLog {
 export class ContextService {
   constructor(
     private readonly reader: CampaignReader,
+    private readonly checkpoints: Pick<CheckpointStore, 'get'>,
     private readonly progress: WorkerProgress,
     private readonly composer: ContextComposer,
     private readonly defaultBudget: number,
@@ -45,9 +46,11 @@ export class ContextService {
     }
     await this.reader.get(request.campaignId);
     if (wait && wait.waitMs > 0) {
-      await this.progress.waitFor(request.campaignId, wait.minVersion, wait.waitMs, async () => (await this.reader.get(request.campaignId)).processedVersion);
+      await this.progress.waitFor(request.campaignId, wait.minVersion, wait.waitMs, async () => (await this.checkpoints.get(request.campaignId)).processedVersion);
     }
-    const snapshot = await this.reader.get(request.campaignId);
+    // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
+    const { processedVersion } = await this.checkpoints.get(request.campaignId);
+    const snapshot = { ...(await this.reader.get(request.campaignId)), processedVersion };
     const budget = request.legacy ? null : (request.budget ?? this.defaultBudget);
     const composed = await this.composer.compose(request, snapshot, budget, audienceOf(request, snapshot.state));
     this.log(buildLog(composed, performance.now() - started));

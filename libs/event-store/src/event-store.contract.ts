@@ -133,6 +133,13 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       expect(await store.readStream('s-a')).toEqual([expect.objectContaining({ data: { n: 1, nested: { list: [1, 'ü€'] } }, metadata: {} })]);
     });
 
+    it('streamVersions gives several streams\' versions in the order asked, 0 for an unknown one', async () => {
+      await store.append('s-a', 0, batch('A', 1, 2), T1);
+      await store.append('s-b', 0, batch('B', 1, 1), T1);
+      expect(await store.streamVersions(['s-b', 'nope', 's-a'])).toEqual([1, 0, 2]);
+      expect(await store.streamVersions([])).toEqual([]);
+    });
+
     it('streamVersion is 0 for an unknown stream and n after n events', async () => {
       expect(await store.streamVersion('s-a')).toBe(0);
       await store.append('s-a', 0, batch('A', 1, 4), T1);

@@ -43,9 +43,12 @@ export interface EventStore {
   /** Appends after `expectedVersion` (0 = new stream); throws WrongExpectedVersionError on a race. */
   append(streamId: string, expectedVersion: number, events: NewEvent[], recordedAt: string, tx?: Tx): Promise<StoredEvent[]>;
   readStream(streamId: string, options?: ReadOptions): Promise<StoredEvent[]>;
-  readAll(options?: ReadOptions): Promise<StoredEvent[]>;
+  /** Every stream in global order; inside `tx` when given (a rebuild reads in its own transaction). */
+  readAll(options?: ReadOptions, tx?: Tx): Promise<StoredEvent[]>;
   /** Current version of a stream, 0 when it does not exist. */
   streamVersion(streamId: string, tx?: Tx): Promise<number>;
+  /** Current versions of several streams from one read (one moment), in the order asked. */
+  streamVersions(streamIds: string[]): Promise<number[]>;
   /** The stream's version as of a global position: its highest version at or below it (0 = none). */
   streamVersionAt(streamId: string, position: number): Promise<number>;
 }

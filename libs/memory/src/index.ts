@@ -12,4 +12,6 @@ export * from './glossary/coined-terms';
 export * from './glossary/hide-glossary-term.command';
 export * from './projection.rebuilder';
 export * from './ownership/campaign-ownership.port';
+export * from './checkpoint/checkpoint.entity';
+export * from './checkpoint/checkpoint.store';
 export * from './usage-calls';

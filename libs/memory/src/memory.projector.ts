@@ -1,10 +1,12 @@
 import { glossaryKey, PUBLIC_WITNESS, viewerKey } from '@app/campaign';
+import { sql } from '@app/database';
 import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
 import { GlossaryTermAddedData, MemoryRecordedData, RollingSummaryUpdatedData, summarySubject } from './memory-events';
 import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from './memory-events';
 import { MemoryRecord } from './memory.entity';
+import { CheckpointStore } from './checkpoint/checkpoint.store';
 import { memorySql } from './worker-sql';
 
 const CHUNK = 500;
@@ -14,7 +16,7 @@ export interface MemoryIndexer {
   indexMemories(m: EntityManager, campaignId: string, memories: MemoryRecord[]): Promise<void>;
 }
 
-/** Projects memory-stream events into memories, cursors and the campaign's memory version. */
+/** Projects memory-stream events into memories, cursors and the memory version of the campaign's checkpoint. */
 export class MemoryProjector {
   private readonly indexers: MemoryIndexer[] = [];
 
@@ -22,7 +24,16 @@ export class MemoryProjector {
     this.indexers.push(indexer);
   }
 
-  /** `memoryVersion: false`: the caller moves campaigns.memory_version itself (the worker, with its checkpoint). */
+  /**
+   * Empties the memory projection's tables inside `m` (a rebuild replays the memory streams into them next).
+   * Not the checkpoints: the memories a campaign's worker already made are replayed, never made again.
+   */
+  async reset(m: EntityManager): Promise<void> {
+    const tables = ['memory_witnesses', 'glossary_terms', 'rolling_summaries', 'memory_cursors', 'memories'];
+    for (const table of tables) await sql(m, `DELETE FROM "${table}"`);
+  }
+
+  /** `memoryVersion: false`: the caller moves the checkpoint's memory version itself (the worker, with its checkpoint). */
   async apply(m: EntityManager, campaignId: string, events: StoredEvent[], o: { memoryVersion?: boolean } = {}): Promise<void> {
     const memories: MemoryRecord[] = [];
     for (const e of events) {
@@ -37,7 +48,7 @@ export class MemoryProjector {
       await this.addWitnesses(m, campaignId, d);
     }
     const last = events[events.length - 1];
-    if (last && o.memoryVersion !== false) await memorySql.setMemoryVersion(m, campaignId, last.version);
+    if (last && o.memoryVersion !== false) await CheckpointStore.setMemoryVersion(m, campaignId, last.version);
     for (const indexer of this.indexers) if (memories.length) await indexer.indexMemories(m, campaignId, memories);
   }
 

@@ -1,4 +1,5 @@
 import { Database } from '@app/database';
+import { EntityManager } from 'typeorm';
 import { MemoryWitnessRecord } from './layers.entity';
 import { CursorRecord, MemoryRecord } from './memory.entity';
 
@@ -58,6 +59,19 @@ export class MemoryReader {
       if (viewer) qb.innerJoin(MemoryWitnessRecord, 'w', 'w.campaignId = r.campaignId AND w.memoryId = r.id AND w.viewerId = :viewer', { viewer });
       return (await qb.getMany()).map(toView);
     });
+  }
+
+  /**
+   * Every memory row, by campaign and memory version, `limit` after an exclusive key, inside `m` (the search
+   * index's rebuild, which runs in its own transaction).
+   */
+  async page(m: EntityManager, after: { campaignId: string; memoryVersion: number } | null, limit: number): Promise<MemoryRecord[]> {
+    const qb = m.getRepository(MemoryRecord).createQueryBuilder('r');
+    if (after) {
+      const key = { c: after.campaignId, v: after.memoryVersion };
+      qb.where('(r.campaignId > :c OR (r.campaignId = :c AND r.memoryVersion > :v))', key);
+    }
+    return qb.orderBy('r.campaignId', 'ASC').addOrderBy('r.memoryVersion', 'ASC').limit(limit).getMany();
   }
 
   async cursors(campaignId: string): Promise<Cursors> {

@@ -23,6 +23,8 @@ import { MemoryProjector } from './memory.projector';
 import { MemoryReader } from './memory.reader';
 import { MemoryWorker, WorkerOptions } from './memory.worker';
 import { WorkerProgress } from './progress';
+import { MemoryCheckpointRecord } from './checkpoint/checkpoint.entity';
+import { CheckpointStore } from './checkpoint/checkpoint.store';
 
 /** One summarizer call as the worker made it. */
 interface Call {
@@ -67,7 +69,7 @@ class ScriptedSummarizer implements Summarizer {
   }
 }
 
-const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord, MessageWitnessRecord, MemoryWitnessRecord, GlossaryTermRecord, RollingSummaryRecord];
+const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord, MessageWitnessRecord, MemoryWitnessRecord, GlossaryTermRecord, RollingSummaryRecord, MemoryCheckpointRecord];
 
 /** The real pipeline pieces wired by hand on a temp SQLite file. */
 class Harness {
@@ -78,6 +80,7 @@ class Harness {
   store: TypeOrmEventStore;
   reader: CampaignReader;
   memories: MemoryReader;
+  checkpoints: CheckpointStore;
   runner: CampaignRunner;
   private ds: DataSource;
   private readonly workers: MemoryWorker[] = [];
@@ -91,6 +94,7 @@ class Harness {
     this.store = new TypeOrmEventStore(this.db);
     this.reader = new CampaignReader(this.db, this.store);
     this.memories = new MemoryReader(this.db);
+    this.checkpoints = new CheckpointStore(this.db);
     this.runner = new CampaignRunner(this.db, this.store, new CampaignProjector(), this.clock);
     return this;
   }
@@ -199,7 +203,7 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
     await h.runWorker();
     expect(h.summarizer.calls).toEqual([]);
     const snap = await h.reader.get('c1');
-    expect(snap.processedVersion).toBe(snap.state.version);
+    expect((await h.checkpoints.get('c1')).processedVersion).toBe(snap.state.version);
   });
 
   it('leaving a location records one memory of its messages and moves its cursor to the last index', async () => {
@@ -243,7 +247,7 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
       expect(h.warnings).toHaveLength(1);
       expect(h.warnings[0].context).toMatchObject({ campaignId: 'c1', triggerVersion: trigger, scope: 'location', subjectId: 'tavern' });
       const snap = await h.reader.get('c1');
-      expect(snap.processedVersion).toBe(snap.state.version);
+      expect((await h.checkpoints.get('c1')).processedVersion).toBe(snap.state.version);
 
       h.summarizer.script = (c) => `ok ${c.indexes.join(',')}`;
       await h.move('c1', 'tavern');
@@ -382,7 +386,7 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
     expect(byScope.get('location:docks')).toEqual([2]);
     expect(byScope.get('world')).toEqual([0, 1, 2, 3, 4, 5]);
     const snap = await h.reader.get('c1');
-    expect(snap.processedVersion).toBe(snap.state.version);
+    expect((await h.checkpoints.get('c1')).processedVersion).toBe(snap.state.version);
   });
 
   it('a fresh worker on the same file catches up from the checkpoint and redoes nothing', async () => {
@@ -414,14 +418,14 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
     await inFlight;
     await first.stop();
     const before = await h.reader.get('c1');
-    expect(before.processedVersion).toBeLessThan(before.state.version);
+    expect((await h.checkpoints.get('c1')).processedVersion).toBeLessThan(before.state.version);
     expect(await h.memoryEvents('c1')).toEqual([]);
 
     h.summarizer.script = () => 'Recovered.';
     await h.runWorker(h.worker());
     expect((await h.memoryEvents('c1')).map((e) => [e.type, e.data.summary])).toEqual([['MemoryRecorded', 'Recovered.']]);
     const after = await h.reader.get('c1');
-    expect(after.processedVersion).toBe(after.state.version);
+    expect((await h.checkpoints.get('c1')).processedVersion).toBe(after.state.version);
   });
 
   it('events appended while the worker reads are handled with the state that knows them (NPC registered, then a move)', async () => {

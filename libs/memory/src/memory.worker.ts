@@ -12,7 +12,8 @@ import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from './memory-events';
 import { MemoryProjector } from './memory.projector';
 import { npcWindow, planLayerTriggers, planTriggers, ScopeTask } from './message-selection';
 import { WorkerProgress } from './progress';
-import { CampaignLease, CampaignOwnership, CheckpointMove, LeaseLostError, SingleProcessOwnership } from './ownership/campaign-ownership.port';
+import { CampaignLease, CampaignOwnership, LeaseLostError, SingleProcessOwnership } from './ownership/campaign-ownership.port';
+import { CheckpointMove, CheckpointStore } from './checkpoint/checkpoint.store';
 import { abandonedEntries, CallGroup, committedEntries, UsageSink, writtenIds } from './usage-calls';
 import { WorkerSql } from './worker-sql';
 
@@ -64,6 +65,7 @@ export class MemoryWorker {
   private stopped = false;
   private readonly layers: LayersReader;
   private readonly sql: WorkerSql;
+  private readonly checkpoints: CheckpointStore;
 
   constructor(
     private readonly db: Database,
@@ -79,11 +81,12 @@ export class MemoryWorker {
   ) {
     this.layers = new LayersReader(db);
     this.sql = new WorkerSql(db);
+    this.checkpoints = new CheckpointStore(db);
   }
 
   /** Catch up every campaign whose checkpoint is behind (boot, or a poll). */
   async catchUp(): Promise<void> {
-    for (const id of await this.reader.behind()) this.wake(id);
+    for (const id of (await this.checkpoints.pending(await this.reader.versions())).keys()) this.wake(id);
   }
 
   /**
@@ -155,12 +158,13 @@ export class MemoryWorker {
 
   private async drain(campaignId: string, lease: CampaignLease): Promise<void> {
     if (this.stopped || lease.signal.aborted) return;
+    const checkpoint = await this.checkpoints.get(campaignId);
     const snap = await this.reader.find(campaignId);
-    if (!snap || snap.processedVersion >= snap.state.version) return;
+    if (!snap || checkpoint.processedVersion >= snap.state.version) return;
     const batch = this.options.batchSize ?? 200;
-    let processed = snap.processedVersion;
+    let processed = checkpoint.processedVersion;
     // Only this claim's commits move the memory stream, so its version is known without reading it again.
-    let memoryVersion = snap.memoryVersion;
+    let memoryVersion = checkpoint.memoryVersion;
     // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
     const events = await this.store.readStream(gameStream(campaignId), { after: processed, until: snap.state.version, limit: batch });
     // Calls a crashed owner wrote ahead and never settled: their outcome will never commit.
@@ -195,29 +199,23 @@ export class MemoryWorker {
       throw err;
     }
     // One batch per claim, then back of the queue: a busy campaign never starves the others.
-    const now = await this.sql.progress(campaignId);
-    if (now && now.processedVersion < now.version) this.again.add(campaignId);
+    // Only this claim moves the checkpoint, so `processed` is where it stands.
+    const heads = await this.reader.heads(campaignId);
+    if (heads && processed < heads.game) this.again.add(campaignId);
   }
 
   /** Moves the checkpoint over events that trigger nothing. */
   private async advance(lease: CampaignLease, from: number, to: number): Promise<number> {
-    if (this.ownership.checkpoint) {
-      if (!(await this.ownership.checkpoint(null, lease, { from, to }))) throw new CheckpointMoved();
-    } else {
-      await this.db.transaction((m) => this.moveCheckpoint(m, lease, { from, to }));
-    }
+    await this.db.transaction((m) => this.moveCheckpoint(m, lease, { from, to }));
     this.progress.processed(lease.campaignId, to);
     return to;
   }
 
   /** The last statement of a worker transaction: the checkpoint moves only from where this claim left it, and only while the claim holds. */
   private async moveCheckpoint(m: EntityManager, lease: CampaignLease, move: CheckpointMove): Promise<void> {
-    if (this.ownership.checkpoint) {
-      if (!(await this.ownership.checkpoint(m, lease, move))) throw new CheckpointMoved();
-      return;
-    }
-    if (!(await this.sql.moveCheckpoint(m, lease.campaignId, move))) throw new CheckpointMoved();
+    // Fence first: on PostgreSQL it keeps the lease row locked until commit, so no takeover slips in before the move.
     await this.ownership.fence(m, lease);
+    if (!(await CheckpointStore.move(m, lease.campaignId, move))) throw new CheckpointMoved();
   }
 
   /** A message's glossary task carries its new terms; one that coins nothing is no trigger at all. */
@@ -289,7 +287,7 @@ export class MemoryWorker {
     let entries: LedgerEntry[] = [];
     try {
       await this.db.transaction(async (m) => {
-        await this.sql.lockCampaign(m, campaignId);
+        await this.reader.lockForAppend(m, campaignId);
         const appended = await this.store.append(memoryStream(campaignId), move.memoryVersion, outcomes, event.recordedAt, m);
         await this.projector.apply(m, campaignId, appended, { memoryVersion: false });
         entries = this.options.usage ? committedEntries(campaignId, event, appended, calls, this.modelName()) : [];

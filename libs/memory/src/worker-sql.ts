@@ -1,7 +1,6 @@
 import { Database, insertRows, sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { MemoryRecord } from './memory.entity';
-import { CheckpointMove } from './ownership/campaign-ownership.port';
 
 /**
  * Plain parameterised SQL for the memory worker's hot path (through `sql`, portable `?` placeholders):
@@ -23,7 +22,6 @@ export const memorySql = {
       subjectId,
       value,
     ]),
-  setMemoryVersion: (m: EntityManager, campaignId: string, version: number) => rawRows(m, 'UPDATE campaigns SET memory_version = ? WHERE id = ?', [version, campaignId]),
   /** How many of `indexes` are public messages (§8 public view). */
   publicCount: async (m: EntityManager, campaignId: string, indexes: number[]) =>
     Number(
@@ -46,31 +44,9 @@ export const memorySql = {
     ).map((r) => ({ viewerId: r.viewer_id, n: Number(r.n) })),
 };
 
-/** The worker's own reads and its checkpoint move. */
+/** The worker's own reads (its checkpoint is CheckpointStore's). */
 export class WorkerSql {
   constructor(private readonly db: Database) {}
-
-  /** The campaign's version and checkpoint, without its state document. */
-  async progress(campaignId: string): Promise<{ version: number; processedVersion: number } | null> {
-    const rows = await this.db.read((m) => rawRows<{ version: number | string; processed_version: number | string }>(m, 'SELECT version, processed_version FROM campaigns WHERE id = ?', [campaignId]));
-    return rows[0] ? { version: Number(rows[0].version), processedVersion: Number(rows[0].processed_version) } : null;
-  }
-
-  /**
-   * PostgreSQL: takes the campaign row (where game writers queue) before the memory events get their
-   * positions, so a campaign's events commit in position order and the event stream can resume from
-   * one event id (docs/stream.md). SQLite has one writer, so the order holds already.
-   */
-  async lockCampaign(m: EntityManager, campaignId: string): Promise<void> {
-    if (this.db.dialect === 'postgres') await rawRows(m, 'SELECT id FROM campaigns WHERE id = ? FOR UPDATE', [campaignId]);
-  }
-
-  /** Moves the checkpoint from `from` to `to` (and the memory stream's version, when given); false when the checkpoint was elsewhere. */
-  async moveCheckpoint(m: EntityManager, campaignId: string, move: CheckpointMove): Promise<boolean> {
-    const sql = `UPDATE campaigns SET processed_version = ?${move.memoryVersion === undefined ? '' : ', memory_version = ?'} WHERE id = ? AND processed_version = ? RETURNING id`;
-    const params = move.memoryVersion === undefined ? [move.to, campaignId, move.from] : [move.to, move.memoryVersion, campaignId, move.from];
-    return (await rawRows(m, sql, params)).length > 0;
-  }
 
   /** Every scope cursor of the campaign, keyed `scope:subject`. */
   async cursors(campaignId: string): Promise<Map<string, number>> {

@@ -1,4 +1,4 @@
-import { CampaignLease, CampaignOwnership, CheckpointMove, LeaseLostError } from '@app/memory';
+import { CampaignLease, CampaignOwnership, LeaseLostError } from '@app/memory';
 import { DataSource, EntityManager } from 'typeorm';
 import { ReplicaMetrics } from './replica-metrics';
 
@@ -61,21 +61,6 @@ WITH mine AS (
   UPDATE leases l SET expires_at = ${EXPIRY} FROM mine WHERE l.campaign_id = mine.campaign_id RETURNING l.campaign_id
 )
 SELECT campaign_id, epoch FROM leases WHERE campaign_id = ANY($1::varchar[]) AND owner = $2 AND expires_at > clock_timestamp()`;
-
-/**
- * The worker's checkpoint (and memory version, $7 when not null), fenced in the same statement: the
- * campaign row moves only if the lease row was renewed. $5 from, $6 to.
- */
-const CHECKPOINT = `
-WITH fenced AS (
-  UPDATE leases SET expires_at = ${EXPIRY}
-  WHERE campaign_id = $1 AND owner = $2 AND epoch = $4 AND expires_at > clock_timestamp()
-  RETURNING campaign_id
-), moved AS (
-  UPDATE campaigns SET processed_version = $6, memory_version = coalesce($7::int, memory_version)
-  WHERE id = $1 AND processed_version = $5 AND EXISTS (SELECT 1 FROM fenced)
-  RETURNING id
-) SELECT (SELECT count(*) FROM fenced)::int AS fenced, (SELECT count(*) FROM moved)::int AS moved`;
 
 const RELEASE = `
 WITH released AS (
@@ -166,17 +151,6 @@ export class PostgresLeaseOwnership implements CampaignOwnership {
       this.lose(held);
       throw new LeaseLostError(held.campaignId);
     }
-  }
-
-  async checkpoint(m: EntityManager | null, lease: CampaignLease, move: CheckpointMove): Promise<boolean> {
-    const held = lease as HeldLease;
-    const params = [held.campaignId, this.options.replicaId, this.options.ttlMs, held.epoch, move.from, move.to, move.memoryVersion ?? null];
-    const [row]: Array<{ fenced: number; moved: number }> = await (m ?? this.dataSource).query(CHECKPOINT, params);
-    if (!row || Number(row.fenced) === 0) {
-      this.lose(held);
-      throw new LeaseLostError(held.campaignId);
-    }
-    return Number(row.moved) > 0;
   }
 
   async release(lease: CampaignLease): Promise<void> {

@@ -1,6 +1,5 @@
 import type { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { WorkerLag } from './replica-metrics';
 
 export interface CoordinatorOptions {
   /** Connection string of the dedicated LISTEN connection (the pool's own URL). */
@@ -8,27 +7,21 @@ export interface CoordinatorOptions {
   replicaId: string;
   /** Fallback poll for campaigns behind (LEASE_POLL_MS). */
   pollMs: number;
+  /** Campaigns whose memory checkpoint is behind their version (asked of campaign and memory, their tables). */
+  behind: () => Promise<string[]>;
 }
 
 export interface CoordinatorLogger {
   warn(message: string): void;
 }
 
-/** Campaigns behind whose lease nobody alive holds (free, ours, or expired: a takeover). $1 replica. */
-const CLAIMABLE_BEHIND = `
-SELECT c.id, (l.owner IS NOT NULL AND l.owner <> $1) AS expired FROM campaigns c LEFT JOIN leases l ON l.campaign_id = c.id
-WHERE c.processed_version < c.version AND (l.owner IS NULL OR l.owner = $1 OR l.expires_at <= clock_timestamp())`;
-
-/** Portable SQL: /health/ready and /metrics use it on SQLite too. */
-const LAG = `SELECT count(*) AS campaigns, coalesce(sum(version - processed_version), 0) AS events FROM campaigns WHERE processed_version < version`;
+/** Of the campaigns behind ($2), those whose lease nobody alive holds (free, ours, or expired: a takeover). $1 replica. */
+const CLAIMABLE = `
+SELECT b.id, (l.owner IS NOT NULL AND l.owner <> $1) AS expired FROM unnest($2::varchar[]) AS b(id)
+LEFT JOIN leases l ON l.campaign_id = b.id
+WHERE l.owner IS NULL OR l.owner = $1 OR l.expires_at <= clock_timestamp()`;
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
-
-/** Worker lag over all campaigns (the partial index keeps this off the caught-up ones). */
-export async function workerLag(dataSource: DataSource): Promise<WorkerLag> {
-  const [row] = await dataSource.query(LAG);
-  return { campaigns: Number(row?.campaigns ?? 0), events: Number(row?.events ?? 0) };
-}
 
 /**
  * Wakes this replica's worker for work appended anywhere (DESIGN §9): LISTEN/NOTIFY on a channel
@@ -86,7 +79,9 @@ export class ReplicaCoordinator {
 
   /** Runs one poll now (tests, and the timer). */
   async poll(): Promise<void> {
-    const rows: Array<{ id: string; expired: boolean }> = await this.dataSource.query(CLAIMABLE_BEHIND, [this.options.replicaId]);
+    const behind = await this.options.behind();
+    if (behind.length === 0) return;
+    const rows: Array<{ id: string; expired: boolean }> = await this.dataSource.query(CLAIMABLE, [this.options.replicaId, behind]);
     for (const row of rows) if (!row.expired) this.nudge(row.id);
     // Takeovers at once, side by side: a dead replica's campaigns should not wait on each other.
     await Promise.all(rows.filter((r) => r.expired).map(async (r) => (await this.takeOver(r.id)) && this.wake(r.id)));

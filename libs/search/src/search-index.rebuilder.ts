@@ -1,10 +1,10 @@
 import { Message } from '@app/campaign';
-import { EventRecord, gameStream, memoryStream } from '@app/event-store';
+import { EventStore, gameStream, StoredEvent } from '@app/event-store';
 import { Database } from '@app/database';
-import { MemoryRecord, MemoryRecordedData, toMemoryRecord } from '@app/memory';
+import { MemoryReader } from '@app/memory';
 import { EntityManager } from 'typeorm';
 import { BROADCAST_POSTED, BROADCAST_STREAM_PREFIX, broadcastDoc } from './broadcasts/broadcast-events';
-import { BroadcastDoc, SearchIndex } from './search-index.port';
+import { SearchIndex } from './search-index.port';
 import { SearchIndexer } from './search-indexer';
 
 export interface RebuildReport {
@@ -15,18 +15,18 @@ export interface RebuildReport {
 }
 
 const GAME = gameStream('');
-const MEMORY = memoryStream('');
-const INDEXED_TYPES = ['MessageRecorded', 'MemoryRecorded', BROADCAST_POSTED];
 
 /**
- * Re-creates the search index by replaying the event log (MessageRecorded, MemoryRecorded,
- * BroadcastPosted) through the same indexer the live projections use. One transaction: readers see
- * the old index or the new one, never half of it.
+ * Re-creates the search index: messages and broadcasts by replaying the event log (MessageRecorded,
+ * BroadcastPosted) through the event store, memories as the memory lib's reader serves them, through the
+ * same indexer the live projections use. One transaction: readers see the old index or the new one, never half.
  */
 export class SearchIndexRebuilder {
   constructor(
     private readonly db: Database,
+    private readonly store: EventStore,
     private readonly index: SearchIndex,
+    private readonly memories: MemoryReader,
   ) {}
 
   async rebuild(batchSize = 5000): Promise<RebuildReport> {
@@ -34,51 +34,56 @@ export class SearchIndexRebuilder {
     return this.db.transaction(async (m) => {
       await this.index.clear(m);
       const report: RebuildReport = { events: 0, messages: 0, memories: 0, broadcasts: 0 };
-      for (let after = 0; ; ) {
-        const page = await m
-          .getRepository(EventRecord)
-          .createQueryBuilder('e')
-          .where('e.position > :after', { after })
-          .orderBy('e.position', 'ASC')
-          .limit(batchSize)
-          .getMany();
-        if (page.length === 0) return report;
-        after = Number(page[page.length - 1].position);
+      for (let after = 0; ;) {
+        const page = await this.store.readAll({ after, limit: batchSize }, m);
+        if (page.length === 0) break;
+        after = page[page.length - 1].position;
         report.events += page.length;
-        await this.replay(m, indexer, page.filter((e) => INDEXED_TYPES.includes(e.type)), report);
+        await this.replay(m, indexer, page, report);
+      }
+      for (let after: { campaignId: string; memoryVersion: number } | null = null; ;) {
+        const page = await this.memories.page(m, after, batchSize);
+        if (page.length === 0) return report;
+        const last = page[page.length - 1];
+        after = { campaignId: last.campaignId, memoryVersion: Number(last.memoryVersion) };
+        for (const [campaignId, list] of groupBy(page, (r) => r.campaignId))
+          await indexer.indexMemories(m, campaignId, list);
+        report.memories += page.length;
       }
     });
   }
 
-  private async replay(m: EntityManager, indexer: SearchIndexer, events: EventRecord[], report: RebuildReport): Promise<void> {
-    const messages = new Map<string, Message[]>();
-    const memories = new Map<string, MemoryRecord[]>();
-    const broadcasts: BroadcastDoc[] = [];
-    const push = <T>(map: Map<string, T[]>, key: string, value: T) => {
-      const list = map.get(key);
-      if (list) list.push(value);
-      else map.set(key, [value]);
-    };
-    for (const e of events) {
-      const data = JSON.parse(e.data);
-      if (e.type === 'MessageRecorded' && e.streamId.startsWith(GAME)) {
-        push(messages, e.streamId.slice(GAME.length), data as Message);
-      } else if (e.type === 'MemoryRecorded' && e.streamId.startsWith(MEMORY)) {
-        const campaignId = e.streamId.slice(MEMORY.length);
-        push(memories, campaignId, toMemoryRecord(campaignId, data as MemoryRecordedData, Number(e.version)));
-      } else if (e.type === BROADCAST_POSTED && e.streamId.startsWith(BROADCAST_STREAM_PREFIX)) {
-        broadcasts.push(broadcastDoc({ position: Number(e.position), streamId: e.streamId, version: Number(e.version), type: e.type, data, metadata: {}, recordedAt: e.recordedAt }));
-      }
-    }
-    for (const [campaignId, list] of messages) {
-      await indexer.indexMessages(m, campaignId, list);
+  private async replay(
+    m: EntityManager,
+    indexer: SearchIndexer,
+    events: StoredEvent[],
+    report: RebuildReport,
+  ): Promise<void> {
+    const messages = events.filter((e) => e.type === 'MessageRecorded' && e.streamId.startsWith(GAME));
+    for (const [stream, list] of groupBy(messages, (e) => e.streamId)) {
+      await indexer.indexMessages(
+        m,
+        stream.slice(GAME.length),
+        list.map((e) => e.data as Message),
+      );
       report.messages += list.length;
     }
+    const broadcasts = events
+      .filter((e) => e.type === BROADCAST_POSTED && e.streamId.startsWith(BROADCAST_STREAM_PREFIX))
+      .map(broadcastDoc);
     await this.index.indexBroadcasts(m, broadcasts);
     report.broadcasts += broadcasts.length;
-    for (const [campaignId, list] of memories) {
-      await indexer.indexMemories(m, campaignId, list);
-      report.memories += list.length;
-    }
   }
+}
+
+/** Items by key, keys in order of first appearance. */
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
 }

@@ -42,7 +42,13 @@ export class ApiKeyRing {
     const globs = new Map<string, string[] | null>();
     for (const e of entries) {
       const digest = sha256(e.token);
-      const key = byToken.get(e.token) ?? { digest, scopes: [], scopeKey: '', id: digest.toString('hex').slice(0, 16), viewer: e.viewer ?? null };
+      const key = byToken.get(e.token) ?? {
+        digest,
+        scopes: [],
+        scopeKey: '',
+        id: digest.toString('hex').slice(0, 16),
+        viewer: e.viewer ?? null,
+      };
       if (e.scope === null) key.scopes = null;
       else key.scopes?.push(globToRegExp(e.scope));
       const known = globs.has(e.token) ? globs.get(e.token)! : [];
@@ -62,7 +68,8 @@ export class ApiKeyRing {
   }
 }
 
-export const canReach = (key: Key, campaignId: string): boolean => key.scopes === null || key.scopes.some((re) => re.test(campaignId));
+export const canReach = (key: Key, campaignId: string): boolean =>
+  key.scopes === null || key.scopes.some((re) => re.test(campaignId));
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
@@ -81,51 +88,79 @@ function unauthorized(reply: FastifyReply, detail: string): FastifyReply {
  */
 export function installApiKeyAuth(fastify: FastifyInstance, config: AppConfig, logger = new Logger('auth')): void {
   if (!config.apiKeys) {
-    logger.warn('LOREKEEPER_API_KEYS is not set: the API is UNAUTHENTICATED and anyone who can reach this port can read and write every campaign');
+    logger.warn(
+      'LOREKEEPER_API_KEYS is not set: the API is UNAUTHENTICATED and anyone who can reach this port can ' +
+        'read and write every campaign',
+    );
     return;
   }
   const ring = new ApiKeyRing(parseApiKeys(config.apiKeys));
-  const keyOf = KEY_OF;
   logger.log('API keys required on every route except /health, /docs and the inspector page');
 
-  fastify.addHook('onRequest', async (req, reply) => {
-    const path = req.url.split('?')[0];
-    if (OPEN.some((re) => re.test(path))) return;
-    const header = req.headers.authorization;
-    if (header === undefined) return unauthorized(reply, 'an Authorization: Bearer <token> header is required');
-    const m = BEARER.exec(header);
-    const key = m ? ring.find(m[1]) : null;
-    if (!key) return unauthorized(reply, 'the bearer token is not valid');
-    keyOf.set(req, key);
-    const caller: Caller = { keyId: key.id, scopeKey: key.scopeKey, viewer: key.viewer, canReach: (cid) => canReach(key, cid) };
-    setCaller(req, caller);
-    const cid = (req.params as Record<string, unknown> | undefined)?.cid;
-    // An invalid id reaches the controller, which answers 400 INVALID_ID: there is nothing to hide.
-    if (typeof cid === 'string' && ID_PATTERN.test(cid) && !canReach(key, cid)) {
-      sendProblem(reply, toProblem(new DomainError('not_found', 'CAMPAIGN_NOT_FOUND', `campaign ${cid} not found`)));
-      return reply;
-    }
-    if (key.viewer && (!['GET', 'HEAD'].includes(req.method) || NOT_FOR_VIEWERS.some((re) => re.test(path)))) {
-      sendProblem(reply, toProblem(viewerBound(key.viewer, req.method === 'GET' || req.method === 'HEAD' ? 'may not read this route' : 'is read-only')));
-      return reply;
-    }
-  });
-
+  fastify.addHook('onRequest', (req, reply) => authenticate(ring, req, reply));
   // POST /v1/campaigns names the new id in the body, which is parsed only after onRequest.
-  fastify.addHook('preValidation', async (req, reply) => {
-    if (req.method !== 'POST' || req.routeOptions.url !== '/v1/campaigns') return;
-    const key = keyOf.get(req);
-    if (!key || key.scopes === null) return;
-    const body = req.body as Record<string, unknown> | null | undefined;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return; // the controller answers 400
-    const id = body.id;
-    if (id !== undefined && typeof id !== 'string') return;
-    if (id === undefined || !canReach(key, id)) {
-      sendProblem(
-        reply,
-        toProblem(new DomainError('forbidden', 'CAMPAIGN_OUT_OF_SCOPE', id === undefined ? 'this key may only create campaigns with an explicit id within its scope' : `this key may not create campaign ${id}`)),
-      );
-      return reply;
-    }
-  });
+  fastify.addHook('preValidation', checkCreateScope);
+}
+
+/** onRequest: the bearer token, the campaign in the path, and what a viewer-bound key may not do. */
+async function authenticate(ring: ApiKeyRing, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+  const path = req.url.split('?')[0];
+  if (OPEN.some((re) => re.test(path))) return;
+  const header = req.headers.authorization;
+  if (header === undefined) return unauthorized(reply, 'an Authorization: Bearer <token> header is required');
+  const m = BEARER.exec(header);
+  const key = m ? ring.find(m[1]) : null;
+  if (!key) return unauthorized(reply, 'the bearer token is not valid');
+  KEY_OF.set(req, key);
+  const caller: Caller = {
+    keyId: key.id,
+    scopeKey: key.scopeKey,
+    viewer: key.viewer,
+    canReach: (cid) => canReach(key, cid),
+  };
+  setCaller(req, caller);
+  const cid = (req.params as Record<string, unknown> | undefined)?.cid;
+  // An invalid id reaches the controller, which answers 400 INVALID_ID: there is nothing to hide.
+  if (typeof cid === 'string' && ID_PATTERN.test(cid) && !canReach(key, cid)) {
+    sendProblem(reply, toProblem(new DomainError('not_found', 'CAMPAIGN_NOT_FOUND', `campaign ${cid} not found`)));
+    return reply;
+  }
+  if (key.viewer && (!['GET', 'HEAD'].includes(req.method) || NOT_FOR_VIEWERS.some((re) => re.test(path)))) {
+    sendProblem(
+      reply,
+      toProblem(
+        viewerBound(
+          key.viewer,
+          req.method === 'GET' || req.method === 'HEAD' ? 'may not read this route' : 'is read-only',
+        ),
+      ),
+    );
+    return reply;
+  }
+}
+
+/** preValidation of POST /v1/campaigns: a scoped key creates only ids within its scope. */
+async function checkCreateScope(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+  if (req.method !== 'POST' || req.routeOptions.url !== '/v1/campaigns') return;
+  const key = KEY_OF.get(req);
+  if (!key || key.scopes === null) return;
+  const body = req.body as Record<string, unknown> | null | undefined;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return; // the controller answers 400
+  const id = body.id;
+  if (id !== undefined && typeof id !== 'string') return;
+  if (id === undefined || !canReach(key, id)) {
+    sendProblem(
+      reply,
+      toProblem(
+        new DomainError(
+          'forbidden',
+          'CAMPAIGN_OUT_OF_SCOPE',
+          id === undefined
+            ? 'this key may only create campaigns with an explicit id within its scope'
+            : `this key may not create campaign ${id}`,
+        ),
+      ),
+    );
+    return reply;
+  }
 }

@@ -5,6 +5,7 @@ import { ReplicaLeases1764000000000 } from './1764000000000-replica-leases';
 import { GameState1764000800000 } from './1764000800000-game-state';
 import { BroadcastScope1764200000000 } from './1764200000000-broadcast-scope';
 import { UsageLedger1764300000000 } from './1764300000000-usage-ledger';
+import { TableOwners1764400000000 } from './1764400000000-table-owners';
 
 /** Every migration, oldest first; run at boot. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   GameState1764000800000,
   BroadcastScope1764200000000,
   UsageLedger1764300000000,
+  TableOwners1764400000000,
 ];

@@ -1,5 +1,4 @@
-import { Database } from '@app/database';
-import { CampaignRecord } from '@app/campaign';
+import { WorkerLag } from '@app/memory';
 import { ReplicaMetrics } from '@app/replica';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -44,7 +43,8 @@ export class Metrics {
   readonly memoriesRecorded = new Counter({ name: 'lorekeeper_memories_recorded_total', help: 'Memories recorded by scope', labelNames: ['scope'] as const, registers: [this.registry] });
   readonly memoriesSkipped = new Counter({ name: 'lorekeeper_memories_skipped_total', help: 'Summaries skipped after the last failed attempt, by scope', labelNames: ['scope'] as const, registers: [this.registry] });
 
-  constructor(db: Database, replica: ReplicaMetrics) {
+  /** `readWorkerLag`: campaign versions against memory checkpoints (each owner reads its own table). */
+  constructor(replica: ReplicaMetrics, readWorkerLag: () => Promise<WorkerLag>) {
     collectDefaultMetrics({ register: this.registry, prefix: 'lorekeeper_' });
     const labels = ['replica'] as const;
     const r = { replica: replica.replicaId };
@@ -55,24 +55,11 @@ export class Metrics {
     gauge('lorekeeper_lease_acquisitions_total', 'Campaign leases acquired', () => replica.acquisitions);
     gauge('lorekeeper_lease_takeovers_total', 'Leases taken over after another replica let them expire', () => replica.takeovers);
     gauge('lorekeeper_leases_lost_total', 'Leases lost while working (work abandoned, nothing committed)', () => replica.lost);
-    let lag: Promise<{ max: number; sum: number; behind: number }> | null = null;
-    // One query per scrape feeds the three lag gauges.
-    const readLag = () =>
-      (lag ??= db
-        .read((m) =>
-          m
-            .getRepository(CampaignRecord)
-            .createQueryBuilder('c')
-            .select('COALESCE(MAX(c.version - c.processedVersion), 0)', 'max')
-            .addSelect('COALESCE(SUM(c.version - c.processedVersion), 0)', 'sum')
-            .addSelect('COUNT(*)', 'behind')
-            .where('c.processedVersion < c.version')
-            .getRawOne<{ max: string; sum: string; behind: string }>(),
-        )
-        .then((row) => ({ max: Number(row?.max ?? 0), sum: Number(row?.sum ?? 0), behind: Number(row?.behind ?? 0) }))
-        .finally(() => setTimeout(() => (lag = null), 0)));
-    gauge('lorekeeper_worker_lag_events', 'Events not yet processed by the memory worker, over all campaigns (version - processedVersion)', async () => (await readLag()).sum);
+    let lag: Promise<WorkerLag> | null = null;
+    // One read per scrape feeds the three lag gauges.
+    const readLag = () => (lag ??= readWorkerLag().finally(() => setTimeout(() => (lag = null), 0)));
+    gauge('lorekeeper_worker_lag_events', 'Events not yet processed by the memory worker, over all campaigns (version - processedVersion)', async () => (await readLag()).events);
     gauge('lorekeeper_worker_lag_max_events', 'Largest worker lag of one campaign', async () => (await readLag()).max);
-    gauge('lorekeeper_worker_lag_campaigns', 'Campaigns whose worker checkpoint is behind their version', async () => (await readLag()).behind);
+    gauge('lorekeeper_worker_lag_campaigns', 'Campaigns whose worker checkpoint is behind their version', async () => (await readLag()).campaigns);
   }
 }

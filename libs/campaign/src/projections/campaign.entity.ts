@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** Campaign projection: the aggregate state document plus the worker's checkpoint. */
+/** Campaign projection: the aggregate state document (the memory worker's checkpoint is memory's own table). */
 @Entity('campaigns')
 export class CampaignRecord {
   @PrimaryColumn({ type: 'varchar', length: 128 })
@@ -12,14 +12,6 @@ export class CampaignRecord {
   /** Game stream version (what If-Match refers to). */
   @Column({ type: 'integer' })
   version: number;
-
-  /** Last game version the memory worker finished (its durable checkpoint). */
-  @Column({ name: 'processed_version', type: 'integer', default: 0 })
-  processedVersion: number;
-
-  /** Memory stream version. */
-  @Column({ name: 'memory_version', type: 'integer', default: 0 })
-  memoryVersion: number;
 
   @Column({ type: 'text' })
   state: string;

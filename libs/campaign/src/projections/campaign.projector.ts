@@ -48,6 +48,11 @@ export class CampaignProjector {
     this.projections.push(projection);
   }
 
+  /** Empties this projector's tables inside `m` (a rebuild replays the game streams into them next). */
+  async reset(m: EntityManager): Promise<void> {
+    for (const table of ['message_witnesses', 'tool_calls', 'messages', 'campaigns']) await sql(m, `DELETE FROM "${table}"`);
+  }
+
   /** The campaign's state as of its row's version: from the cache when it has that version, else parsed. */
   async load(m: EntityManager, campaignId: string): Promise<CampaignState> {
     const written = this.writtenIn(m).get(campaignId);
@@ -78,7 +83,7 @@ export class CampaignProjector {
     const doc = JSON.stringify(after);
     this.docChars.set(after, doc.length);
     if (before.version === 0) {
-      await insertRows(m, CampaignRecord, [{ id: after.id, name: after.name, version: after.version, processedVersion: 0, memoryVersion: 0, state: doc, createdAt: after.createdAt }]);
+      await insertRows(m, CampaignRecord, [{ id: after.id, name: after.name, version: after.version, state: doc, createdAt: after.createdAt }]);
     } else {
       const res = await sql(m, 'UPDATE "campaigns" SET "version" = ?, "name" = ?, "state" = ? WHERE "id" = ? AND "version" = ?', [after.version, after.name, doc, after.id, before.version]);
       if (res.changes === 0) throw new Error(`campaign ${after.id} moved during append`);

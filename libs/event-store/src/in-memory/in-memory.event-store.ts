@@ -34,6 +34,10 @@ export class InMemoryEventStore implements EventStore {
     return this.streams.get(streamId)?.length ?? 0;
   }
 
+  async streamVersions(streamIds: string[]): Promise<number[]> {
+    return streamIds.map((id) => this.streams.get(id)?.length ?? 0);
+  }
+
   async streamVersionAt(streamId: string, position: number): Promise<number> {
     return (this.streams.get(streamId) ?? []).filter((e) => e.position <= position).length;
   }

@@ -50,17 +50,18 @@ export class TypeOrmEventStore implements EventStore {
     return this.select(where, params, '"stream_version"', o.limit);
   }
 
-  async readAll(o: ReadOptions = {}): Promise<StoredEvent[]> {
+  async readAll(o: ReadOptions = {}, tx?: Tx): Promise<StoredEvent[]> {
     const where = ['"position" > ?'];
     const params: unknown[] = [o.after ?? 0];
     if (o.until !== undefined) where.push('"position" <= ?'), params.push(o.until);
-    return this.select(where, params, '"position"', o.limit);
+    return this.select(where, params, '"position"', o.limit, tx as EntityManager | undefined);
   }
 
   /** Plain SQL: the memory worker reads a campaign's new events once per group of writes. */
-  private select(where: string[], params: unknown[], order: string, limit: number | undefined): Promise<StoredEvent[]> {
+  private select(where: string[], params: unknown[], order: string, limit: number | undefined, tx?: EntityManager): Promise<StoredEvent[]> {
     const text = `SELECT ${COLUMNS} FROM "events" WHERE ${where.join(' AND ')} ORDER BY ${order}${limit === undefined ? '' : ' LIMIT ?'}`;
-    return this.db.read(async (m) => (await sql<EventRow>(m, text, limit === undefined ? params : [...params, limit])).rows.map(toStored));
+    const q = async (m: EntityManager) => (await sql<EventRow>(m, text, limit === undefined ? params : [...params, limit])).rows.map(toStored);
+    return tx ? q(tx) : this.db.read(q);
   }
 
   async streamVersion(streamId: string, tx?: Tx): Promise<number> {
@@ -69,6 +70,14 @@ export class TypeOrmEventStore implements EventStore {
       return Number(rows[0]?.v ?? 0);
     };
     return tx ? q(tx as EntityManager) : this.db.read(q);
+  }
+
+  async streamVersions(streamIds: string[]): Promise<number[]> {
+    if (streamIds.length === 0) return [];
+    // One statement: on PostgreSQL one snapshot, so the versions describe one moment.
+    const heads = streamIds.map((_, i) => `(SELECT MAX("stream_version") FROM "events" WHERE "stream_id" = ?) AS "v${i}"`);
+    const { rows } = await this.db.read((m) => sql<Record<string, number | string | null>>(m, `SELECT ${heads.join(', ')}`, streamIds));
+    return streamIds.map((_, i) => Number(rows[0]?.[`v${i}`] ?? 0));
   }
 
   async streamVersionAt(streamId: string, position: number): Promise<number> {

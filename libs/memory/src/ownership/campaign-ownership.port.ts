@@ -13,21 +13,12 @@ export interface CampaignLease {
 export interface CampaignOwnership {
   /** Claims the campaign's memory work, or null while another replica holds it. */
   acquire(campaignId: string): Promise<CampaignLease | null>;
-  /** Runs inside the worker's commit transaction; throws LeaseLostError unless the claim still holds. */
+  /**
+   * Runs inside the worker's commit transaction, before its checkpoint moves; throws LeaseLostError unless the
+   * claim still holds (on PostgreSQL the lease row stays locked until commit, so no takeover slips in between).
+   */
   fence(m: EntityManager, lease: CampaignLease): Promise<void>;
   release(lease: CampaignLease): Promise<void>;
-  /**
-   * Optional: moves the worker's checkpoint (and the memory stream's version, when given) in the very
-   * statement that fences on the claim — the last of `m`'s transaction, or alone when `m` is null.
-   * False when the checkpoint was not at `from`; LeaseLostError unless the claim still holds.
-   */
-  checkpoint?(m: EntityManager | null, lease: CampaignLease, move: CheckpointMove): Promise<boolean>;
-}
-
-export interface CheckpointMove {
-  from: number;
-  to: number;
-  memoryVersion?: number;
 }
 
 export const CAMPAIGN_OWNERSHIP = Symbol('CAMPAIGN_OWNERSHIP');

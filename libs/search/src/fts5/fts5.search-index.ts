@@ -59,28 +59,34 @@ export class Fts5SearchIndex implements SearchIndex {
 
   async search(campaignId: string | null, query: QueryNode, filters: SearchFilters): Promise<SearchHit[]> {
     const match = compileFts5(query);
-    return this.db.read(async (m) => {
-      if (campaignId === null) {
-        const rows = await this.ranked(m, 'search_broadcasts', 'broadcast_id AS ref, sender, at', [], [], match, filters.limit);
-        return rows.map((r) => ({ kind: 'broadcast', ref: String(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: null, from: String(r.sender) }));
-      }
-      const found = (await m.query('SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])) as { num: number }[];
-      if (found.length === 0) return [];
-      const num = Number(found[0].num);
-      const where = [CAMPAIGN_RANGE];
-      const params: unknown[] = [num, num];
-      if (filters.in !== 'memories' && filters.role !== undefined) where.push('role = ?'), params.push(filters.role);
-      if (filters.locationId !== undefined) where.push('location_id = ?'), params.push(filters.locationId);
-      if (filters.in === 'memories') {
-        const rows = await this.ranked(m, 'search_memories', 'memory_id AS ref, at, round', where, params, match, filters.limit);
-        return rows.map((r) => ({ kind: 'memory', ref: String(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: r.round === null ? null : Number(r.round) }));
-      }
-      const table = filters.in === 'reasoning' ? 'search_reasoning' : 'search_messages';
-      const kind = filters.in === 'reasoning' ? 'reasoning' : 'message';
-      const rows = await this.ranked(m, table, `best.id & ${LOW_32} AS ref, at, round`, where, params, match, filters.limit);
-      return rows.map((r) => ({ kind, ref: Number(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: Number(r.round) }));
-    });
+    return this.db.read((m) =>
+      campaignId === null ? this.searchBroadcasts(m, match, filters.limit) : this.searchCampaign(m, campaignId, match, filters),
+    );
   }
+
+  private async searchBroadcasts(m: EntityManager, match: string, limit: number): Promise<SearchHit[]> {
+    const rows = await this.ranked(m, 'search_broadcasts', 'broadcast_id AS ref, sender, at', [], [], match, limit);
+    return rows.map((r) => ({ kind: 'broadcast', ref: String(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: null, from: String(r.sender) }));
+  }
+
+  private async searchCampaign(m: EntityManager, campaignId: string, match: string, filters: SearchFilters): Promise<SearchHit[]> {
+    const found = (await m.query('SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])) as { num: number }[];
+    if (found.length === 0) return [];
+    const num = Number(found[0].num);
+    const where = [CAMPAIGN_RANGE];
+    const params: unknown[] = [num, num];
+    if (filters.in !== 'memories' && filters.role !== undefined) where.push('role = ?'), params.push(filters.role);
+    if (filters.locationId !== undefined) where.push('location_id = ?'), params.push(filters.locationId);
+    if (filters.in === 'memories') {
+      const rows = await this.ranked(m, 'search_memories', 'memory_id AS ref, at, round', where, params, match, filters.limit);
+      return rows.map((r) => ({ kind: 'memory', ref: String(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: r.round === null ? null : Number(r.round) }));
+    }
+    const table = filters.in === 'reasoning' ? 'search_reasoning' : 'search_messages';
+    const kind = filters.in === 'reasoning' ? 'reasoning' : 'message';
+    const rows = await this.ranked(m, table, `best.id & ${LOW_32} AS ref, at, round`, where, params, match, filters.limit);
+    return rows.map((r) => ({ kind, ref: Number(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: Number(r.round) }));
+  }
+
 
   async clear(m: EntityManager): Promise<void> {
     // search_campaigns is kept: its numbers stay valid for a running service.

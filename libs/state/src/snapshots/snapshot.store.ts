@@ -68,17 +68,7 @@ export class SnapshotStore {
     if (tick !== null && prevTick !== null && tick < prevTick) {
       throw conflict('SNAPSHOT_OUT_OF_ORDER', `${tool} of account ${accountId} is stored at tick ${prevTick}; tick ${tick} is older`);
     }
-    let content: unknown = w.content;
-    let fieldTicks: Record<string, number | null> = {};
-    if (w.merge) {
-      if (!isJsonObject(w.content)) throw invalid('MERGE_CONTENT_NOT_OBJECT', 'merge needs content that is a JSON object');
-      if (countKeys(w.content) > MAX_MERGE_KEYS) throw invalid('MERGE_TOO_LARGE', `a merge may carry at most ${MAX_MERGE_KEYS} keys; write the whole snapshot without merge`);
-      const base: unknown = prev ? JSON.parse(prev.content) : {};
-      if (!isJsonObject(base)) throw invalid('MERGE_TARGET_NOT_OBJECT', `the stored ${tool} is not a JSON object; write it without merge first`);
-      const merged = deepMerge(base, w.content);
-      content = merged.content;
-      fieldTicks = updateFieldTicks(prev ? JSON.parse(prev.fieldTicks) : {}, merged.changed, tick);
-    }
+    const { content, fieldTicks } = w.merge ? mergeInto(prev, tool, w.content, tick) : { content: w.content, fieldTicks: {} };
     const text = JSON.stringify(content);
     const bytes = Buffer.byteLength(text);
     if (bytes > MAX_SNAPSHOT_BYTES) throw new DomainError('too_large', 'SNAPSHOT_TOO_LARGE', `${tool} would be ${bytes} bytes; the limit is ${MAX_SNAPSHOT_BYTES}`);
@@ -225,4 +215,15 @@ export class SnapshotStore {
   private forUpdate(): Pick<FindOneOptions, 'lock'> {
     return this.db.dialect === 'postgres' ? { lock: { mode: 'pessimistic_write' } } : {};
   }
+}
+
+/** A merge write: the stored snapshot with `patch` merged in, and the tick of each field it changed. */
+function mergeInto(prev: GameStateSnapshotRecord | null, tool: string, patch: unknown, tick: number | null) {
+  if (!isJsonObject(patch)) throw invalid('MERGE_CONTENT_NOT_OBJECT', 'merge needs content that is a JSON object');
+  if (countKeys(patch) > MAX_MERGE_KEYS) throw invalid('MERGE_TOO_LARGE', `a merge may carry at most ${MAX_MERGE_KEYS} keys; write the whole snapshot without merge`);
+  const base: unknown = prev ? JSON.parse(prev.content) : {};
+  if (!isJsonObject(base)) throw invalid('MERGE_TARGET_NOT_OBJECT', `the stored ${tool} is not a JSON object; write it without merge first`);
+  const merged = deepMerge(base, patch);
+  const fieldTicks: Record<string, number | null> = updateFieldTicks(prev ? JSON.parse(prev.fieldTicks) : {}, merged.changed, tick);
+  return { content: merged.content as unknown, fieldTicks };
 }

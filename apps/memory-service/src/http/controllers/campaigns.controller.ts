@@ -1,7 +1,12 @@
 import { CampaignReader } from '@app/campaign';
 import { newId } from '@app/common';
+<<<<<<< HEAD
 import { MemoryReader } from '@app/memory';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, UseInterceptors } from '@nestjs/common';
+=======
+import { CheckpointStore, MemoryReader } from '@app/memory';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+>>>>>>> main
 import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -43,6 +48,7 @@ export class CampaignsController {
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(CampaignReader) private readonly campaigns: CampaignReader,
     @Inject(MemoryReader) private readonly memories: MemoryReader,
+    @Inject(CheckpointStore) private readonly checkpoints: CheckpointStore,
   ) {}
 
   @Post()
@@ -63,15 +69,20 @@ export class CampaignsController {
   }, [400])
   async list(@Query({ schema: campaignsQuery }) q: z.infer<typeof campaignsQuery>, @Req() req: FastifyRequest) {
     const items = await this.campaigns.list({ after: q.after, limit: q.limit ?? 50, visible: campaignFilterOf(req) ?? undefined });
-    // Forks (DESIGN §10) will fill `parent`; until then every campaign is a root.
-    return { items: items.map((c) => ({ id: c.id, name: c.name, version: c.version, processedVersion: c.processedVersion, parent: null, createdAt: c.createdAt })) };
+    const at = await this.checkpoints.getMany(items.map((c) => c.id));
+    // Forks (DESIGN §10) will fill `parent`; until then every campaign is a root. The checkpoint, read after the
+    // version, may be further on: capped, it says what was true of that version.
+    const processed = (id: string, version: number) => Math.min(at.get(id)?.processedVersion ?? 0, version);
+    return { items: items.map((c) => ({ id: c.id, name: c.name, version: c.version, processedVersion: processed(c.id, c.version), parent: null, createdAt: c.createdAt })) };
   }
 
   @Get(':cid')
   @ApiRoute('Campaign state, versions and memory cursors', { schema: R.campaignResponse, operationId: 'getCampaign', status: 200, example: CAMPAIGN_EXAMPLE })
   async get(@Param('cid', { schema: idSchema }) cid: string) {
+    // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
+    const { processedVersion } = await this.checkpoints.get(cid);
     const snap = await this.campaigns.get(cid);
-    return campaignView(snap.state, snap.processedVersion, await this.memories.cursors(cid));
+    return campaignView(snap.state, processedVersion, await this.memories.cursors(cid));
   }
 
   @Put(':cid/settings')

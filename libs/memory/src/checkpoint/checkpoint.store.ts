@@ -1,0 +1,103 @@
+import { Database, sql } from '@app/database';
+import { EntityManager } from 'typeorm';
+
+/** How far the memory worker got with a campaign (0 and 0 before its first commit). */
+export interface Checkpoint {
+  /** Last game version the memory worker finished. */
+  processedVersion: number;
+  /** Memory stream version. */
+  memoryVersion: number;
+}
+
+/** A checkpoint move: from where this claim left it to `to` (and the memory stream's version, when given). */
+export interface CheckpointMove {
+  from: number;
+  to: number;
+  memoryVersion?: number;
+}
+
+/** Worker lag over campaigns behind: how many, events in all, the most of one campaign. */
+export interface WorkerLag {
+  campaigns: number;
+  events: number;
+  max: number;
+}
+
+type Row = { campaign_id: string; processed_version: number | string; memory_version: number | string };
+
+const ZERO: Checkpoint = { processedVersion: 0, memoryVersion: 0 };
+const toCheckpoint = (r: Row): Checkpoint => ({
+  processedVersion: Number(r.processed_version),
+  memoryVersion: Number(r.memory_version),
+});
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+/** The `memory_checkpoints` table: memory's own, the only writer of it is this class. */
+export class CheckpointStore {
+  constructor(private readonly db: Database) {}
+
+  async get(campaignId: string): Promise<Checkpoint> {
+    return (await this.getMany([campaignId])).get(campaignId) ?? ZERO;
+  }
+
+  /** Checkpoints of the campaigns that have one (a missing one is ZERO). */
+  async getMany(campaignIds: string[]): Promise<Map<string, Checkpoint>> {
+    if (campaignIds.length === 0) return new Map();
+    const text = `SELECT campaign_id, processed_version, memory_version FROM memory_checkpoints WHERE campaign_id IN (${placeholders(campaignIds.length)})`;
+    const { rows } = await this.db.read((m) => sql<Row>(m, text, campaignIds));
+    return new Map(rows.map((r) => [r.campaign_id, toCheckpoint(r)]));
+  }
+
+  /**
+   * Campaigns behind, given every campaign's game version (CampaignReader.versions()): id → events not yet
+   * processed. Read the versions first: a checkpoint read later can only be further on, never past them.
+   */
+  async pending(versions: Map<string, number>): Promise<Map<string, number>> {
+    const { rows } = await this.db.read((m) =>
+      sql<Row>(m, 'SELECT campaign_id, processed_version, memory_version FROM memory_checkpoints'),
+    );
+    const processed = new Map(rows.map((r) => [r.campaign_id, Number(r.processed_version)]));
+    const behind = new Map<string, number>();
+    for (const [id, version] of versions) {
+      const lag = version - (processed.get(id) ?? 0);
+      if (lag > 0) behind.set(id, lag);
+    }
+    return behind;
+  }
+
+  /** `pending` summed up (metrics, readiness). */
+  async lag(versions: Map<string, number>): Promise<WorkerLag> {
+    const behind = [...(await this.pending(versions)).values()];
+    return {
+      campaigns: behind.length,
+      events: behind.reduce((a, b) => a + b, 0),
+      max: behind.reduce((a, b) => Math.max(a, b), 0),
+    };
+  }
+
+  /**
+   * In the worker's commit transaction `m`: moves the checkpoint from `from` to `to` (and the memory
+   * version, when given). False when the checkpoint was elsewhere. The row is created on the first move.
+   */
+  static async move(m: EntityManager, campaignId: string, move: CheckpointMove): Promise<boolean> {
+    if (move.from === 0)
+      await sql(m, 'INSERT INTO memory_checkpoints (campaign_id) VALUES (?) ON CONFLICT (campaign_id) DO NOTHING', [
+        campaignId,
+      ]);
+    const memory = move.memoryVersion === undefined ? '' : ', memory_version = ?';
+    const text = `UPDATE memory_checkpoints SET processed_version = ?${memory} WHERE campaign_id = ? AND processed_version = ? RETURNING campaign_id`;
+    const params =
+      move.memoryVersion === undefined
+        ? [move.to, campaignId, move.from]
+        : [move.to, move.memoryVersion, campaignId, move.from];
+    return (await sql(m, text, params)).rows.length > 0;
+  }
+
+  /** The memory stream's version after events appended outside the worker (a command, the rebuild). */
+  static async setMemoryVersion(m: EntityManager, campaignId: string, version: number): Promise<void> {
+    const text =
+      'INSERT INTO memory_checkpoints (campaign_id, memory_version) VALUES (?, ?) ' +
+      'ON CONFLICT (campaign_id) DO UPDATE SET memory_version = excluded.memory_version';
+    await sql(m, text, [campaignId, version]);
+  }
+}
