@@ -3,13 +3,8 @@ import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextComposer, ContextService, DigestSection, GetContextQuery, HudSection, LocationSection, NpcSection, StateSection, TiktokenCounter, TOKEN_COUNTER, TokenCounter, WorldSection } from '@app/context';
 import { BibleSection, DEFAULT_RECALL_POOL, DEFAULT_RECALL_SHARE, GlossarySection, PreviouslySection, RecallSection, RecentMessagesReader, RecentSection, SceneSection } from '@app/context';
 import { EVENT_STORE, EventRecord, EventStore, TypeOrmEventStore } from '@app/event-store';
-<<<<<<< HEAD
 import { createDataSource, Database, DATABASE, IdempotencyRecord, runMigrations } from '@app/database';
-import { CAMPAIGN_OWNERSHIP, CampaignOwnership, CursorRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
-=======
-import { createDataSource, Database, DATABASE, runMigrations } from '@app/database';
 import { CAMPAIGN_OWNERSHIP, CampaignOwnership, CheckpointStore, CursorRecord, MemoryCheckpointRecord, MemoryProjector, MemoryReader, MemoryRecord, MemoryWorker, WorkerProgress } from '@app/memory';
->>>>>>> main
 import { GlossaryTermRecord, HideGlossaryTermHandler, LayersReader, MemoryWitnessRecord, RollingSummaryRecord } from '@app/memory';
 import { MessageWitnessRecord } from '@app/campaign';
 import { ReplicaMetrics } from '@app/replica';

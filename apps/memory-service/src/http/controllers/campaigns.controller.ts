@@ -1,12 +1,7 @@
 import { CampaignReader } from '@app/campaign';
 import { newId } from '@app/common';
-<<<<<<< HEAD
-import { MemoryReader } from '@app/memory';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, UseInterceptors } from '@nestjs/common';
-=======
 import { CheckpointStore, MemoryReader } from '@app/memory';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
->>>>>>> main
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, UseInterceptors } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
