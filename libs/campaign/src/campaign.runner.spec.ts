@@ -16,6 +16,21 @@ import { MessageWitnessRecord } from './projections/witness.entity';
 const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MessageWitnessRecord];
 const NAME = 'Saga of the parse counter';
 
+/** A runner over a fresh SQLite file with the campaign's tables. */
+async function openRunner(clock: FixedClock) {
+  const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-runner-'));
+  const ds = createDataSource({
+    database: { type: 'sqlite', path: join(dir, 'lk.db') },
+    entities: ENTITIES,
+    migrations: [],
+    synchronize: true,
+  });
+  await ds.initialize();
+  const db = new Database(ds);
+  const projector = new CampaignProjector();
+  return { dir, ds, db, projector, runner: new CampaignRunner(db, new TypeOrmEventStore(db), projector, clock) };
+}
+
 describe('CampaignRunner on SQLite: writes that share a commit group', () => {
   let dir: string;
   let ds: DataSource;
@@ -25,17 +40,7 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
   const clock = new FixedClock(new Date('2026-03-01T10:00:00.000Z'));
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'lorekeeper-runner-'));
-    ds = createDataSource({
-      database: { type: 'sqlite', path: join(dir, 'lk.db') },
-      entities: ENTITIES,
-      migrations: [],
-      synchronize: true,
-    });
-    await ds.initialize();
-    db = new Database(ds);
-    projector = new CampaignProjector();
-    runner = new CampaignRunner(db, new TypeOrmEventStore(db), projector, clock);
+    ({ dir, ds, db, projector, runner } = await openRunner(clock));
     await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {});
     await runner.run('c1', { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' }, {});
     await runner.run('c1', { type: 'ChangeLocation', toLocationId: 'tavern' }, {});
@@ -124,16 +129,7 @@ describe('CampaignRunner: the answer stored for an Idempotency-Key', () => {
   const idem = (key: string, requestHash = 'h') => ({ idempotency: { scope: 'c1', key, requestHash } });
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'lorekeeper-runner-'));
-    ds = createDataSource({
-      database: { type: 'sqlite', path: join(dir, 'lk.db') },
-      entities: ENTITIES,
-      migrations: [],
-      synchronize: true,
-    });
-    await ds.initialize();
-    db = new Database(ds);
-    runner = new CampaignRunner(db, new TypeOrmEventStore(db), new CampaignProjector(), clock);
+    ({ dir, ds, db, runner } = await openRunner(clock));
     await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {});
   });
   afterEach(async () => {
