@@ -133,7 +133,7 @@ async function seed(url: string, campaigns: number, triggers: number): Promise<n
   await runMigrations(ds);
   const db = new Database(ds);
   const runner = new CampaignRunner(db, new TypeOrmEventStore(db), new CampaignProjector(), new SystemClock());
-  const run = (id: string, command: CampaignCommand) => runner.run(id, command, {}, () => null);
+  const run = (id: string, command: CampaignCommand) => runner.run(id, command, {});
   for (let c = 0; c < campaigns; c++) {
     const id = `w${c}`;
     await run(id, { type: 'CreateCampaign', name: `Campaign ${c}` });

@@ -180,7 +180,7 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.le
 /** Creates the campaign through the runner, then projects MessageRecorded batches as the runner would. */
 async function seed(db: Database, runner: CampaignRunner, projector: CampaignProjector, words: string[], campaignId: string, size: number): Promise<Sized> {
   const started = performance.now();
-  await runner.run(campaignId, { type: 'CreateCampaign', name: campaignId }, {}, () => null);
+  await runner.run(campaignId, { type: 'CreateCampaign', name: campaignId }, {});
   const random = rng(size);
   const zipf = zipfSampler(words.length, random);
   const roles = ['player', 'dm', 'npc', 'narrator'] as const;

@@ -4,12 +4,11 @@ import {
   CampaignModule,
   CampaignReader,
   CampaignRecord,
-  IdempotencyRecord,
 } from '@app/campaign';
 import { MessageRecord, MessageWitnessRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextModule } from '@app/context';
-import { Database, DATABASE, DatabaseModule } from '@app/database';
+import { Database, DATABASE, DatabaseModule, IdempotencyRecord } from '@app/database';
 import { EventRecord, EventStoreModule } from '@app/event-store';
 import { CheckpointStore, CursorRecord, GlossaryTermRecord, MEMORY_WORKER_HOOKS, MemoryModule } from '@app/memory';
 import { MemoryCheckpointRecord, MemoryRecord } from '@app/memory';

@@ -9,12 +9,27 @@ import { CampaignRunner } from './campaign.runner';
 import { CampaignState, Message } from './domain/state';
 import { CampaignRecord } from './projections/campaign.entity';
 import { CampaignProjector } from './projections/campaign.projector';
-import { IdempotencyRecord } from './projections/idempotency.entity';
+import { IdempotencyRecord } from '@app/database';
 import { MessageRecord, ToolCallRecord } from './projections/message.entity';
 import { MessageWitnessRecord } from './projections/witness.entity';
 
 const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MessageWitnessRecord];
 const NAME = 'Saga of the parse counter';
+
+/** A runner over a fresh SQLite file with the campaign's tables. */
+async function openRunner(clock: FixedClock) {
+  const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-runner-'));
+  const ds = createDataSource({
+    database: { type: 'sqlite', path: join(dir, 'lk.db') },
+    entities: ENTITIES,
+    migrations: [],
+    synchronize: true,
+  });
+  await ds.initialize();
+  const db = new Database(ds);
+  const projector = new CampaignProjector();
+  return { dir, ds, db, projector, runner: new CampaignRunner(db, new TypeOrmEventStore(db), projector, clock) };
+}
 
 describe('CampaignRunner on SQLite: writes that share a commit group', () => {
   let dir: string;
@@ -25,15 +40,10 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
   const clock = new FixedClock(new Date('2026-03-01T10:00:00.000Z'));
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'lorekeeper-runner-'));
-    ds = createDataSource({ database: { type: 'sqlite', path: join(dir, 'lk.db') }, entities: ENTITIES, migrations: [], synchronize: true });
-    await ds.initialize();
-    db = new Database(ds);
-    projector = new CampaignProjector();
-    runner = new CampaignRunner(db, new TypeOrmEventStore(db), projector, clock);
-    await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {}, (r) => r.version);
-    await runner.run('c1', { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' }, {}, (r) => r.version);
-    await runner.run('c1', { type: 'ChangeLocation', toLocationId: 'tavern' }, {}, (r) => r.version);
+    ({ dir, ds, db, projector, runner } = await openRunner(clock));
+    await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {});
+    await runner.run('c1', { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' }, {});
+    await runner.run('c1', { type: 'ChangeLocation', toLocationId: 'tavern' }, {});
   });
   afterEach(async () => {
     jest.restoreAllMocks();
@@ -42,27 +52,36 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
   });
 
   const say = (content: string) =>
-    runner.run('c1', { type: 'RecordMessages', messages: [{ role: 'player', content }], now: clock.now().toISOString() }, {}, (r) => ({ version: r.version, state: r.state }));
+    runner.run(
+      'c1',
+      { type: 'RecordMessages', messages: [{ role: 'player', content }], now: clock.now().toISOString() },
+      {},
+    );
 
   /** The state as a fresh projector (empty cache) parses it from the row. */
   const reloaded = () => db.read((m) => new CampaignProjector().load(m, 'c1'));
 
   it('serves each member of a group the state the previous member wrote, without parsing the document again', async () => {
     const parse = jest.spyOn(JSON, 'parse');
-    const documentParses = () => parse.mock.calls.filter(([text]) => typeof text === 'string' && text.includes(NAME)).length;
+    const documentParses = () =>
+      parse.mock.calls.filter(([text]) => typeof text === 'string' && text.includes(NAME)).length;
     const commits = jest.spyOn(ds, 'transaction');
 
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => say(`line ${i}`)));
 
     expect(commits).toHaveBeenCalledTimes(1); // one group
     expect(documentParses()).toBe(0); // was 9: every member after the first read a version no commit had cached
-    expect(answers.map((a) => a.body.version)).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-    const last = answers[9].body.state;
+    expect(answers.map((a) => a.reply.version)).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    const last = await db.read((m) => projector.load(m, 'c1')); // the state the last member cached
     const fresh = await reloaded();
     expect(fresh).toEqual(last);
     expect(fresh.messageCount).toBe(10);
-    const rows = await db.read((m) => m.getRepository(MessageRecord).find({ where: { campaignId: 'c1' }, order: { index: 'ASC' } }));
-    expect(rows.map((r) => [r.index, r.content, Number(r.version)])).toEqual(Array.from({ length: 10 }, (_, i) => [i, `line ${i}`, 4 + i]));
+    const rows = await db.read((m) =>
+      m.getRepository(MessageRecord).find({ where: { campaignId: 'c1' }, order: { index: 'ASC' } }),
+    );
+    expect(rows.map((r) => [r.index, r.content, Number(r.version)])).toEqual(
+      Array.from({ length: 10 }, (_, i) => [i, `line ${i}`, 4 + i]),
+    );
   });
 
   it('does not let a member that failed after writing its state leak that state to the next member', async () => {
@@ -80,20 +99,72 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
     // the state 'cursed' wrote (version 6), which would have lost the append's version check.
     expect(commits).toHaveBeenCalledTimes(1);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-    const versions = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.body.version] : []));
+    const versions = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.reply.version] : []));
     expect(versions).toEqual([4, 5, 6, 7]);
     const fresh: CampaignState = await reloaded();
     expect(fresh.version).toBe(7);
     expect(fresh.messageCount).toBe(4);
-    const rows = await db.read((m) => m.getRepository(MessageRecord).find({ where: { campaignId: 'c1' }, order: { index: 'ASC' } }));
+    const rows = await db.read((m) =>
+      m.getRepository(MessageRecord).find({ where: { campaignId: 'c1' }, order: { index: 'ASC' } }),
+    );
     expect(rows.map((r) => [r.index, r.content])).toEqual([
       [0, 'a'],
       [1, 'b'],
       [2, 'c'],
       [3, 'd'],
     ]);
-    expect((results[3] as PromiseFulfilledResult<{ body: { state: CampaignState } }>).value.body.state).toEqual(
-      expect.objectContaining({ version: 6, messageCount: 3 }),
+    expect((results[3] as PromiseFulfilledResult<{ reply: unknown }>).value.reply).toEqual({
+      version: 6,
+      indexes: [2],
+    });
+  });
+});
+
+describe('CampaignRunner: the answer stored for an Idempotency-Key', () => {
+  let dir: string;
+  let ds: DataSource;
+  let db: Database;
+  let runner: CampaignRunner;
+  const clock = new FixedClock(new Date('2026-03-01T10:00:00.000Z'));
+  const idem = (key: string, requestHash = 'h') => ({ idempotency: { scope: 'c1', key, requestHash } });
+
+  beforeEach(async () => {
+    ({ dir, ds, db, runner } = await openRunner(clock));
+    await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {});
+  });
+  afterEach(async () => {
+    await ds.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('replays the reply of the first request, not the state of later ones, and appends nothing', async () => {
+    const put = { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' } as const;
+    const first = await runner.run('c1', put, idem('k-1'));
+    await runner.run('c1', { ...put, name: 'The Drowned Rat' }, {});
+    const again = await runner.run('c1', put, idem('k-1'));
+    expect(first).toMatchObject({
+      replayed: false,
+      reply: { version: 2, location: { id: 'tavern', name: 'Rusty Anchor' } },
+    });
+    expect(again).toEqual({ replayed: true, events: [], reply: first.reply });
+    const rows = await db.read((m) => m.getRepository(IdempotencyRecord).find());
+    expect(rows.map((r) => JSON.parse(r.body))).toEqual([{ reply: first.reply }]);
+    const versions = await db.read((m) => m.getRepository(EventRecord).count());
+    expect(versions).toBe(3);
+  });
+
+  it('sends back as it is a body an older release stored for the key (a rendered answer, not a reply)', async () => {
+    const body = { version: 1, location: { id: 'tavern', name: 'Rendered by an older release' } };
+    await db.transaction((m) =>
+      m
+        .getRepository(IdempotencyRecord)
+        .insert({ scope: 'c1', key: 'old', requestHash: 'h', status: 0, body: JSON.stringify(body), createdAt: '' }),
     );
+    const out = await runner.run(
+      'c1',
+      { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' },
+      idem('old'),
+    );
+    expect(out).toMatchObject({ replayed: true, events: [], storedBody: body });
   });
 });

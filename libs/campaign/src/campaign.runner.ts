@@ -1,32 +1,37 @@
 import { Clock, DomainError } from '@app/common';
 import { EventMetadata, EventStore, gameStream, StoredEvent, WrongExpectedVersionError } from '@app/event-store';
-import { Database, isUniqueViolation, sql } from '@app/database';
+import { Database, IdempotencyKey, IdempotencyStore, isUniqueViolation, sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { CampaignCommand } from './domain/commands';
 import { decide } from './domain/decide';
+import { ReplyOf, replyTo } from './domain/replies';
 import { CampaignState } from './domain/state';
 import { CampaignProjector } from './projections/campaign.projector';
-import { IdempotencyRecord } from './projections/idempotency.entity';
 import { ToolCallRecord } from './projections/message.entity';
 
 export interface WriteMeta {
   /** If-Match: the version the caller expects; a mismatch is 412. */
   expectedVersion?: number;
-  idempotency?: { scope: string; key: string; requestHash: string };
+  idempotency?: IdempotencyKey;
   metadata?: EventMetadata;
 }
 
-export interface WriteResult {
-  version: number;
-  events: StoredEvent[];
-  state: CampaignState;
-}
-
-export interface WriteOutcome<B> {
-  body: B;
+/** What a write answers: the command's reply (or the stored answer to its Idempotency-Key) and what it appended. */
+export interface CommandOutcome<R = ReplyOf> {
+  reply: R;
   /** True when an earlier request with the same Idempotency-Key answered. */
   replayed: boolean;
   events: StoredEvent[];
+  /**
+   * A replayed answer stored before replies were (a rendered HTTP body, from an older release), to send
+   * back as it is.
+   */
+  storedBody?: unknown;
+}
+
+/** How `once` stores an answer in `idempotency_keys`; anything else there is a body an older release rendered. */
+interface StoredReply {
+  reply: unknown;
 }
 
 const MAX_RACE_RETRIES = 20;
@@ -40,12 +45,13 @@ export class CampaignRunner {
     private readonly clock: Clock,
     /** Called after each commit that appended events (wakes the memory worker). */
     private readonly onAppended: (campaignId: string, events: StoredEvent[]) => void = () => undefined,
+    private readonly idempotency = new IdempotencyStore(),
   ) {}
 
-  async run<B>(campaignId: string, command: CampaignCommand, meta: WriteMeta, render: (r: WriteResult) => B): Promise<WriteOutcome<B>> {
+  async run<C extends CampaignCommand>(campaignId: string, command: C, meta: WriteMeta): Promise<CommandOutcome<ReplyOf<C['type']>>> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const { outcome, state } = await this.db.transaction((m) => this.once(m, campaignId, command, meta, render));
+        const { outcome, state } = await this.db.transaction((m) => this.once(m, campaignId, command, meta));
         if (state) this.projector.committed(state);
         if (outcome.events.length) this.onAppended(campaignId, outcome.events);
         return outcome;
@@ -66,25 +72,17 @@ export class CampaignRunner {
   }
 
   /** One attempt; `state` is the campaign state it read or wrote, for the cache once committed. */
-  private async once<B>(
+  private async once<C extends CampaignCommand>(
     m: EntityManager,
     campaignId: string,
-    command: CampaignCommand,
+    command: C,
     meta: WriteMeta,
-    render: (r: WriteResult) => B,
-  ): Promise<{ outcome: WriteOutcome<B>; state?: CampaignState }> {
+  ): Promise<{ outcome: CommandOutcome<ReplyOf<C['type']>>; state?: CampaignState }> {
     // PostgreSQL: writers of one campaign queue on its row, on every replica, instead of racing to a retry.
     if (this.db.dialect === 'postgres') await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
     const idem = meta.idempotency;
-    if (idem) {
-      const prior = await m.getRepository(IdempotencyRecord).findOneBy({ scope: idem.scope, key: idem.key });
-      if (prior) {
-        if (prior.requestHash !== idem.requestHash) {
-          throw new DomainError('unprocessable', 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request');
-        }
-        return { outcome: { body: JSON.parse(prior.body) as B, replayed: true, events: [] } };
-      }
-    }
+    const prior = idem && (await this.idempotency.replay<unknown>(m, idem));
+    if (prior !== undefined) return { outcome: replayOf(prior) };
     const state = await this.projector.load(m, campaignId);
     if (meta.expectedVersion !== undefined && meta.expectedVersion !== state.version) {
       throw new DomainError('precondition', 'VERSION_MISMATCH', `campaign ${campaignId} is at version ${state.version}, not ${meta.expectedVersion}`);
@@ -94,15 +92,13 @@ export class CampaignRunner {
     const metadata = { ...meta.metadata, ...(idem ? { idempotencyKey: idem.key } : {}) };
     const events = await this.store.append(gameStream(campaignId), state.version, decided.map((e) => ({ ...e, metadata })), now, m);
     const after = events.length ? await this.projector.apply(m, state, events) : state;
-    const body = render({ version: after.version, events, state: after });
-    if (idem) {
-      await m.getRepository(IdempotencyRecord).insert({ scope: idem.scope, key: idem.key, requestHash: idem.requestHash, status: 0, body: JSON.stringify(body), createdAt: now });
-    }
-    return { outcome: { body, replayed: false, events }, state: after.version > 0 ? after : undefined };
+    const reply = replyTo(after, command, decided);
+    if (idem) await this.idempotency.record(m, idem, 0, { reply } satisfies StoredReply, now);
+    return { outcome: { reply, replayed: false, events }, state: after.version > 0 ? after : undefined };
   }
 
   /** Tool results must name an earlier call (DESIGN §7): look up only the ids the batch uses. */
-  private async withToolCalls(m: EntityManager, campaignId: string, command: CampaignCommand): Promise<CampaignCommand> {
+  private async withToolCalls<C extends CampaignCommand>(m: EntityManager, campaignId: string, command: C): Promise<CampaignCommand> {
     if (command.type !== 'RecordMessages') return command;
     const wanted = [...new Set(command.messages.map((x) => x.toolCallId).filter((x): x is string => !!x))];
     if (wanted.length === 0) return command;
@@ -113,6 +109,12 @@ export class CampaignRunner {
       .getMany();
     return { ...command, knownToolCallIds: new Set(rows.map((r) => r.callId)) };
   }
+}
+
+function replayOf<R>(stored: unknown): CommandOutcome<R> {
+  const isReply = typeof stored === 'object' && stored !== null && Object.keys(stored).length === 1 && 'reply' in stored;
+  if (isReply) return { reply: (stored as StoredReply).reply as R, replayed: true, events: [] };
+  return { reply: undefined as R, replayed: true, events: [], storedBody: stored };
 }
 
 export const CAMPAIGN_RUNNER = Symbol('CAMPAIGN_RUNNER');

@@ -5,14 +5,13 @@ import {
   CampaignReader,
   CampaignRecord,
   CampaignRunner,
-  IdempotencyRecord,
   MessageInput,
   MessageRecord,
   ToolCallRecord,
 } from '@app/campaign';
 import { FixedClock } from '@app/common';
 import { EventRecord, memoryStream, TypeOrmEventStore } from '@app/event-store';
-import { createDataSource, Database } from '@app/database';
+import { createDataSource, Database, IdempotencyRecord } from '@app/database';
 import { Summarizer, SummaryResult } from '@app/summarizer';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -114,7 +113,7 @@ class Harness {
 
   async write(campaignId: string, command: CampaignCommand): Promise<number> {
     this.clock.advance(60_000);
-    return (await this.runner.run(campaignId, command, {}, (r) => r.version)).body;
+    return (await this.runner.run(campaignId, command, {})).reply.version;
   }
 
   /** Records messages; strings are player lines at the current location. */

@@ -33,5 +33,7 @@ export type CampaignCommand =
   | { type: 'SetGlossaryTerm'; term: string; definition: string }
   /** `coined`: the worker's glossary already holds the term (looked up by the handler). */
   | { type: 'HideGlossaryTerm'; term: string; coined: boolean }
-
   | WorldStateCommand;
+
+/** The command of one type, e.g. `CommandOf<'PutLocation'>`. */
+export type CommandOf<T extends CampaignCommand['type']> = Extract<CampaignCommand, { type: T }>;

@@ -1,5 +1,3 @@
-import { conflict, invalid, notFound } from '@app/common';
-
 /** Fact types whose facts must carry a TTL (DESIGN §6). */
 export const EPHEMERAL_FACT_TYPES = ['buff', 'debuff', 'alert', 'rumor', 'timer'] as const;
 /** Fact types that stay until resolved (DESIGN §6). */
@@ -73,48 +71,6 @@ export interface WorldStateSlice {
   facts?: Record<string, Fact>;
   players?: Record<string, Player>;
   accounts?: Record<string, AccountBinding>;
-}
-
-/** decide() for facts, players and account bindings (pure). */
-export function decideWorldState(state: WorldStateSlice, c: WorldStateCommand): WorldStateEvent[] {
-  switch (c.type) {
-    case 'AssertFact': {
-      if (c.expiresAt === null && factClass(c.factType) === 'ephemeral') {
-        throw invalid('TTL_REQUIRED', `a ${c.factType} fact is ephemeral and needs ttlSeconds or expiresAt`);
-      }
-      if (c.expiresAt !== null && Date.parse(c.expiresAt) <= Date.parse(c.now)) throw invalid('EXPIRES_IN_PAST', `expiresAt ${c.expiresAt} is not in the future`);
-      const prev = state.facts?.[factId(c.factType, c.key)];
-      const data = { type: c.factType, key: c.key, value: c.value, priority: c.priority, expiresAt: c.expiresAt };
-      if (prev && prev.status === 'active' && prev.value === c.value && prev.priority === c.priority && prev.expiresAt === c.expiresAt) return [];
-      return [{ type: 'FactAsserted', data }];
-    }
-    case 'ResolveFact': {
-      const prev = state.facts?.[factId(c.factType, c.key)];
-      if (!prev) throw notFound('FACT_NOT_FOUND', `fact ${c.factType}/${c.key} not found`);
-      if (prev.status === 'resolved') throw conflict('FACT_ALREADY_RESOLVED', `fact ${c.factType}/${c.key} is already resolved`);
-      return [{ type: 'FactResolved', data: { type: c.factType, key: c.key } }];
-    }
-    case 'PutPlayer': {
-      if (state.npcs[c.playerId]) throw conflict('CHARACTER_ID_TAKEN', `${c.playerId} is an NPC; a player needs an id of its own`);
-      const labels = (c.stats ?? []).map((s) => s.label);
-      if (new Set(labels).size !== labels.length) throw invalid('DUPLICATE_STAT_LABEL', 'stat labels must be unique');
-      const prev = state.players?.[c.playerId];
-      const data = { playerId: c.playerId, name: c.name, aliases: c.aliases ?? prev?.aliases ?? [], stats: c.stats ?? prev?.stats ?? [] };
-      if (!prev) return [{ type: 'PlayerRegistered', data }];
-      if (prev.name === data.name && JSON.stringify([prev.aliases, prev.stats]) === JSON.stringify([data.aliases, data.stats])) return [];
-      return [{ type: 'PlayerUpdated', data }];
-    }
-    case 'LogInAccount': {
-      const accounts = state.accounts ?? {};
-      const current = accounts[c.accountId]?.agentId ?? null;
-      const previous = Object.values(accounts).find((a) => a.agentId === c.agentId && a.id !== c.accountId)?.id ?? null;
-      if (current === c.agentId) return [];
-      return [{ type: 'AccountLoggedIn', data: { accountId: c.accountId, agentId: c.agentId, previousAccountId: previous, replacedAgentId: current } }];
-    }
-    case 'LogOutAccount':
-      // Always recorded: logging out also clears a cache that may have been filled without a login.
-      return [{ type: 'AccountLoggedOut', data: { accountId: c.accountId, agentId: state.accounts?.[c.accountId]?.agentId ?? null } }];
-  }
 }
 
 /** evolve() for the same events (pure). Versions are contiguous, so the event's own is `version + 1`. */

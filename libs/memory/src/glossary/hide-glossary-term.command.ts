@@ -1,9 +1,17 @@
-import { CAMPAIGN_RUNNER, CampaignRunner, CampaignWrite } from '@app/campaign';
+import { CAMPAIGN_RUNNER, CampaignRunner, CommandOutcome, ReplyOf, WriteMeta } from '@app/campaign';
 import { Inject } from '@nestjs/common';
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { LayersReader } from '../layers.reader';
 
-export class HideGlossaryTermCommand extends CampaignWrite<{ term: string }> {}
+export class HideGlossaryTermCommand extends Command<CommandOutcome<ReplyOf<'HideGlossaryTerm'>>> {
+  constructor(
+    readonly campaignId: string,
+    readonly term: string,
+    readonly meta: WriteMeta = {},
+  ) {
+    super();
+  }
+}
 
 /** Lives beside the glossary: whether the worker already coined the term is a memory-side fact the game stream cannot see. */
 @CommandHandler(HideGlossaryTermCommand)
@@ -13,7 +21,7 @@ export class HideGlossaryTermHandler implements ICommandHandler<HideGlossaryTerm
     @Inject(LayersReader) private readonly layers: LayersReader,
   ) {}
   async execute(c: HideGlossaryTermCommand) {
-    const coined = await this.layers.hasTerm(c.campaignId, c.payload.term);
-    return this.runner.run(c.campaignId, { type: 'HideGlossaryTerm', term: c.payload.term, coined }, c.meta, c.render);
+    const coined = await this.layers.hasTerm(c.campaignId, c.term);
+    return this.runner.run(c.campaignId, { type: 'HideGlossaryTerm', term: c.term, coined }, c.meta);
   }
 }

@@ -1,7 +1,6 @@
-import { IdempotencyRecord } from '@app/campaign';
-import { Clock, DomainError, newId } from '@app/common';
+import { Clock, newId } from '@app/common';
 import { EventMetadata, EventStore } from '@app/event-store';
-import { Database, isUniqueViolation } from '@app/database';
+import { Database, IdempotencyKey, IdempotencyStore, isUniqueViolation } from '@app/database';
 import { EntityManager, In } from 'typeorm';
 import { parseQuery } from '../query/query-language';
 import { SearchIndex } from '../search-index.port';
@@ -23,7 +22,7 @@ export interface BroadcastItem extends BroadcastView {
 }
 
 export interface BroadcastWriteMeta {
-  idempotency?: { scope: string; key: string; requestHash: string };
+  idempotency?: IdempotencyKey;
   metadata?: EventMetadata;
   /** The posting key's campaign scope (`*` = every campaign, also when authentication is off). */
   keyScope?: string;
@@ -42,6 +41,7 @@ export class BroadcastService {
     private readonly store: EventStore,
     private readonly index: SearchIndex,
     private readonly clock: Clock,
+    private readonly idempotency = new IdempotencyStore(),
   ) {}
 
   async post(input: { content: string; from: string }, meta: BroadcastWriteMeta = {}): Promise<{ body: BroadcastView; replayed: boolean }> {
@@ -76,13 +76,8 @@ export class BroadcastService {
 
   private async postIn(m: EntityManager, input: { content: string; from: string }, meta: BroadcastWriteMeta): Promise<{ body: BroadcastView; replayed: boolean }> {
     const idem = meta.idempotency;
-    if (idem) {
-      const prior = await m.getRepository(IdempotencyRecord).findOneBy({ scope: idem.scope, key: idem.key });
-      if (prior) {
-        if (prior.requestHash !== idem.requestHash) throw new DomainError('unprocessable', 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with a different request');
-        return { body: JSON.parse(prior.body) as BroadcastView, replayed: true };
-      }
-    }
+    const prior = idem && (await this.idempotency.replay<BroadcastView>(m, idem));
+    if (prior !== undefined) return { body: prior, replayed: true };
     const at = this.clock.now().toISOString();
     const keyScope = meta.keyScope ?? '*';
     const data: BroadcastPostedData = { id: newId(), from: input.from, content: input.content, at, ...(keyScope === '*' ? {} : { keyScope }) };
@@ -92,7 +87,7 @@ export class BroadcastService {
     await m.getRepository(BroadcastRecord).insert({ id: doc.id, seq: doc.seq, from: doc.from, content: doc.content, at: doc.at, keyScope });
     await this.index.indexBroadcasts(m, [doc]);
     const body: BroadcastView = { id: data.id, content: data.content, from: data.from, at };
-    if (idem) await m.getRepository(IdempotencyRecord).insert({ scope: idem.scope, key: idem.key, requestHash: idem.requestHash, status: 201, body: JSON.stringify(body), createdAt: at });
+    if (idem) await this.idempotency.record(m, idem, 201, body, at);
     return { body, replayed: false };
   }
 }

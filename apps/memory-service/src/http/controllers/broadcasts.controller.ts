@@ -1,12 +1,12 @@
 import { BroadcastService } from '@app/search';
-import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, UseInterceptors } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, ApiZodBody, ApiZodQuery } from '../api-docs';
 import { LIMITS } from '../dto/campaign.dto';
 import { idSchema, parse, queryInt } from '../validation';
-import { markReplay, writeMeta } from '../write-context';
+import { RequestWriteMeta, WriteAnswer, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf } from '../caller';
 import { SEARCH_LIMIT } from './search.controller';
 
@@ -23,6 +23,7 @@ const listQuery = z.strictObject({
 /** Agent-to-agent announcements that belong to no campaign (DESIGN §7). */
 @ApiTags('broadcasts')
 @Controller('v1/broadcasts')
+@UseInterceptors(WriteMetaInterceptor)
 export class BroadcastsController {
   constructor(@Inject(BroadcastService) private readonly broadcasts: BroadcastService) {}
 
@@ -30,12 +31,11 @@ export class BroadcastsController {
   @ApiRoute('Post an agent-to-agent announcement (no campaign)', { schema: R.broadcastResponse, operationId: 'postBroadcast', status: 201, example: { id: '5f0c…', content: 'Pirates spotted near Vega', from: 'agent-7', at: '2026-11-23T07:30:00.000Z' } }, [400, 413, 422])
   @ApiZodBody(broadcastBody)
   @HttpCode(201)
-  async post(@Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async post(@Body() body: unknown, @Req() req: FastifyRequest, @WriteMeta({ scope: 'broadcasts' }) write: RequestWriteMeta) {
     const dto = parse(broadcastBody, body);
-    const meta = writeMeta(req, 'broadcasts', body);
+    const meta = write.resolve();
     const out = await this.broadcasts.post(dto, { idempotency: meta.idempotency, metadata: meta.metadata, keyScope: callerOf(req).scopeKey });
-    markReplay(reply, out.replayed);
-    return out.body;
+    return new WriteAnswer(out.body, out.replayed);
   }
 
   @Get()

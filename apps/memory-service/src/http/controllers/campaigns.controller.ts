@@ -1,9 +1,9 @@
-import { CampaignReader, ChangeSettingsCommand, CreateCampaignCommand, PutLocationCommand, PutNpcCommand, PutQuestCommand, WriteOutcome } from '@app/campaign';
+import { CampaignReader } from '@app/campaign';
 import { newId } from '@app/common';
 import { CheckpointStore, MemoryReader } from '@app/memory';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, UseInterceptors } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, ApiZodQuery, WRITE_ERRORS } from '../api-docs';
@@ -11,7 +11,7 @@ import { campaignFilterOf } from '../api-key.auth';
 import { createCampaignBody, LIMITS, locationBody, npcBody, questBody, settingsBody } from '../dto/campaign.dto';
 import { idSchema, queryInt } from '../validation';
 import { campaignView, emptyCursors } from '../views';
-import { markReplay, writeMeta } from '../write-context';
+import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 
 const CAMPAIGN_EXAMPLE = {
   id: 'saltmere',
@@ -37,6 +37,7 @@ export const campaignsQuery = z.strictObject({
 
 @ApiTags('campaigns')
 @Controller('v1/campaigns')
+@UseInterceptors(WriteMetaInterceptor)
 export class CampaignsController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -48,13 +49,9 @@ export class CampaignsController {
   @Post()
   @HttpCode(201)
   @ApiRoute('Create a campaign (the party starts nowhere)', { schema: R.campaignResponse, operationId: 'createCampaign', status: 201, example: { ...CAMPAIGN_EXAMPLE, version: 1, processedVersion: 0 } }, [400, 409, 413, 422])
-  async create(@Body({ schema: createCampaignBody }) dto: z.infer<typeof createCampaignBody>, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const id = dto.id ?? newId();
-    const out: WriteOutcome<unknown> = await this.commands.execute(
-      new CreateCampaignCommand(id, { name: dto.name, perRoleMemory: dto.perRoleMemory }, writeMeta(req, 'campaigns', req.body), (r) => campaignView(r.state, 0, emptyCursors())),
-    );
-    markReplay(reply, out.replayed);
-    return out.body;
+  create(@Body({ schema: createCampaignBody }) dto: z.infer<typeof createCampaignBody>, @WriteMeta({ scope: 'campaigns' }) meta: RequestWriteMeta) {
+    const command = { type: 'CreateCampaign', name: dto.name, perRoleMemory: dto.perRoleMemory } as const;
+    return runCommand(this.commands, dto.id ?? newId(), command, meta, (r) => campaignView(r.campaign, 0, emptyCursors()));
   }
 
   @Get()
@@ -85,56 +82,45 @@ export class CampaignsController {
 
   @Put(':cid/settings')
   @ApiRoute('Change campaign settings (perRoleMemory)', { schema: R.settingsResponse, operationId: 'changeSettings', status: 200, example: { version: 4, settings: { perRoleMemory: true } } }, WRITE_ERRORS)
-  async settings(
+  settings(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: settingsBody }) dto: z.infer<typeof settingsBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
-    const out = await this.commands.execute(new ChangeSettingsCommand(cid, dto, writeMeta(req, cid, req.body), (r) => ({ version: r.version, settings: r.state.settings })));
-    markReplay(reply, out.replayed);
-    return out.body;
+    return runCommand(this.commands, cid, { type: 'ChangeSettings', ...dto }, meta, (r) => ({ version: r.version, settings: r.settings }));
   }
 
   @Put(':cid/locations/:lid')
   @ApiRoute('Register or update a location', { schema: R.locationResponse, operationId: 'putLocation', status: 200, example: { version: 2, location: CAMPAIGN_EXAMPLE.locations[0] } }, WRITE_ERRORS)
-  async putLocation(
+  putLocation(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('lid', { schema: idSchema }) lid: string,
     @Body({ schema: locationBody }) dto: z.infer<typeof locationBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
-    const out = await this.commands.execute(new PutLocationCommand(cid, { locationId: lid, ...dto }, writeMeta(req, cid, req.body), (r) => ({ version: r.version, location: r.state.locations[lid] })));
-    markReplay(reply, out.replayed);
-    return out.body;
+    const command = { type: 'PutLocation', locationId: lid, ...dto } as const;
+    return runCommand(this.commands, cid, command, meta, (r) => ({ version: r.version, location: r.location }));
   }
 
   @Put(':cid/npcs/:nid')
   @ApiRoute('Register or update an NPC (locationId null = nowhere; a move is an update)', { schema: R.npcResponse, operationId: 'putNpc', status: 200, example: { version: 3, npc: CAMPAIGN_EXAMPLE.npcs[0] } }, WRITE_ERRORS)
-  async putNpc(
+  putNpc(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('nid', { schema: idSchema }) nid: string,
     @Body({ schema: npcBody }) dto: z.infer<typeof npcBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
-    const out = await this.commands.execute(new PutNpcCommand(cid, { npcId: nid, ...dto }, writeMeta(req, cid, req.body), (r) => ({ version: r.version, npc: r.state.npcs[nid] })));
-    markReplay(reply, out.replayed);
-    return out.body;
+    return runCommand(this.commands, cid, { type: 'PutNpc', npcId: nid, ...dto }, meta, (r) => ({ version: r.version, npc: r.npc }));
   }
 
   @Put(':cid/quests/:qid')
   @ApiRoute('Register or update a quest and its objectives', { schema: R.questResponse, operationId: 'putQuest', status: 200, example: { version: 4, quest: { id: 'relic', name: 'The Drowned Relic', completed: false, objectives: [{ id: 'find-map', name: 'Find the map', completed: false }] } } }, WRITE_ERRORS)
-  async putQuest(
+  putQuest(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('qid', { schema: idSchema }) qid: string,
     @Body({ schema: questBody }) dto: z.infer<typeof questBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
-    const out = await this.commands.execute(new PutQuestCommand(cid, { questId: qid, ...dto }, writeMeta(req, cid, req.body), (r) => ({ version: r.version, quest: r.state.quests[qid] })));
-    markReplay(reply, out.replayed);
-    return out.body;
+    return runCommand(this.commands, cid, { type: 'PutQuest', questId: qid, ...dto }, meta, (r) => ({ version: r.version, quest: r.quest }));
   }
 }

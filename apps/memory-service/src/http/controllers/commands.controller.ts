@@ -1,27 +1,20 @@
-import { CampaignWrite, ChangeLocationCommand, CompleteObjectiveCommand, CompleteQuestCommand, EndRoundCommand, ProgressActCommand, UpdateLocationStateCommand } from '@app/campaign';
-import { Body, Controller, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post, UseInterceptors } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
 import { changeLocationBody, completeObjectiveBody, completeQuestBody, emptyBody, progressActBody, updateLocationStateBody } from '../dto/campaign.dto';
 import { idSchema } from '../validation';
-import { markReplay, writeMeta } from '../write-context';
+import { RequestWriteMeta, runCommand, versionOnly, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 
 const ACCEPTED = { status: 202, example: { version: 12 }, description: 'Accepted; memories follow asynchronously (see processedVersion)' };
 
 /** POST /v1/campaigns/:cid/commands/<name> → 202 {version}. */
 @ApiTags('commands')
 @Controller('v1/campaigns/:cid/commands')
+@UseInterceptors(WriteMetaInterceptor)
 export class CommandsController {
   constructor(@Inject(CommandBus) private readonly commands: CommandBus) {}
-
-  private async dispatch(command: CampaignWrite<unknown>, reply: FastifyReply) {
-    const out = await this.commands.execute(command);
-    markReplay(reply, out.replayed);
-    return out.body;
-  }
 
   @Post('change-location')
   @HttpCode(202)
@@ -29,10 +22,9 @@ export class CommandsController {
   changeLocation(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: changeLocationBody }) dto: z.infer<typeof changeLocationBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
-    return this.dispatch(new ChangeLocationCommand(cid, dto, writeMeta(req, cid, req.body)), reply);
+    return runCommand(this.commands, cid, { type: 'ChangeLocation', ...dto }, meta, versionOnly);
   }
 
   @Post('complete-objective')
@@ -41,10 +33,9 @@ export class CommandsController {
   completeObjective(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: completeObjectiveBody }) dto: z.infer<typeof completeObjectiveBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
-    return this.dispatch(new CompleteObjectiveCommand(cid, dto, writeMeta(req, cid, req.body)), reply);
+    return runCommand(this.commands, cid, { type: 'CompleteObjective', ...dto }, meta, versionOnly);
   }
 
   @Post('complete-quest')
@@ -53,10 +44,9 @@ export class CommandsController {
   completeQuest(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: completeQuestBody }) dto: z.infer<typeof completeQuestBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
-    return this.dispatch(new CompleteQuestCommand(cid, dto, writeMeta(req, cid, req.body)), reply);
+    return runCommand(this.commands, cid, { type: 'CompleteQuest', ...dto }, meta, versionOnly);
   }
 
   @Post('progress-act')
@@ -65,10 +55,9 @@ export class CommandsController {
   progressAct(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: progressActBody }) dto: z.infer<typeof progressActBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
-    return this.dispatch(new ProgressActCommand(cid, dto, writeMeta(req, cid, req.body)), reply);
+    return runCommand(this.commands, cid, { type: 'ProgressAct', ...dto }, meta, versionOnly);
   }
 
   @Post('update-location-state')
@@ -77,10 +66,9 @@ export class CommandsController {
   updateLocationState(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: updateLocationStateBody }) dto: z.infer<typeof updateLocationStateBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
-    return this.dispatch(new UpdateLocationStateCommand(cid, dto, writeMeta(req, cid, req.body)), reply);
+    return runCommand(this.commands, cid, { type: 'UpdateLocationState', ...dto }, meta, versionOnly);
   }
 
   @Post('end-round')
@@ -89,9 +77,8 @@ export class CommandsController {
   endRound(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: emptyBody }) _dto: unknown,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
-    return this.dispatch(new EndRoundCommand(cid, {}, writeMeta(req, cid, req.body), (r) => ({ version: r.version, round: r.state.round })), reply);
+    return runCommand(this.commands, cid, { type: 'EndRound' }, meta, (r) => ({ version: r.version, round: r.round }));
   }
 }

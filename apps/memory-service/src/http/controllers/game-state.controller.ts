@@ -1,21 +1,21 @@
-import { CampaignReader, LogInAccountCommand, LogOutAccountCommand } from '@app/campaign';
+import { CampaignReader } from '@app/campaign';
 import { SnapshotStore } from '@app/state';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, UseInterceptors } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, ApiZodBody, ApiZodQuery } from '../api-docs';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { emptyBody } from '../dto/campaign.dto';
 import { actionBody, checkTick, loginBody, snapshotBody, toolRuleBody } from '../dto/state.dto';
 import { parse, pathId, queryInt } from '../validation';
-import { markReplay, writeMeta } from '../write-context';
+import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 
 const listQuery = z.strictObject({ tick: queryInt(0, Number.MAX_SAFE_INTEGER).optional() });
 
 /** Game-state snapshots, tool rules and account login/logout (DESIGN §5). */
 @ApiTags('game state')
 @Controller('v1/campaigns/:cid')
+@UseInterceptors(WriteMetaInterceptor)
 export class GameStateController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -68,30 +68,20 @@ export class GameStateController {
   @ApiZodBody(loginBody)
   @Post(['accounts/:acc/login', 'accounts/:acc/register'])
   @HttpCode(200)
-  async login(@Param('cid') cid: string, @Param('acc') acc: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  login(@Param('cid') cid: string, @Param('acc') acc: string, @Body() body: unknown, @WriteMeta() meta: RequestWriteMeta) {
     this.ids(cid, acc);
     const dto = parse(loginBody, body);
-    const out = await this.commands.execute(
-      new LogInAccountCommand(cid, { accountId: acc, agentId: dto.agentId }, writeMeta(req, cid, body), (r) => ({
-        version: r.version,
-        account: acc,
-        agentId: dto.agentId,
-        previousAccount: (r.events[0]?.data.previousAccountId as string | null | undefined) ?? null,
-      })),
-    );
-    markReplay(reply, out.replayed);
-    return out.body;
+    const command = { type: 'LogInAccount', accountId: acc, agentId: dto.agentId } as const;
+    return runCommand(this.commands, cid, command, meta, (r) => ({ version: r.version, account: acc, agentId: dto.agentId, previousAccount: r.previousAccount }));
   }
 
   @ApiRoute('Log out: deletes this account\'s snapshots and unbinds its agent', { schema: R.logoutResponse, operationId: 'logOut', status: 200, example: { version: 8, account: 'acc-1', loggedOut: true } }, [400, 404, 409, 412, 413, 422])
   @Post('accounts/:acc/logout')
   @HttpCode(200)
-  async logout(@Param('cid') cid: string, @Param('acc') acc: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  logout(@Param('cid') cid: string, @Param('acc') acc: string, @Body() body: unknown, @WriteMeta() meta: RequestWriteMeta) {
     this.ids(cid, acc);
     parse(emptyBody, body);
-    const out = await this.commands.execute(new LogOutAccountCommand(cid, { accountId: acc }, writeMeta(req, cid, body), (r) => ({ version: r.version, account: acc, loggedOut: true })));
-    markReplay(reply, out.replayed);
-    return out.body;
+    return runCommand(this.commands, cid, { type: 'LogOutAccount', accountId: acc }, meta, (r) => ({ version: r.version, account: acc, loggedOut: true }));
   }
 
   @ApiRoute('Accounts of the campaign and their bound agents', { schema: R.accountsResponse, operationId: 'listAccounts', status: 200, example: { items: [{ account: 'acc-1', agentId: 'agent-1' }] } })

@@ -1,14 +1,14 @@
-import { CampaignReader, PutBibleCommand, SetGlossaryTermCommand } from '@app/campaign';
+import { CampaignReader } from '@app/campaign';
 import { HideGlossaryTermCommand, LayersReader } from '@app/memory';
-import { Body, Controller, Delete, Get, Inject, Param, Put, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Inject, Param, Put, Req, UseInterceptors } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
 import { bibleBody, glossaryTermBody, pathTerm } from '../dto/layers.dto';
 import { idSchema } from '../validation';
-import { markReplay, writeMeta } from '../write-context';
+import { answer, RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
 
 const BIBLE_EXAMPLE = { text: 'Saltmere is a smugglers’ port ruled by the Tide Court.', dmOnly: 'Mira is the Tide Court’s informant.' };
@@ -17,6 +17,7 @@ const TERM_EXAMPLE = { term: 'Void-Chisel', definition: 'A blade that cuts doors
 /** Campaign bible and glossary (DESIGN §8): what every context is anchored on. */
 @ApiTags('layered context')
 @Controller('v1/campaigns/:cid')
+@UseInterceptors(WriteMetaInterceptor)
 export class LoreController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -35,17 +36,8 @@ export class LoreController {
 
   @Put('bible')
   @ApiRoute('Set the campaign bible (each part ≤ 32,000 characters, else BIBLE_TOO_LARGE; dmOnly omitted = kept)', { schema: R.putBibleResponse, operationId: 'putBible', status: 200, example: { version: 3, bible: BIBLE_EXAMPLE } }, WRITE_ERRORS)
-  async putBible(
-    @Param('cid', { schema: idSchema }) cid: string,
-    @Body({ schema: bibleBody }) dto: z.infer<typeof bibleBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const out = await this.commands.execute(
-      new PutBibleCommand(cid, dto, writeMeta(req, cid, req.body), (r) => ({ version: r.version, bible: { text: r.state.bible?.text ?? '', dmOnly: r.state.bible?.dmOnly ?? '' } })),
-    );
-    markReplay(reply, out.replayed);
-    return out.body;
+  putBible(@Param('cid', { schema: idSchema }) cid: string, @Body({ schema: bibleBody }) dto: z.infer<typeof bibleBody>, @WriteMeta() meta: RequestWriteMeta) {
+    return runCommand(this.commands, cid, { type: 'PutBible', ...dto }, meta, (r) => ({ version: r.version, bible: r.bible }));
   }
 
   @Get('glossary')
@@ -59,27 +51,22 @@ export class LoreController {
 
   @Put('glossary/:term')
   @ApiRoute('Set and lock a glossary term’s definition', { schema: R.setTermResponse, operationId: 'setGlossaryTerm', status: 200, example: { version: 7, term: 'Void-Chisel', definition: 'A blade that cuts doors into stone.', locked: true } }, WRITE_ERRORS)
-  async setTerm(
+  setTerm(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('term') raw: string,
     @Body({ schema: glossaryTermBody }) dto: z.infer<typeof glossaryTermBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
     const term = pathTerm(raw);
-    const out = await this.commands.execute(
-      new SetGlossaryTermCommand(cid, { term, definition: dto.definition }, writeMeta(req, cid, req.body), (r) => ({ version: r.version, term, definition: dto.definition, locked: true })),
-    );
-    markReplay(reply, out.replayed);
-    return out.body;
+    const command = { type: 'SetGlossaryTerm', term, definition: dto.definition } as const;
+    return runCommand(this.commands, cid, command, meta, (r) => ({ version: r.version, term, definition: dto.definition, locked: true }));
   }
 
   @Delete('glossary/:term')
   @ApiRoute('Hide a glossary term (the worker never re-adds it)', { schema: R.hideTermResponse, operationId: 'hideGlossaryTerm', status: 200, example: { version: 8, term: 'Void-Chisel', hidden: true } }, WRITE_ERRORS)
-  async hideTerm(@Param('cid', { schema: idSchema }) cid: string, @Param('term') raw: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async hideTerm(@Param('cid', { schema: idSchema }) cid: string, @Param('term') raw: string, @WriteMeta({ body: false }) meta: RequestWriteMeta) {
     const term = pathTerm(raw);
-    const out = await this.commands.execute(new HideGlossaryTermCommand(cid, { term }, writeMeta(req, cid, null), (r) => ({ version: r.version, term, hidden: true })));
-    markReplay(reply, out.replayed);
-    return out.body;
+    const out = await this.commands.execute(new HideGlossaryTermCommand(cid, term, meta.resolve()));
+    return answer(out, (r) => ({ version: r.version, term, hidden: true }));
   }
 }

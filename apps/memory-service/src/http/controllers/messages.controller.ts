@@ -1,14 +1,14 @@
-import { CampaignReader, RecordMessagesCommand } from '@app/campaign';
+import { CampaignReader } from '@app/campaign';
 import { CLOCK, Clock } from '@app/common';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseInterceptors } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
 import { LIMITS, messagesBody } from '../dto/campaign.dto';
 import { idSchema, queryInt } from '../validation';
-import { markReplay, writeMeta } from '../write-context';
+import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
 
 export const listMessagesQuery = z.strictObject({
@@ -35,6 +35,7 @@ const MESSAGE_EXAMPLE = {
 
 @ApiTags('messages')
 @Controller('v1/campaigns/:cid/messages')
+@UseInterceptors(WriteMetaInterceptor)
 export class MessagesController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -45,20 +46,13 @@ export class MessagesController {
   @Post()
   @HttpCode(201)
   @ApiRoute('Record 1–500 messages (all or nothing)', { schema: R.recordMessagesResponse, operationId: 'recordMessages', status: 201, example: { indexes: [0, 1], version: 7 } }, WRITE_ERRORS)
-  async record(
+  record(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: messagesBody }) dto: z.infer<typeof messagesBody>,
-    @Req() req: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
+    @WriteMeta() meta: RequestWriteMeta,
   ) {
-    const out = await this.commands.execute(
-      new RecordMessagesCommand(cid, { messages: dto.messages, now: this.clock.now().toISOString() }, writeMeta(req, cid, req.body), (r) => ({
-        indexes: r.events.map((e) => e.data.index as number),
-        version: r.version,
-      })),
-    );
-    markReplay(reply, out.replayed);
-    return out.body;
+    const command = { type: 'RecordMessages', messages: dto.messages, now: this.clock.now().toISOString() } as const;
+    return runCommand(this.commands, cid, command, meta, (r) => ({ indexes: r.indexes, version: r.version }));
   }
 
   @Get()

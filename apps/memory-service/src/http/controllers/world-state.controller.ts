@@ -1,16 +1,15 @@
-import { AssertFactCommand, CampaignReader, CampaignState, Fact, Player, PutPlayerCommand, ResolveFactCommand } from '@app/campaign';
+import { CampaignReader, CampaignState, Fact, Player } from '@app/campaign';
 import { APP_CONFIG, AppConfig, CLOCK, Clock, DomainError, notFound } from '@app/common';
 import { TOKEN_COUNTER, TokenCounter } from '@app/context';
 import { buildDigest, FACT_STATUSES, FactStatusFilter, renderHud, statusAt } from '@app/state';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, UseInterceptors } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import * as R from '../dto/responses';
 import { ApiQuery, ApiRoute, ApiTags, ApiZodBody } from '../api-docs';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { emptyBody } from '../dto/campaign.dto';
 import { checkTtl, factBody, factType, playerBody, STATE_LIMITS } from '../dto/state.dto';
 import { parse, pathId } from '../validation';
-import { markReplay, writeMeta } from '../write-context';
+import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 
 /** World facts, the digest, and player characters with their HUD (DESIGN §6). */
 const FACT_EXAMPLE = { type: 'conflict', key: 'guild-war', value: 'The Guild is at war with the Syndicate', priority: 0, status: 'active', expiresAt: null, assertedAt: '2026-11-23T07:30:00.000Z', resolvedAt: null };
@@ -25,6 +24,7 @@ const PLAYER_EXAMPLE = {
 
 @ApiTags('world state')
 @Controller('v1/campaigns/:cid')
+@UseInterceptors(WriteMetaInterceptor)
 export class WorldStateController {
   constructor(
     @Inject(CommandBus) private readonly commands: CommandBus,
@@ -37,7 +37,7 @@ export class WorldStateController {
   @ApiRoute('Assert a fact (upsert of type+key); ephemeral types need a TTL', { schema: R.factResponse, operationId: 'assertFact', status: 200, example: { version: 9, fact: FACT_EXAMPLE } }, [400, 404, 409, 412, 413, 422])
   @ApiZodBody(factBody)
   @Put('facts/:type/:key')
-  async putFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  putFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @WriteMeta() meta: RequestWriteMeta) {
     pathId(cid, 'campaign id');
     factType(type);
     pathId(key, 'fact key');
@@ -49,30 +49,20 @@ export class WorldStateController {
       throw new DomainError('invalid', 'VALIDATION_FAILED', `expiresAt must be at most ${STATE_LIMITS.maxTtlSeconds / 86_400} days from now`, [{ path: 'expiresAt', message: 'too far in the future' }]);
     }
     const expiresAt = dto.ttlSeconds !== undefined ? new Date(now.getTime() + dto.ttlSeconds * 1000).toISOString() : dto.expiresAt ? new Date(dto.expiresAt).toISOString() : null;
-    const out = await this.commands.execute(
-      new AssertFactCommand(cid, { factType: type, key, value: dto.value, priority: dto.priority ?? 0, expiresAt, now: now.toISOString() }, writeMeta(req, cid, body), (r) => ({
-        version: r.version,
-        fact: this.factView(r.state.facts[`${type}:${key}`], now),
-      })),
-    );
-    markReplay(reply, out.replayed);
-    return out.body;
+    const command = { type: 'AssertFact', factType: type, key, value: dto.value, priority: dto.priority ?? 0, expiresAt, now: now.toISOString() } as const;
+    return runCommand(this.commands, cid, command, meta, (r) => ({ version: r.version, fact: this.factView(r.fact, new Date(r.now)) }));
   }
 
   @ApiRoute('Resolve a fact (it leaves the digest)', { schema: R.factResponse, operationId: 'resolveFact', status: 200, example: { version: 10, fact: { ...FACT_EXAMPLE, status: 'resolved', resolvedAt: '2026-11-23T08:00:00.000Z' } } }, [400, 404, 409, 412, 413, 422])
   @Post('facts/:type/:key/resolve')
   @HttpCode(200)
-  async resolveFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  resolveFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @WriteMeta() meta: RequestWriteMeta) {
     pathId(cid, 'campaign id');
     factType(type);
     pathId(key, 'fact key');
     parse(emptyBody, body);
     const now = this.clock.now();
-    const out = await this.commands.execute(
-      new ResolveFactCommand(cid, { factType: type, key }, writeMeta(req, cid, body), (r) => ({ version: r.version, fact: this.factView(r.state.facts[`${type}:${key}`], now) })),
-    );
-    markReplay(reply, out.replayed);
-    return out.body;
+    return runCommand(this.commands, cid, { type: 'ResolveFact', factType: type, key }, meta, (r) => ({ version: r.version, fact: this.factView(r.fact, now) }));
   }
 
   @ApiRoute('Facts by status (active, resolved, expired, all)', { schema: R.factsResponse, operationId: 'listFacts', status: 200, example: { items: [FACT_EXAMPLE] } })
@@ -106,19 +96,13 @@ export class WorldStateController {
   @ApiRoute('Register or update a player character (name, aliases, ordered stats for the HUD)', { schema: R.putPlayerResponse, operationId: 'putPlayer', status: 200, example: { version: 11, player: PLAYER_EXAMPLE } }, [400, 404, 409, 412, 413, 422])
   @ApiZodBody(playerBody)
   @Put('players/:pid')
-  async putPlayer(@Param('cid') cid: string, @Param('pid') pid: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  putPlayer(@Param('cid') cid: string, @Param('pid') pid: string, @Body() body: unknown, @WriteMeta() meta: RequestWriteMeta) {
     pathId(cid, 'campaign id');
     pathId(pid, 'player id');
     const dto = parse(playerBody, body);
     const stats = dto.stats === undefined ? undefined : Object.entries(dto.stats).map(([label, value]) => ({ label, value }));
-    const out = await this.commands.execute(
-      new PutPlayerCommand(cid, { playerId: pid, name: dto.name, aliases: dto.aliases, stats }, writeMeta(req, cid, body), (r) => ({
-        version: r.version,
-        player: this.playerView(r.state.players[pid]),
-      })),
-    );
-    markReplay(reply, out.replayed);
-    return out.body;
+    const command = { type: 'PutPlayer', playerId: pid, name: dto.name, aliases: dto.aliases, stats } as const;
+    return runCommand(this.commands, cid, command, meta, (r) => ({ version: r.version, player: this.playerView(r.player) }));
   }
 
   @ApiRoute('Player characters', { schema: R.playersResponse, operationId: 'listPlayers', status: 200, example: { items: [PLAYER_EXAMPLE] } })

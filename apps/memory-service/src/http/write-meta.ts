@@ -1,0 +1,105 @@
+import {
+  CampaignCommand,
+  CommandOutcome,
+  ReplyOf,
+  RunCampaignCommand,
+  WriteMeta as CampaignWriteMeta,
+} from '@app/campaign';
+import { CallHandler, createParamDecorator, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { map, Observable } from 'rxjs';
+import { callerOf } from './caller';
+import { idempotencyKey, ifMatch, requestHash } from './validation';
+
+/**
+ * Write metadata from the request: If-Match, Idempotency-Key, correlation id. Idempotency keys are scoped to the
+ * API key that used them as well as the campaign (§8), so one tenant can neither detect nor squat another's keys.
+ */
+function writeMetaOf(req: FastifyRequest, scope: string, body: unknown): CampaignWriteMeta {
+  const key = idempotencyKey(req.headers['idempotency-key']);
+  const path = req.url.split('?')[0];
+  const keyId = callerOf(req).keyId;
+  const idemScope = keyId === null ? scope : `${scope}@${keyId}`;
+  return {
+    expectedVersion: ifMatch(req.headers['if-match']),
+    idempotency: key ? { scope: idemScope, key, requestHash: requestHash(req.method, path, body ?? null) } : undefined,
+    metadata: { correlationId: String(req.id) },
+  };
+}
+
+/**
+ * A write route's metadata (`@WriteMeta()`). A malformed If-Match or Idempotency-Key is a 400 thrown only
+ * when the write runs (`resolve`), so the route's own checks of path and body still answer first.
+ */
+export class RequestWriteMeta {
+  constructor(
+    private readonly meta: CampaignWriteMeta,
+    private readonly problem?: unknown,
+  ) {}
+
+  resolve(): CampaignWriteMeta {
+    if (this.problem !== undefined) throw this.problem;
+    return this.meta;
+  }
+}
+
+export interface WriteMetaOptions {
+  /** Idempotency scope; default the route's `:cid`. */
+  scope?: string;
+  /** False: the request hash ignores any body (a DELETE). */
+  body?: boolean;
+}
+
+/** Parameter decorator: the request's write metadata (see `RequestWriteMeta`). */
+export const WriteMeta = createParamDecorator((options: WriteMetaOptions | undefined, ctx: ExecutionContext) => {
+  const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+  const scope = options?.scope ?? (req.params as Record<string, string>).cid;
+  try {
+    return new RequestWriteMeta(writeMetaOf(req, scope, options?.body === false ? null : req.body));
+  } catch (err) {
+    return new RequestWriteMeta({}, err);
+  }
+});
+
+/** What a write route returns: the body, and whether an earlier request with the same Idempotency-Key answered. */
+export class WriteAnswer<B = unknown> {
+  constructor(
+    readonly body: B,
+    readonly replayed: boolean,
+  ) {}
+}
+
+/** Sends a `WriteAnswer`'s body and marks idempotent replays (`Idempotent-Replayed: true`) so a client can tell. */
+@Injectable()
+export class WriteMetaInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return next.handle().pipe(
+      map((out: unknown) => {
+        if (!(out instanceof WriteAnswer)) return out;
+        if (out.replayed) void context.switchToHttp().getResponse<FastifyReply>().header('idempotent-replayed', 'true');
+        return out.body;
+      }),
+    );
+  }
+}
+
+/** Renders a command's reply, or sends back as it is an answer an older release stored for the key. */
+export function answer<R, B>(out: CommandOutcome<R>, render: (reply: R) => B): WriteAnswer<B | unknown> {
+  return new WriteAnswer(out.storedBody !== undefined ? out.storedBody : render(out.reply), out.replayed);
+}
+
+/** Runs a game-stream command (`RunCampaignCommand`) and renders its reply. */
+export async function runCommand<C extends CampaignCommand, B>(
+  bus: CommandBus,
+  campaignId: string,
+  command: C,
+  meta: RequestWriteMeta,
+  render: (reply: ReplyOf<C['type']>) => B,
+): Promise<WriteAnswer<B | unknown>> {
+  const out = await bus.execute(new RunCampaignCommand(campaignId, command, meta.resolve()));
+  return answer(out, render);
+}
+
+/** The answer of most game-stream commands. */
+export const versionOnly = (r: { version: number }) => ({ version: r.version });

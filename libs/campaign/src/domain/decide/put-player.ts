@@ -1,0 +1,25 @@
+import { conflict, invalid } from '@app/common';
+import { CommandOf } from '../commands';
+import { GameEvent } from '../events';
+import { CampaignState } from '../state';
+
+export function putPlayer(state: CampaignState, c: CommandOf<'PutPlayer'>): GameEvent[] {
+  if (state.npcs[c.playerId])
+    throw conflict('CHARACTER_ID_TAKEN', `${c.playerId} is an NPC; a player needs an id of its own`);
+  const labels = (c.stats ?? []).map((s) => s.label);
+  if (new Set(labels).size !== labels.length) throw invalid('DUPLICATE_STAT_LABEL', 'stat labels must be unique');
+  const prev = state.players?.[c.playerId];
+  const data = {
+    playerId: c.playerId,
+    name: c.name,
+    aliases: c.aliases ?? prev?.aliases ?? [],
+    stats: c.stats ?? prev?.stats ?? [],
+  };
+  if (!prev) return [{ type: 'PlayerRegistered', data }];
+  if (
+    prev.name === data.name &&
+    JSON.stringify([prev.aliases, prev.stats]) === JSON.stringify([data.aliases, data.stats])
+  )
+    return [];
+  return [{ type: 'PlayerUpdated', data }];
+}

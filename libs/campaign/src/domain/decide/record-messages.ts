@@ -1,0 +1,74 @@
+import { invalid, notFound } from '@app/common';
+import { CommandOf, MessageInput } from '../commands';
+import { GameEvent } from '../events';
+import { CampaignState, Message } from '../state';
+import { isCharacter } from '../witnessing';
+import { requireLocation } from './require';
+
+export function recordMessages(state: CampaignState, command: CommandOf<'RecordMessages'>): GameEvent[] {
+  const callIds = new Set(command.knownToolCallIds ?? []);
+  const batchCallIds = new Set<string>();
+  return command.messages.map((m, i) => {
+    const at = `messages[${i}]`;
+    const locationId = m.locationId === undefined ? state.currentLocationId : m.locationId;
+    checkReferences(state, m, at, locationId, callIds);
+    for (const call of m.toolCalls ?? []) {
+      // A result names its call by id: an id made twice in one batch could answer either call.
+      if (batchCallIds.has(call.id)) {
+        throw invalid('DUPLICATE_TOOL_CALL_ID', `${at}.toolCalls: tool call id ${call.id} appears twice in this batch`);
+      }
+      batchCallIds.add(call.id);
+      callIds.add(call.id);
+    }
+    return { type: 'MessageRecorded', data: toMessage(state, m, state.messageCount + i, locationId, command.now) };
+  });
+}
+
+/** Everything a message names must exist: its location, NPCs, the tool call it answers, its audience. */
+function checkReferences(
+  state: CampaignState,
+  m: MessageInput,
+  at: string,
+  locationId: string | null,
+  callIds: ReadonlySet<string>,
+) {
+  if (locationId !== null) requireLocation(state, locationId, `${at}.locationId`);
+  for (const npcId of m.npcIds ?? []) {
+    if (!state.npcs[npcId]) throw notFound('NPC_NOT_FOUND', `${at}.npcIds: NPC ${npcId} not found`);
+  }
+  if (m.toolCallId !== undefined && !callIds.has(m.toolCallId)) {
+    throw notFound('TOOL_CALL_NOT_FOUND', `${at}.toolCallId: no earlier message made tool call ${m.toolCallId}`);
+  }
+  const visibility = m.visibility ?? 'public';
+  const audience = m.audience ?? [];
+  if (visibility === 'private' && audience.length === 0)
+    throw invalid('AUDIENCE_REQUIRED', `${at}: a private message needs an audience`);
+  for (const id of audience) {
+    if (!isCharacter(state, id))
+      throw notFound('AUDIENCE_NOT_FOUND', `${at}.audience: ${id} is not a known player or NPC`);
+  }
+}
+
+function toMessage(
+  state: CampaignState,
+  m: MessageInput,
+  index: number,
+  locationId: string | null,
+  now: string,
+): Message {
+  return {
+    index,
+    role: m.role,
+    speaker: m.speaker ?? null,
+    content: m.content,
+    locationId,
+    npcIds: [...new Set(m.npcIds ?? [])],
+    at: m.at ?? now,
+    round: state.round,
+    visibility: m.visibility ?? 'public',
+    audience: m.audience ?? [],
+    toolCalls: m.toolCalls ?? [],
+    toolCallId: m.toolCallId ?? null,
+    reasoning: m.reasoning ?? null,
+  };
+}
