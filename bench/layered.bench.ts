@@ -188,6 +188,8 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
     const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir.path, 'bench.db')}`, LOG_LEVEL: 'silent', SUMMARIZER: 'local', REQUEST_TIMEOUT_MS: '600000' });
     const app = await createApp(config, { summarizer }, false);
     await app.listen({ port: 0, host: '127.0.0.1' });
+    // The client reuses idle connections: a starved process must not find them closed under it (ECONNRESET).
+    app.getHttpServer().keepAliveTimeout = 600_000;
     const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/v1/campaigns`;
     const call = async (method: string, p: string, body?: unknown) => {
       const res = await fetch(`${base}${p}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
