@@ -185,7 +185,12 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
     const dir = tempDir('layered');
     const summarizer = new CountingSummarizer();
     // A loaded machine can hold a request past the default 30 s timeout (end-round, the worker's wait).
-    const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir.path, 'bench.db')}`, LOG_LEVEL: 'silent', SUMMARIZER: 'local', REQUEST_TIMEOUT_MS: '600000' });
+    const config = loadConfig({
+      DATABASE_URL: `sqlite:${join(dir.path, 'bench.db')}`,
+      LOG_LEVEL: 'silent',
+      SUMMARIZER: 'local',
+      REQUEST_TIMEOUT_MS: '600000',
+    });
     const app = await createApp(config, { summarizer }, false);
     await app.listen({ port: 0, host: '127.0.0.1' });
     // The client reuses idle connections: a starved process must not find them closed under it (ECONNRESET).
@@ -223,7 +228,8 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
       }
       const version = JSON.parse(await call('GET', `/${cid}`)).version;
       // Waits for the worker in 10 s polls: one 30 s wait meets the server's 30 s request timeout on a loaded machine.
-      while (JSON.parse(await call('GET', `/${cid}/context?minVersion=${version}&waitMs=10000`)).processedVersion < version);
+      const waited = async () => JSON.parse(await call('GET', `/${cid}/context?minVersion=${version}&waitMs=10000`));
+      while ((await waited()).processedVersion < version);
       const full = transcript.join('\n');
       const fullWords = wordSet(full);
       const fullTokens = counter.count(full);
@@ -245,7 +251,8 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
           const served = await call('GET', `/${cid}/context?agent=dm&format=text&explain=false&budget=${budget}&query=${encodeURIComponent(qa.question.slice(0, 2000))}`);
           servedAt.push([budget, packed.text, packed.tokens, served]);
           // LAYERED_BENCH_DUMP=<dir>: each served text with its question and answer, for reading where recall is lost.
-          if (dump) dump.push({ sample: sample.sample_id, category: qa.category, question: qa.question, answer, evidence: qa.evidence, budget, served });
+          const { question, category, evidence } = qa;
+          if (dump) dump.push({ sample: sample.sample_id, category, question, answer, evidence, budget, served });
           if (budget === 2000) {
             const cost = pasteableTokens(served, counter);
             add('Scene tokens @2000', qa.category, 0, cost.scene);
@@ -266,7 +273,8 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
           }
         }
       }
-      if (dump) writeFileSync(join(process.env.LAYERED_BENCH_DUMP!, `${sample.sample_id}-${opts.replay ?? 'messages'}.json`), JSON.stringify(dump));
+      const dumpFile = `${sample.sample_id}-${opts.replay ?? 'messages'}.json`;
+      if (dump) writeFileSync(join(process.env.LAYERED_BENCH_DUMP!, dumpFile), JSON.stringify(dump));
       calls.rolling += summarizer.calls.rolling;
       calls.define += summarizer.calls.define;
       calls.memories += summarizer.calls.location + summarizer.calls.npc + summarizer.calls.world;

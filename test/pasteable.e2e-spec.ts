@@ -259,17 +259,21 @@ describe('a context a game master would paste (DESIGN §8)', () => {
         // then leave it as `duplicate` drops, which therefore depend on the budget.
         const heldByRecent = (d: any) => d.section === 'recall' && d.reason === 'duplicate';
         const full = await json(`?agent=dm&budget=200000${query}`);
-        const selfDropped = new Set(full.dropped.filter((d: any) => !heldByRecent(d)).map((d: any) => `${d.section}#${d.ref}`));
-        const before = full.tokens.used + full.dropped.filter(heldByRecent).reduce((n: number, d: any) => n + d.tokens, 0);
+        const key = (d: any) => `${d.section}#${d.ref}`;
+        const tokensOf = (ds: any[]) => ds.reduce((n: number, d: any) => n + d.tokens, 0);
+        const selfDropped = new Set(full.dropped.filter((d: any) => !heldByRecent(d)).map(key));
+        const before = full.tokens.used + tokensOf(full.dropped.filter(heldByRecent));
         const c = await json(`?agent=dm&budget=${budget}${query}`);
-        const byBudget = c.dropped.filter((d: any) => !selfDropped.has(`${d.section}#${d.ref}`));
-        expect([budget, c.tokens.used + byBudget.reduce((n: number, d: any) => n + d.tokens, 0)]).toEqual([budget, before]);
+        const byBudget = c.dropped.filter((d: any) => !selfDropped.has(key(d)));
+        expect([budget, c.tokens.used + tokensOf(byBudget)]).toEqual([budget, before]);
         expect(c.sections.find((x: any) => x.key === 'scene').entries.length).toBeGreaterThan(0);
         const recent = c.sections.find((x: any) => x.key === 'recent')?.entries ?? [];
         const memories = c.sections
           .filter((x: any) => ['location', 'npc', 'world'].includes(x.key))
           .flatMap((x: any) => x.entries);
-        const lostMemory = byBudget.some((d: any) => ['location', 'npc', 'world', 'recall'].includes(d.section) && d.reason === 'budget');
+        const lostMemory = byBudget.some(
+          (d: any) => ['location', 'npc', 'world', 'recall'].includes(d.section) && d.reason === 'budget',
+        );
         // A memory goes only once Recent Messages is down to its newest 4; one of those goes only once no memory is left.
         if (lostMemory)
           expect(recent.map((e: any) => e.ref)).toEqual(['4', '5', '6', '7'].slice(4 - Math.min(4, recent.length)));

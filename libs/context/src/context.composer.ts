@@ -33,6 +33,18 @@ const DROP_ORDER: { keys: SectionKey[]; keepNewest?: true }[] = [
 /** Sections whose entries the no-sentence-twice rule may shorten (§8); everything else only counts as already said. */
 const SUMMARY_SECTIONS = new Set<SectionKey>(['previously', 'location', 'npc', 'world']);
 
+/** A Recall hit the budget dropped, with its drop report (the refill may take both back). */
+interface Gone {
+  entry: SectionEntry;
+  report: DroppedEntry;
+}
+
+/** What fit() leaves: the tokens used, and the Recall hits it dropped when the refill may bring them back. */
+interface Fitted {
+  used: number;
+  refill?: { recall: ComposedSection; gone: Gone[] };
+}
+
 export interface ComposedSection extends BuiltSection {
   tokens: number;
 }
@@ -99,7 +111,10 @@ export class ContextComposer {
     const fitted = budget === null ? null : this.fit(sections, budget, dropped);
     if (fitted) used = fitted.used;
     used -= this.dropHeldByRecent(sections, dropped);
-    if (fitted?.refill) used = this.refill(fitted.refill.recall, fitted.refill.gone, dropped, budget!, used, sections.find((s) => s.key === 'recent'));
+    if (fitted?.refill) {
+      const recent = sections.find((s) => s.key === 'recent');
+      used = this.refill(fitted.refill.recall, fitted.refill.gone, dropped, budget!, used, recent);
+    }
     const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
     return { version: snapshot.state.version, processedVersion: snapshot.processedVersion, request, sections, budget, used, dropped, overBudget: budget !== null && used > budget, extra };
   }
@@ -180,12 +195,12 @@ export class ContextComposer {
    * Drops entries in the stated order until the sections fit; returns the tokens used. Recall entries past its own
    * limit (a query's extra hits) go first, but may keep up to `recallShare` of what they and Recent Messages hold.
    */
-  private fit(sections: ComposedSection[], budget: number, dropped: DroppedEntry[]): { used: number; refill?: { recall: ComposedSection; gone: { entry: SectionEntry; report: DroppedEntry }[] } } {
+  private fit(sections: ComposedSection[], budget: number, dropped: DroppedEntry[]): Fitted {
     let used = sum(sections);
     const recall = sections.find((s) => s.key === 'recall');
     const recent = sections.find((s) => s.key === 'recent');
     /** Recall hits the budget took, each with its drop report, for the refill below. */
-    const recallGone: { entry: SectionEntry; report: DroppedEntry }[] = [];
+    const recallGone: Gone[] = [];
     /**
      * Drops `count` entries from `index` on, the last first. Each is reported with its own tokens; what else went with
      * them (group headers, the heading when the section empties) counts on the last reported, so drops and `used` add up.
@@ -197,7 +212,8 @@ export class ContextComposer {
       used -= before - section.tokens;
       const alongside = before - section.tokens - gone.reduce((n, e) => n + (e.tokens ?? 0), 0);
       gone.forEach((e, i) => {
-        const report: DroppedEntry = { section: section.key, ref: e.ref, tokens: (e.tokens ?? 0) + (i === gone.length - 1 ? alongside : 0), reason: 'budget' };
+        const tokens = (e.tokens ?? 0) + (i === gone.length - 1 ? alongside : 0);
+        const report: DroppedEntry = { section: section.key, ref: e.ref, tokens, reason: 'budget' };
         dropped.push(report);
         if (section === recall) recallGone.push({ entry: e, report });
       });
@@ -240,7 +256,14 @@ export class ContextComposer {
    * dropped hits, best first, come back where they fit. A hit comes back only when it costs exactly what its drop
    * reported (its group header included), so `used` + Σ dropped still adds up.
    */
-  private refill(recall: ComposedSection, gone: { entry: SectionEntry; report: DroppedEntry }[], dropped: DroppedEntry[], budget: number, used: number, recent?: ComposedSection): number {
+  private refill(
+    recall: ComposedSection,
+    gone: Gone[],
+    dropped: DroppedEntry[],
+    budget: number,
+    used: number,
+    recent?: ComposedSection,
+  ): number {
     const held = new Set(recent?.entries.map((e) => e.ref));
     for (const { entry, report } of [...gone].sort((a, b) => (a.entry.rank ?? 0) - (b.entry.rank ?? 0))) {
       if (budget - used < (entry.tokens ?? 0) || held.has(entry.ref)) continue;

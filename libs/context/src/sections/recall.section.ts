@@ -207,7 +207,8 @@ export function rankMessages(hits: Candidate[], words: string[], query: string):
   const spoken = named.size
     ? hits.map((c) => {
         const boost = c.speaker && wordsOf(c.speaker).some((w) => named.has(w)) ? SPEAKER_BOOST : 1;
-        const aside = topical.length > 0 && !matchesAny(wordsOf(c.entry.body ?? c.entry.text), topical) ? NAME_ONLY_FACTOR : 1;
+        const onTopic = topical.length === 0 || matchesAny(wordsOf(c.entry.body ?? c.entry.text), topical);
+        const aside = onTopic ? 1 : NAME_ONLY_FACTOR;
         return boost * aside === 1 ? c : { ...c, score: c.score * boost * aside };
       })
     : hits;
