@@ -3,6 +3,7 @@ import { loadConfig } from '@app/common';
 import { TiktokenCounter } from '@app/context';
 import { DefineTermInput, LocalSummarizer, LocationSummaryInput, NpcSummaryInput, RollingSummaryInput, Summarizer, WorldSummaryInput } from '@app/summarizer';
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from '../apps/memory-service/src/bootstrap';
 import { answerRecall, contentWords, SMALL_STOP_WORDS, wordSet } from './locomo/answer-recall';
@@ -183,9 +184,17 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
   for (const sample of samples) {
     const dir = tempDir('layered');
     const summarizer = new CountingSummarizer();
-    const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir.path, 'bench.db')}`, LOG_LEVEL: 'silent', SUMMARIZER: 'local' });
+    // A loaded machine can hold a request past the default 30 s timeout (end-round, the worker's wait).
+    const config = loadConfig({
+      DATABASE_URL: `sqlite:${join(dir.path, 'bench.db')}`,
+      LOG_LEVEL: 'silent',
+      SUMMARIZER: 'local',
+      REQUEST_TIMEOUT_MS: '600000',
+    });
     const app = await createApp(config, { summarizer }, false);
     await app.listen({ port: 0, host: '127.0.0.1' });
+    // The client reuses idle connections: a starved process must not find them closed under it (ECONNRESET).
+    app.getHttpServer().keepAliveTimeout = 600_000;
     const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/v1/campaigns`;
     const call = async (method: string, p: string, body?: unknown) => {
       const res = await fetch(`${base}${p}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -218,7 +227,9 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
         if (i < sessions.length - 1) await call('POST', `/${cid}/commands/end-round`, {});
       }
       const version = JSON.parse(await call('GET', `/${cid}`)).version;
-      await call('GET', `/${cid}/context?minVersion=${version}&waitMs=30000`);
+      // Waits for the worker in 10 s polls: one 30 s wait meets the server's 30 s request timeout on a loaded machine.
+      const waited = async () => JSON.parse(await call('GET', `/${cid}/context?minVersion=${version}&waitMs=10000`));
+      while ((await waited()).processedVersion < version);
       const full = transcript.join('\n');
       const fullWords = wordSet(full);
       const fullTokens = counter.count(full);
@@ -226,6 +237,7 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
       const last20Words = wordSet(last20);
       const last20Tokens = counter.count(last20);
       const bm25 = new Bm25(lines, counter);
+      const dump: Record<string, unknown>[] | null = process.env.LAYERED_BENCH_DUMP ? [] : null;
 
       // Quick mode is a smoke test: the first 60 QA of one conversation.
       for (const qa of opts.quick ? sample.qa.slice(0, 60) : sample.qa) {
@@ -238,6 +250,9 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
           const packed = bm25.pack(ranked, budget);
           const served = await call('GET', `/${cid}/context?agent=dm&format=text&explain=false&budget=${budget}&query=${encodeURIComponent(qa.question.slice(0, 2000))}`);
           servedAt.push([budget, packed.text, packed.tokens, served]);
+          // LAYERED_BENCH_DUMP=<dir>: each served text with its question and answer, for reading where recall is lost.
+          const { question, category, evidence } = qa;
+          if (dump) dump.push({ sample: sample.sample_id, category, question, answer, evidence, budget, served });
           if (budget === 2000) {
             const cost = pasteableTokens(served, counter);
             add('Scene tokens @2000', qa.category, 0, cost.scene);
@@ -258,6 +273,8 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
           }
         }
       }
+      const dumpFile = `${sample.sample_id}-${opts.replay ?? 'messages'}.json`;
+      if (dump) writeFileSync(join(process.env.LAYERED_BENCH_DUMP!, dumpFile), JSON.stringify(dump));
       calls.rolling += summarizer.calls.rolling;
       calls.define += summarizer.calls.define;
       calls.memories += summarizer.calls.location + summarizer.calls.npc + summarizer.calls.world;

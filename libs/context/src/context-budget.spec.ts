@@ -17,6 +17,9 @@ function fixed(key: SectionKey, n: number, size: number, extra: Partial<BuiltSec
   return { key, title: key, build: async () => ({ key, title: key, entries: entries(), ...extra }) };
 }
 
+/** A Recall hit of `size` words at `rank`. */
+const hit = (ref: string, rank: number, size: number): SectionEntry => ({ ref, rank, text: [...Array(size - 1).fill('w'), ref].join(' ') });
+
 describe('ContextComposer budget (DESIGN §8)', () => {
   // Heading "## x" counts 2 words; an entry of k words counts k.
   it('drops Recent oldest first, then Recall lowest rank, then memories oldest first; never the bible; drops add up to what was saved', async () => {
@@ -108,6 +111,29 @@ describe('ContextComposer budget (DESIGN §8)', () => {
     ]);
     expect(tight.used).toBe(8);
     expect(all.used - tight.dropped.reduce((n, d) => n + d.tokens, 0)).toBe(tight.used);
+  });
+
+  it('a shorter hit of lower rank fills the room a dropped longer one left; drops still add up', async () => {
+    const entries = () => [hit('a', 1, 5), hit('b', 2, 10), hit('c', 3, 3), hit('d', 4, 4)];
+    const recall: ContextSection = { key: 'recall', title: 'recall', build: async () => ({ key: 'recall', title: 'recall', entries: entries() }) };
+    const composer = composerOf(words, [fixed('bible', 1, 5), recall]);
+    const all = await composer.compose(request({ query: 'q' }), snapshot, 1000);
+    // bible 2 + 5, recall 2 + 22: over 20, d, c and b go (lowest rank first), leaving 6 spare: c (3) comes back,
+    // d (4) no longer fits.
+    const tight = await composer.compose(request({ query: 'q' }), snapshot, 20);
+    expect(tight.sections.find((s) => s.key === 'recall')!.entries.map((e) => e.ref)).toEqual(['a', 'c']);
+    expect(tight.dropped.map((d) => d.ref)).toEqual(['d', 'b']);
+    expect(tight.used).toBe(17);
+    expect(all.used - tight.dropped.reduce((n, d) => n + d.tokens, 0)).toBe(tight.used);
+  });
+
+  it('no room goes back to Recall once the budget took a memory', async () => {
+    const recall: ContextSection = { key: 'recall', title: 'recall', build: async () => ({ key: 'recall', title: 'recall', entries: [hit('a', 1, 3)] }) };
+    // recall 5 + world 22 = 27 over 20: recall goes first (5), still over, so the memory goes (22): 20 are left,
+    // room for a, which stays out.
+    const c = await composerOf(words, [fixed('world', 1, 20), recall]).compose(request({ query: 'q' }), snapshot, 20);
+    expect(c.dropped.map((d) => d.ref)).toEqual(['a', 'world0']);
+    expect(c.used).toBe(0);
   });
 
   it('builds Recall last, seeing the other sections', async () => {

@@ -14,6 +14,18 @@ export const DEFAULT_MIN_RECENT_MESSAGES = 4;
 /** Sections whose entries the no-sentence-twice rule may shorten (§8); everything else only counts as already said. */
 const SUMMARY_SECTIONS = new Set<SectionKey>(['previously', 'location', 'npc', 'world']);
 
+/** A Recall hit the budget dropped, with its drop report (the refill may take both back). */
+interface Gone {
+  entry: SectionEntry;
+  report: DroppedEntry;
+}
+
+/** What fit() leaves: the tokens used, and the Recall hits it dropped when the refill may bring them back. */
+interface Fitted {
+  used: number;
+  refill?: { recall: ComposedSection; gone: Gone[] };
+}
+
 export interface ComposedSection extends BuiltSection {
   tokens: number;
 }
@@ -71,29 +83,44 @@ export class ContextComposer {
     await this.counter.warm?.(present.flatMap((s) => (s.omitted ? [] : s.entries.map((e) => `${e.text}\n`))));
     const sections = present.filter((s) => !s.omitted).map((s) => this.measure(s));
     const dropped: DroppedEntry[] = sections.flatMap((s) => s.dropped ?? []);
-    const parked = this.parkRecalledRecent(sections);
     await giveBack();
     // Long entries are split into sentences here, giving the event loop back between them; dedupe() reads the memo.
     await this.sentences.warm(sections.flatMap((s) => s.entries.map((e) => dedupeText(s, e))));
     this.dedupe(sections, dropped);
     await giveBack();
     let used = sum(sections);
-    if (budget !== null) used = this.fit(sections, budget, dropped, parked);
+    const fitted = budget === null ? null : this.fit(sections, budget, dropped);
+    if (fitted) used = fitted.used;
+    used -= this.dropHeldByRecent(sections, dropped);
+    if (fitted?.refill) {
+      const recent = sections.find((s) => s.key === 'recent');
+      used = this.refill(fitted.refill.recall, fitted.refill.gone, dropped, budget!, used, recent);
+    }
     const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
     return { version: snapshot.state.version, processedVersion: snapshot.processedVersion, request, sections, budget, used, dropped, overBudget: budget !== null && used > budget, extra };
   }
 
-  /** Recall hits that Recent Messages already holds are left out of Recall, kept aside in case the budget drops them there. */
-  private parkRecalledRecent(sections: ComposedSection[]): Map<string, SectionEntry> {
+  /**
+   * Recall hits that Recent Messages still holds once the budget is met leave Recall, each reported as a `duplicate`
+   * with what it saved. They compete in Recall until then: a hit the budget takes from Recent stays in Recall at its
+   * rank, its round-and-day header counted like any other's. Returns the tokens saved.
+   */
+  private dropHeldByRecent(sections: ComposedSection[], dropped: DroppedEntry[]): number {
     const recall = sections.find((s) => s.key === 'recall');
     const recent = sections.find((s) => s.key === 'recent');
-    const parked = new Map<string, SectionEntry>();
-    if (!recall || !recent) return parked;
+    if (!recall || !recent) return 0;
     const held = new Set(recent.entries.map((e) => e.ref));
-    for (const e of recall.entries) if (held.has(e.ref)) parked.set(e.ref, e);
-    recall.entries = recall.entries.filter((e) => !parked.has(e.ref));
-    recall.tokens = this.sectionTokens(recall);
-    return parked;
+    let saved = 0;
+    // Lowest rank first, so that the last of a group takes its header along (as budget drops do).
+    for (let i = recall.entries.length - 1; i >= 0; i--) {
+      if (!held.has(recall.entries[i].ref)) continue;
+      const [gone] = recall.entries.splice(i, 1);
+      const before = recall.tokens;
+      recall.tokens = this.sectionTokens(recall);
+      saved += before - recall.tokens;
+      dropped.push({ section: recall.key, ref: gone.ref, tokens: before - recall.tokens, reason: 'duplicate' });
+    }
+    return saved;
   }
 
   /**
@@ -145,33 +172,16 @@ export class ContextComposer {
     return heading + layoutTokens(s.entries, s.timeline === true, (header) => this.counter.count(`${header}\n`));
   }
 
-  /** A parked Recall hit takes its rank in Recall again; returns the tokens that adds (0 when it stays out). */
-  private unpark(recall: ComposedSection, back: SectionEntry, report: DroppedEntry | undefined): number {
-    const at = recall.entries.findIndex((e) => (e.rank ?? 0) > (back.rank ?? 0));
-    const slot = at === -1 ? recall.entries.length : at;
-    recall.entries.splice(slot, 0, back);
-    const was = recall.tokens;
-    recall.tokens = this.sectionTokens(recall);
-    // A line that costs more in Recall (its date and round header) than it saved in Recent stays out: moving it
-    // back would grow an over-budget context and report a negative drop.
-    if (!report || recall.tokens - was > report.tokens) {
-      recall.entries.splice(slot, 1);
-      recall.tokens = was;
-      return 0;
-    }
-    // The line moved rather than went: its drop reports what it saved, so drops and `used` still add up.
-    report.tokens -= recall.tokens - was;
-    return recall.tokens - was;
-  }
-
   /**
    * Drops entries in the stated order until the sections fit; returns the tokens used. Recall entries past its own
    * limit (a query's extra hits) go first, but may keep up to `recallShare` of what they and Recent Messages hold.
    */
-  private fit(sections: ComposedSection[], budget: number, dropped: DroppedEntry[], parked: Map<string, SectionEntry>): number {
+  private fit(sections: ComposedSection[], budget: number, dropped: DroppedEntry[]): Fitted {
     let used = sum(sections);
     const recall = sections.find((s) => s.key === 'recall');
     const recent = sections.find((s) => s.key === 'recent');
+    /** Recall hits the budget took, each with its drop report, for the refill below. */
+    const recallGone: Gone[] = [];
     /**
      * Drops `count` entries from `index` on, the last first. Each is reported with its own tokens; what else went with
      * them (group headers, the heading when the section empties) counts on the last reported, so drops and `used` add up.
@@ -182,14 +192,12 @@ export class ContextComposer {
       section.tokens = this.sectionTokens(section);
       used -= before - section.tokens;
       const alongside = before - section.tokens - gone.reduce((n, e) => n + (e.tokens ?? 0), 0);
-      gone.forEach((e, i) => dropped.push({ section: section.key, ref: e.ref, tokens: (e.tokens ?? 0) + (i === gone.length - 1 ? alongside : 0), reason: 'budget' }));
-      for (const entry of gone) {
-        const back = section === recent ? parked.get(entry.ref) : undefined;
-        if (!back || !recall) continue;
-        // No longer in the context: the hit takes its rank in Recall again (and is dropped there by Recall's rules).
-        parked.delete(entry.ref);
-        used += this.unpark(recall, back, dropped.findLast((d) => d.section === section.key && d.ref === entry.ref));
-      }
+      gone.forEach((e, i) => {
+        const tokens = (e.tokens ?? 0) + (i === gone.length - 1 ? alongside : 0);
+        const report: DroppedEntry = { section: section.key, ref: e.ref, tokens, reason: 'budget' };
+        dropped.push(report);
+        if (section === recall) recallGone.push({ entry: e, report });
+      });
     };
     if (recall) {
       // Recall is dropped from its lowest rank up, so hits past the rank where its entries alone exceed the whole
@@ -209,13 +217,50 @@ export class ContextComposer {
         else drop(recent!, 0);
       }
     }
+    // Whether the budget took anything that goes after Recall (memories, the newest Recent Messages): then Recall
+    // gets no room back, however much is left.
+    let pastRecall = false;
     for (const group of DROP_ORDER) {
       const members = sections.filter((s) => group.keys.includes(s.key));
       while (used > budget) {
         const victim = pickVictim(members.filter((s) => !group.keepNewest || s.entries.length > this.minRecent));
         if (!victim) break;
+        pastRecall ||= DROP_ORDER.indexOf(group) > DROP_ORDER.findIndex((g) => g.keys.includes('recall'));
         drop(victim.section, victim.index);
       }
+    }
+    return { used, refill: recall && !pastRecall ? { recall, gone: recallGone } : undefined };
+  }
+
+  /**
+   * Dropping lowest rank first stops at the first fit, which can leave room a shorter hit of lower rank would fill: the
+   * dropped hits, best first, come back where they fit. A hit comes back only when it costs exactly what its drop
+   * reported (its group header included), so `used` + Σ dropped still adds up.
+   */
+  private refill(
+    recall: ComposedSection,
+    gone: Gone[],
+    dropped: DroppedEntry[],
+    budget: number,
+    used: number,
+    recent?: ComposedSection,
+  ): number {
+    const held = new Set(recent?.entries.map((e) => e.ref));
+    for (const { entry, report } of [...gone].sort((a, b) => (a.entry.rank ?? 0) - (b.entry.rank ?? 0))) {
+      if (budget - used < (entry.tokens ?? 0) || held.has(entry.ref)) continue;
+      const at = recall.entries.findIndex((e) => (e.rank ?? 0) > (entry.rank ?? 0));
+      const slot = at === -1 ? recall.entries.length : at;
+      recall.entries.splice(slot, 0, entry);
+      const was = recall.tokens;
+      recall.tokens = this.sectionTokens(recall);
+      const cost = recall.tokens - was;
+      if (cost !== report.tokens || used + cost > budget) {
+        recall.entries.splice(slot, 1);
+        recall.tokens = was;
+        continue;
+      }
+      used += cost;
+      dropped.splice(dropped.indexOf(report), 1);
     }
     return used;
   }

@@ -67,10 +67,32 @@ describe('rankMessages', () => {
 
   it('doubles the messages of a speaker the query names', () => {
     const hits = [hit(1, 1, 'a', 'Aria', '2023-05-01T10:00:00Z'), hit(2, 0.8, 'b', 'Brannoc', '2023-05-02T10:00:00Z')];
-    const ranked = scores(rankMessages(hits, ['brannoc', 'well'], 'what did Brannoc find at the well'));
+    const ranked = scores(rankMessages(hits, ['brannoc', 'line'], 'what did Brannoc find on the line'));
     expect(ranked[2]).toBeGreaterThan(ranked[1]);
     // Aria: 1 + 0.3 × 1/1.6; Brannoc: 1.6 + 0.3 × 1.6/1.6; rescaled to the best.
     expect(ranked).toEqual({ 1: Math.round((1.1875 / 1.9) * 1000) / 1000, 2: 1 });
+  });
+
+  it('weighs at 0.3 a message matched only by a named speaker: "Thanks, Brannoc!" says nothing of the well', () => {
+    const said = (ref: number, score: number, speaker: string, text: string): Candidate => ({
+      entry: { ref: String(ref), group: `g${ref}`, text: `${speaker}: ${text}`, body: text },
+      score,
+      kind: 0,
+      speaker,
+    });
+    const hits = [
+      said(1, 1, 'Aria', 'Thanks, Brannoc!'),
+      said(2, 0.5, 'Aria', 'Brannoc, the well is dry.'),
+      said(3, 0.4, 'Brannoc', 'Nothing down there.'),
+    ];
+    const ranked = scores(rankMessages(hits, ['brannoc', 'well'], 'what did Brannoc find at the well'));
+    // Brannoc's own line is doubled, but matched by his name alone: 0.4 × 2 × 0.3.
+    // Each hit is alone on its day: + 0.3 × its score / the best day's.
+    const raw = { 1: 0.3 + (0.3 * 0.3) / 0.5, 2: 0.5 + 0.3, 3: 0.24 + (0.3 * 0.24) / 0.5 };
+    const rel = (x: number) => Math.round((x / raw[2]) * 1000) / 1000;
+    expect(ranked).toEqual({ 1: rel(raw[1]), 2: 1, 3: rel(raw[3]) });
+    // A query naming nobody else has nothing to tell them apart by: no factor.
+    expect(scores(rankMessages(hits.slice(0, 1), ['brannoc'], 'Brannoc?'))).toEqual({ 1: 1 });
   });
 
   it('multiplies by 4 the messages said on the day the query names, or in the month', () => {

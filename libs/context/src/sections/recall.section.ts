@@ -35,6 +35,11 @@ const DATE_BOOST = 4;
 const CLUSTER_WEIGHT = 0.3;
 /** A recalled statement's next message ranks at this share of its score. */
 const REPLY_FACTOR = 0.6;
+/**
+ * Score factor of a message that matched only by a name the query gives a speaker ("Thanks, Melanie!" for "when did
+ * Melanie run a race?"): it says nothing about what is asked (tuned on LoCoMo, docs/layered-context.md).
+ */
+const NAME_ONLY_FACTOR = 0.3;
 
 const MEMORY_SECTIONS = new Set(['location', 'npc', 'world']);
 
@@ -198,7 +203,15 @@ function messageEntry(m: StoredMessage, state?: CampaignState): SectionEntry {
 export function rankMessages(hits: Candidate[], words: string[], query: string): Candidate[] {
   if (hits.length === 0) return hits;
   const named = speakerWords(words, hits);
-  const spoken = named.size ? hits.map((c) => (c.speaker && wordsOf(c.speaker).some((w) => named.has(w)) ? { ...c, score: c.score * SPEAKER_BOOST } : c)) : hits;
+  const topical = words.filter((w) => !named.has(w)).map(stemOf);
+  const spoken = named.size
+    ? hits.map((c) => {
+        const boost = c.speaker && wordsOf(c.speaker).some((w) => named.has(w)) ? SPEAKER_BOOST : 1;
+        const onTopic = topical.length === 0 || matchesAny(wordsOf(c.entry.body ?? c.entry.text), topical);
+        const aside = onTopic ? 1 : NAME_ONLY_FACTOR;
+        return boost * aside === 1 ? c : { ...c, score: c.score * boost * aside };
+      })
+    : hits;
   const clusters = new Map<string, number>();
   for (const c of spoken) clusters.set(c.entry.group ?? '', (clusters.get(c.entry.group ?? '') ?? 0) + c.score);
   const busiest = Math.max(...clusters.values()) || 1;
@@ -252,16 +265,23 @@ function speakerWords(words: string[], hits: Candidate[]): Set<string> {
 const wordsOf = (text: string): string[] =>
   (text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
 
+/** A query word as recall looks it up: words of 5+ letters lose a common suffix and match as a prefix. */
+function stemOf(w: string): { word: string; prefix: boolean } {
+  if ([...w].length < 5) return { word: w, prefix: false };
+  const cut = w.replace(/(?:ing|ed|es|er|ly|s)$/u, '');
+  return { word: [...cut].length >= 4 ? cut : w, prefix: true };
+}
+
+/** Whether any of the words is one of the (stemmed) terms, as the search index matches them. */
+const matchesAny = (words: string[], terms: { word: string; prefix: boolean }[]) =>
+  words.some((w) => terms.some((t) => (t.prefix ? w.startsWith(t.word) : w === t.word)));
+
 /**
  * A poor man's stemmer for recall (the index does not stem): a word of 5+ letters loses a common English suffix and
  * becomes a prefix, so "painted" also finds "painting" and "painter" (tuned on LoCoMo, docs/layered-context.md).
  */
 export function withStemPrefixes(q: QueryNode): QueryNode {
-  const stem = (w: string): QueryNode => {
-    if ([...w].length < 5) return { kind: 'word', word: w, prefix: false };
-    const cut = w.replace(/(?:ing|ed|es|er|ly|s)$/u, '');
-    return { kind: 'word', word: [...cut].length >= 4 ? cut : w, prefix: true };
-  };
+  const stem = (w: string): QueryNode => ({ kind: 'word', ...stemOf(w) });
   if (q.kind === 'word') return stem(q.word);
   if (q.kind === 'or') return { kind: 'or', children: q.children.map((c) => (c.kind === 'word' ? stem(c.word) : c)) };
   return q;
