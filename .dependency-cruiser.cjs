@@ -83,7 +83,8 @@ module.exports = {
   ],
   options: {
     // No includeOnly: it would hide node_modules and built-ins from the pure-domain rules.
-    exclude: { path: '^(dist|coverage|test-artifacts|bench/results)/|^test/openapi-client/' }, // its schema is generated at test time
+    // its schema is generated at test time
+    exclude: { path: '^(dist|coverage|test-artifacts|bench/results)/|^test/openapi-client/' },
     doNotFollow: { path: 'node_modules' },
     // Keep paths under ./node_modules even when it is a symlink (worktrees share one).
     preserveSymlinks: true,

@@ -1,11 +1,36 @@
 // Nest 12 packages are ESM-only; Jest (on Node 20) cannot require(esm), so those few packages are
 // transpiled to CommonJS by swc like our own sources.
-const esmPackages = ['@nestjs', 'uid', 'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit', 'glob', 'minimatch', 'path-scurry', 'lru-cache', 'minipass', 'content-disposition'];
-const swc = ['@swc/jest', {
-  jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022' },
-  module: { type: 'commonjs' },
-}];
-const moduleNameMapper = { '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src', '^@modelcontextprotocol/sdk/(.*)$': '<rootDir>/node_modules/@modelcontextprotocol/sdk/dist/cjs/$1' };
+const esmPackages = [
+  '@nestjs',
+  'uid',
+  'file-type',
+  'strtok3',
+  'token-types',
+  '@tokenizer',
+  'uint8array-extras',
+  '@borewit',
+  'glob',
+  'minimatch',
+  'path-scurry',
+  'lru-cache',
+  'minipass',
+  'content-disposition',
+];
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+  },
+];
+const moduleNameMapper = {
+  '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
+  '^@modelcontextprotocol/sdk/(.*)$': '<rootDir>/node_modules/@modelcontextprotocol/sdk/dist/cjs/$1',
+};
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
@@ -16,7 +41,11 @@ const common = {
 };
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
+    },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 60000 },
     // PostgreSQL-only specs (replicas, leases); they skip themselves without TEST_DATABASE_URL (npm run test:pg).
     { ...common, displayName: 'pg', testMatch: ['<rootDir>/test/pg/**/*.pg-spec.ts'] },

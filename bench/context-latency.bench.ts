@@ -19,7 +19,8 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
     const seeder = await HistorySeeder.open(dbPath);
     const seeded: SeedResult[] = [];
     try {
-      for (const events of sizes) seeded.push(seeder.seed({ campaignId: `history-${events}`, events, worker: 'processed' }));
+      for (const events of sizes)
+        seeded.push(seeder.seed({ campaignId: `history-${events}`, events, worker: 'processed' }));
     } finally {
       await seeder.close();
     }
@@ -31,14 +32,19 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
         const res = await fetch(url(s));
         const body = (await res.json()) as { sections: { entries: unknown[] }[] };
         if (res.status !== 200) throw new Error(`GET context ${s.campaignId} → ${res.status}`);
-        served.set(s.campaignId, { sections: body.sections.filter((x) => x.entries.length).length, entries: body.sections.reduce((n, x) => n + x.entries.length, 0) });
+        served.set(s.campaignId, {
+          sections: body.sections.filter((x) => x.entries.length).length,
+          entries: body.sections.reduce((n, x) => n + x.entries.length, 0),
+        });
       }
       const samples = new Map<string, number[]>(seeded.map((s) => [s.campaignId, []]));
       // Round-robin over the campaigns so machine noise lands on every size alike; the first rounds warm up.
       for (let i = 0; i < perCampaign + warmup; i++) {
         for (const s of seeded) {
           const r = await timedGet(url(s)).catch((err: Error) => {
-            throw new Error(`GET context ${s.campaignId} failed (${err.message}; server ${service.exitStatus() ?? 'still running'}; log ${service.logPath})`);
+            throw new Error(
+              `GET context ${s.campaignId} failed (${err.message}; server ${service.exitStatus() ?? 'still running'}; log ${service.logPath})`,
+            );
           });
           if (r.status !== 200) throw new Error(`GET context ${s.campaignId} → ${r.status}`);
           if (i >= warmup) samples.get(s.campaignId)!.push(r.ms);
@@ -67,21 +73,42 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
         const ms: number[] = [];
         for (let i = 0; i < writes + 20; i++) {
           const t0 = performance.now();
-          await http.post(`/v1/campaigns/${s.campaignId}/messages`, { messages: [{ role: 'player', speaker: 'Aria', content: `Aria asks Brom about the old mine, for the ${i}th time.` }] });
+          await http.post(`/v1/campaigns/${s.campaignId}/messages`, {
+            messages: [
+              { role: 'player', speaker: 'Aria', content: `Aria asks Brom about the old mine, for the ${i}th time.` },
+            ],
+          });
           if (i >= 20) ms.push(performance.now() - t0);
         }
         await http.settled(s.campaignId);
-        writeRows.push({ campaign: s.campaignId, events: s.events, 'state doc KB': round(s.stateBytes / 1024, 1), 'POST p50 ms': round(percentile(ms, 50)), 'POST p99 ms': round(percentile(ms, 99)) });
+        writeRows.push({
+          campaign: s.campaignId,
+          events: s.events,
+          'state doc KB': round(s.stateBytes / 1024, 1),
+          'POST p50 ms': round(percentile(ms, 50)),
+          'POST p99 ms': round(percentile(ms, 99)),
+        });
       }
       const first = rows[0];
       const last = rows[rows.length - 1];
       return {
-        [`p99(${label(last.events)}) / p99(${label(first.events)}) (target ≤ ${TARGET})`]: ratio(last['p99 ms'], first['p99 ms']),
+        [`p99(${label(last.events)}) / p99(${label(first.events)}) (target ≤ ${TARGET})`]: ratio(
+          last['p99 ms'],
+          first['p99 ms'],
+        ),
         [`p50(${label(last.events)}) / p50(${label(first.events)})`]: ratio(last['p50 ms'], first['p50 ms']),
-        [`write: POST /messages p50(${label(last.events)}) / p50(${label(first.events)})`]: ratio(writeRows[writeRows.length - 1]['POST p50 ms'], writeRows[0]['POST p50 ms']),
+        [`write: POST /messages p50(${label(last.events)}) / p50(${label(first.events)})`]: ratio(
+          writeRows[writeRows.length - 1]['POST p50 ms'],
+          writeRows[0]['POST p50 ms'],
+        ),
         campaigns: rows,
         'writes (1 message per POST, sequential)': writeRows,
-        seeding: seeded.map((s) => ({ campaign: s.campaignId, events: s.events, seconds: round(s.seconds, 1), 'events/s': round(s.events / s.seconds) })),
+        seeding: seeded.map((s) => ({
+          campaign: s.campaignId,
+          events: s.events,
+          seconds: round(s.seconds, 1),
+          'events/s': round(s.events / s.seconds),
+        })),
         notes: [
           `${perCampaign} sequential GET /v1/campaigns/:id/context (narrative, limit 3, JSON) per campaign, round-robin, one client, keep-alive`,
           'all campaigns share one SQLite file; seeded through the service migrations and projection mappers (bench/support/history-seeder.ts)',
@@ -96,4 +123,5 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
   }
 }
 
-const label = (events: number) => (events >= 1_000_000 ? `${Math.round(events / 1_000_000)}M` : `${Math.round(events / 1000)}k`);
+const label = (events: number) =>
+  events >= 1_000_000 ? `${Math.round(events / 1_000_000)}M` : `${Math.round(events / 1000)}k`;

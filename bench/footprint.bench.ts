@@ -29,12 +29,24 @@ export async function runFootprintBench(options: BenchOptions): Promise<Figures>
           await server.stop();
         }
       }
-      return { server: label, 'cold start ms (median)': round(median(startMs)), 'cold start ms (min)': round(Math.min(...startMs)), 'CPU ms to healthy (median)': round(median(cpuMs)), 'idle RSS MB (median)': round(median(rss), 1) };
+      return {
+        server: label,
+        'cold start ms (median)': round(median(startMs)),
+        'cold start ms (min)': round(Math.min(...startMs)),
+        'CPU ms to healthy (median)': round(median(cpuMs)),
+        'idle RSS MB (median)': round(median(rss), 1),
+      };
     };
-    const service = await measure('lorekeeper', (i) => spawnServer({ dir: tmp.path, env: localServiceEnv(join(tmp.path, `service-${i}.db`)) }));
+    const service = await measure('lorekeeper', (i) =>
+      spawnServer({ dir: tmp.path, env: localServiceEnv(join(tmp.path, `service-${i}.db`)) }),
+    );
     // The same build loading modules the ordinary way (BOOT_CACHE=off): what the boot cache saves.
-    const uncached = await measure('lorekeeper, BOOT_CACHE=off', (i) => spawnServer({ dir: tmp.path, env: localServiceEnv(join(tmp.path, `uncached-${i}.db`), { BOOT_CACHE: 'off' }) }));
-    const raw = await measure('raw fastify+sqlite', (i) => spawnServer({ dir: tmp.path, entry: baselineEntry(), env: { DB_PATH: join(tmp.path, `raw-${i}.db`) } }));
+    const uncached = await measure('lorekeeper, BOOT_CACHE=off', (i) =>
+      spawnServer({ dir: tmp.path, env: localServiceEnv(join(tmp.path, `uncached-${i}.db`), { BOOT_CACHE: 'off' }) }),
+    );
+    const raw = await measure('raw fastify+sqlite', (i) =>
+      spawnServer({ dir: tmp.path, entry: baselineEntry(), env: { DB_PATH: join(tmp.path, `raw-${i}.db`) } }),
+    );
     const figures: Figures = {
       'lorekeeper cold start → healthy (ms)': service['cold start ms (median)'],
       'lorekeeper idle RSS (MB)': service['idle RSS MB (median)'],
@@ -68,5 +80,9 @@ async function profileBoot(dir: string): Promise<Figures> {
   await server.stop();
   const p = summarizeProfileDir(profDir, 10, window);
   if (!p) return { error: 'no .cpuprofile written' };
-  return { 'sampled ms': p.totalMs, 'inclusive time by area': p.inclusiveByArea, 'top functions (self)': p.topFunctions };
+  return {
+    'sampled ms': p.totalMs,
+    'inclusive time by area': p.inclusiveByArea,
+    'top functions (self)': p.topFunctions,
+  };
 }

@@ -17,7 +17,11 @@ function prose(length: number, seed: number): string {
   let text = '';
   while (text.length < length) {
     const t = TEMPLATES[Math.floor(next() * TEMPLATES.length)];
-    text += `${t.replace(/\{npc\}/g, 'Mira').replace(/\{loc\}/g, 'the Old Mine').replace(/\{item\}/g, 'the ledger').replace(/\{n\}/g, String(1 + Math.floor(next() * 90)))} `;
+    text += `${t
+      .replace(/\{npc\}/g, 'Mira')
+      .replace(/\{loc\}/g, 'the Old Mine')
+      .replace(/\{item\}/g, 'the ledger')
+      .replace(/\{n\}/g, String(1 + Math.floor(next() * 90)))} `;
   }
   return text.slice(0, length).trim();
 }
@@ -25,9 +29,16 @@ function prose(length: number, seed: number): string {
 /** Every hostile kind at the content limit, repeated and pseudo-random, so a context holds each of them. */
 const hostileMessages = (): string[] =>
   // A visible word first: a message of whitespace only is refused as empty.
-  HOSTILE_KINDS.flatMap((_k, kind) => [true, false].map((repeated) => `Mira says ${hostileTextOf(kind, CONTENT - 10, 7 + kind, repeated)}`));
+  HOSTILE_KINDS.flatMap((_k, kind) =>
+    [true, false].map((repeated) => `Mira says ${hostileTextOf(kind, CONTENT - 10, 7 + kind, repeated)}`),
+  );
 
-async function campaign(t: TestApp, cid: string, texts: string[], bible: { text: string; dmOnly: string }): Promise<void> {
+async function campaign(
+  t: TestApp,
+  cid: string,
+  texts: string[],
+  bible: { text: string; dmOnly: string },
+): Promise<void> {
   const ok = async (method: string, path: string, body?: unknown) => {
     const res = await t.http(method, `/v1/campaigns/${cid}${path}`, body);
     if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${res.text.slice(0, 200)}`);
@@ -61,8 +72,13 @@ export async function runHostileBench(options: BenchOptions): Promise<Figures> {
     const hostileBible = { text: hostileTextOf(4, BIBLE, 3), dmOnly: hostileTextOf(1, BIBLE, 5) };
     const proseBible = { text: prose(hostileBible.text.length, 1), dmOnly: prose(hostileBible.dmOnly.length, 2) };
     // A fair pair: as many messages, each as long in characters (prose may lose one trailing space to trim()).
-    const pairs = [...hostile.map((h, i) => [h, ordinary[i]]), [hostileBible.text, proseBible.text], [hostileBible.dmOnly, proseBible.dmOnly]];
-    if (pairs.some(([h, p]) => h.length - p.length > 1 || p.length > h.length)) throw new Error('hostile and prose texts differ in length');
+    const pairs = [
+      ...hostile.map((h, i) => [h, ordinary[i]]),
+      [hostileBible.text, proseBible.text],
+      [hostileBible.dmOnly, proseBible.dmOnly],
+    ];
+    if (pairs.some(([h, p]) => h.length - p.length > 1 || p.length > h.length))
+      throw new Error('hostile and prose texts differ in length');
     await campaign(t, 'hostile', hostile, hostileBible);
     await campaign(t, 'prose', ordinary, proseBible);
 
@@ -99,14 +115,29 @@ export async function runHostileBench(options: BenchOptions): Promise<Figures> {
     const p50 = (xs: number[]) => round(percentile(xs, 50));
     return {
       [`context p50 hostile / prose (target ≤ ${RATIO_TARGET})`]: ratio(p50(hostileMs), p50(proseMs)),
-      [`event-loop delay p99 during the hostile reads, ms (target ≤ ${LOOP_TARGET_MS})`]: round(loop.percentile(99) / 1e6, 1),
+      [`event-loop delay p99 during the hostile reads, ms (target ≤ ${LOOP_TARGET_MS})`]: round(
+        loop.percentile(99) / 1e6,
+        1,
+      ),
       'event-loop delay max during the hostile reads (first read included), ms': round(loop.max / 1e6, 1),
       'event-loop delay p99 during the prose reads, ms': round(proseLoop.percentile(99) / 1e6, 1),
       'first (uncached) context: hostile / prose': ratio(coldHostile, coldProse),
       'CPU per context p50 (service and client): hostile / prose': ratio(p50(cpuMs.hostile), p50(cpuMs.prose)),
       rows: [
-        { campaign: 'hostile', 'first read ms': round(coldHostile), 'p50 ms': p50(hostileMs), 'p99 ms': round(percentile(hostileMs, 99)), 'CPU p50 ms': p50(cpuMs.hostile) },
-        { campaign: 'prose', 'first read ms': round(coldProse), 'p50 ms': p50(proseMs), 'p99 ms': round(percentile(proseMs, 99)), 'CPU p50 ms': p50(cpuMs.prose) },
+        {
+          campaign: 'hostile',
+          'first read ms': round(coldHostile),
+          'p50 ms': p50(hostileMs),
+          'p99 ms': round(percentile(hostileMs, 99)),
+          'CPU p50 ms': p50(cpuMs.hostile),
+        },
+        {
+          campaign: 'prose',
+          'first read ms': round(coldProse),
+          'p50 ms': p50(proseMs),
+          'p99 ms': round(percentile(proseMs, 99)),
+          'CPU p50 ms': p50(cpuMs.prose),
+        },
       ],
       notes: [
         `${hostile.length} messages of ${CONTENT} characters (${HOSTILE_KINDS.join(', ')}; each repeated and pseudo-random) and a bible of 2 × ${BIBLE}; prose of equal lengths in characters (the hostile text is 1–3× the UTF-8 bytes).`,

@@ -19,7 +19,12 @@ const message = (i: number) => ({
 
 const WORKLOADS = [
   { name: '1 message', body: { messages: [message(1)] }, perRequest: 1, connections: 10 },
-  { name: '50-message batch', body: { messages: Array.from({ length: 50 }, (_, i) => message(i)) }, perRequest: 50, connections: 4 },
+  {
+    name: '50-message batch',
+    body: { messages: Array.from({ length: 50 }, (_, i) => message(i)) },
+    perRequest: 50,
+    connections: 4,
+  },
 ];
 
 /** The service's single campaign: a location to be at, so messages get their default location. */
@@ -51,14 +56,24 @@ export async function runIngestBench(options: BenchOptions): Promise<Figures> {
   try {
     const service = await spawnServer({ dir: tmp.path, env: localServiceEnv(join(tmp.path, 'lorekeeper.db')) });
     servers.push(service);
-    const raw = await spawnServer({ dir: tmp.path, entry: baselineEntry(), env: { DB_PATH: join(tmp.path, 'raw.db') } });
+    const raw = await spawnServer({
+      dir: tmp.path,
+      entry: baselineEntry(),
+      env: { DB_PATH: join(tmp.path, 'raw.db') },
+    });
     servers.push(raw);
     await prepareCampaign(service.url);
 
     const rows: Record<string, unknown>[] = [];
     const summary: Record<string, { service: Measured[]; raw: Measured[] }> = {};
     for (const w of WORKLOADS) {
-      const spec = (s: ServerProcess, sec: number) => ({ url: messagesUrl(s), method: 'POST' as const, body: w.body, connections: w.connections, durationSec: sec });
+      const spec = (s: ServerProcess, sec: number) => ({
+        url: messagesUrl(s),
+        method: 'POST' as const,
+        body: w.body,
+        connections: w.connections,
+        durationSec: sec,
+      });
       const warmSec = options.quick ? 1 : 3; // JIT and SQLite page cache: the first second costs 2× the CPU
       await runLoad(spec(service, warmSec));
       await runLoad(spec(raw, warmSec));
@@ -68,7 +83,10 @@ export async function runIngestBench(options: BenchOptions): Promise<Figures> {
         runs.raw.push(await measured(raw, spec(raw, durationSec)));
       }
       summary[w.name] = runs;
-      for (const [label, list] of [['lorekeeper', runs.service], ['raw fastify+sqlite', runs.raw]] as const) {
+      for (const [label, list] of [
+        ['lorekeeper', runs.service],
+        ['raw fastify+sqlite', runs.raw],
+      ] as const) {
         const rps = median(list.map((x) => x.rps));
         rows.push({
           workload: w.name,
@@ -89,9 +107,18 @@ export async function runIngestBench(options: BenchOptions): Promise<Figures> {
     const figures: Figures = {
       [`1-message req/s ratio lorekeeper/raw (target ≥ ${TARGET})`]: singleRatio,
       '1-message p99 lorekeeper/raw': ratio(p99('1 message', 'service'), p99('1 message', 'raw')),
-      '1-message CPU efficiency raw/lorekeeper (CPU per message)': ratio(cpu('1 message', 'raw'), cpu('1 message', 'service')),
-      '50-message batch msg/s ratio lorekeeper/raw': ratio(rps('50-message batch', 'service'), rps('50-message batch', 'raw')),
-      '50-message batch CPU efficiency raw/lorekeeper': ratio(cpu('50-message batch', 'raw'), cpu('50-message batch', 'service')),
+      '1-message CPU efficiency raw/lorekeeper (CPU per message)': ratio(
+        cpu('1 message', 'raw'),
+        cpu('1 message', 'service'),
+      ),
+      '50-message batch msg/s ratio lorekeeper/raw': ratio(
+        rps('50-message batch', 'service'),
+        rps('50-message batch', 'raw'),
+      ),
+      '50-message batch CPU efficiency raw/lorekeeper': ratio(
+        cpu('50-message batch', 'raw'),
+        cpu('50-message batch', 'service'),
+      ),
       'lorekeeper batch msg/s': round(rps('50-message batch', 'service') * 50),
       runs: rows,
       notes: [
@@ -102,7 +129,8 @@ export async function runIngestBench(options: BenchOptions): Promise<Figures> {
       ],
     };
     for (const s of servers.splice(0)) await s.stop();
-    if (options.profile || (!options.quick && singleRatio < TARGET)) figures.profile = await profileSingleMessages(tmp.path, 5);
+    if (options.profile || (!options.quick && singleRatio < TARGET))
+      figures.profile = await profileSingleMessages(tmp.path, 5);
     return figures;
   } finally {
     for (const s of servers) await s.stop();

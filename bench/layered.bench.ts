@@ -1,7 +1,15 @@
 import 'reflect-metadata';
 import { loadConfig } from '@app/common';
 import { TiktokenCounter } from '@app/context';
-import { DefineTermInput, LocalSummarizer, LocationSummaryInput, NpcSummaryInput, RollingSummaryInput, Summarizer, WorldSummaryInput } from '@app/summarizer';
+import {
+  DefineTermInput,
+  LocalSummarizer,
+  LocationSummaryInput,
+  NpcSummaryInput,
+  RollingSummaryInput,
+  Summarizer,
+  WorldSummaryInput,
+} from '@app/summarizer';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +36,10 @@ interface Line {
   tokens: number;
   words: string[];
 }
-/** Plain BM25 (k1 1.2, b 0.75) over the raw turns: the retrieval baseline. Term statistics are computed once per conversation. */
+/**
+ * Plain BM25 (k1 1.2, b 0.75) over the raw turns: the retrieval baseline. Term statistics are computed once per
+ * conversation.
+ */
 class Bm25 {
   private readonly df = new Map<string, number>();
   private readonly tf: Array<Map<string, number>>;
@@ -133,7 +144,10 @@ export interface LayeredBenchOptions extends BenchOptions {
   replay?: 'messages' | 'players';
 }
 
-/** Both answer metrics (issue 17): the bench's own stop words, and a smaller list (articles, pronouns, auxiliaries, prepositions). */
+/**
+ * Both answer metrics (issue 17): the bench's own stop words, and a smaller list (articles, pronouns, auxiliaries,
+ * prepositions).
+ */
 const METRICS = [
   { key: '', stop: undefined },
   { key: ' (small stop list)', stop: SMALL_STOP_WORDS },
@@ -148,7 +162,9 @@ function pasteableTokens(served: string, counter: TiktokenCounter): { scene: num
     return served.slice(at, end === -1 ? undefined : end);
   };
   const scene = block('Scene');
-  const headers = block('Recent Messages').split('\n').filter((l) => l.startsWith('### '));
+  const headers = block('Recent Messages')
+    .split('\n')
+    .filter((l) => l.startsWith('### '));
   const marks = served.match(/\((?:private: [^)]*|dm only)\) /g) ?? [];
   return {
     scene: scene ? counter.count(`${scene}\n`) : 0,
@@ -165,7 +181,11 @@ interface Part {
 }
 
 /** Replays the given conversations (each in a fresh campaign and app) and sums what they measured. */
-async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts: LayeredBenchOptions, budgets: readonly number[]): Promise<Part> {
+async function replay(
+  samples: NonNullable<ReturnType<typeof loadLocomo>>,
+  opts: LayeredBenchOptions,
+  budgets: readonly number[],
+): Promise<Part> {
   const roles = opts.roles ?? ['player', 'player'];
   const counter = new TiktokenCounter();
   const tallies = new Map<string, Tally>();
@@ -197,7 +217,11 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
     app.getHttpServer().keepAliveTimeout = 600_000;
     const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/v1/campaigns`;
     const call = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${base}${p}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${base}${p}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       if (!res.ok) throw new Error(`${method} ${p} → ${res.status} ${text.slice(0, 300)}`);
       return text;
@@ -208,15 +232,22 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
       if (opts.replay === 'players') {
         // As a game would: both speakers are player characters, standing together at one place.
         await call('PUT', `/${cid}/locations/here`, { name: 'Where they talk' });
-        for (const speaker of [sample.conversation.speaker_a, sample.conversation.speaker_b]) await call('PUT', `/${cid}/players/${playerId(speaker)}`, { name: speaker });
+        for (const speaker of [sample.conversation.speaker_a, sample.conversation.speaker_b])
+          await call('PUT', `/${cid}/players/${playerId(speaker)}`, { name: speaker });
         await call('POST', `/${cid}/commands/change-location`, { toLocationId: 'here' });
       }
       const sessions = sessionsOf(sample);
       const lines: Line[] = [];
       const transcript: string[] = [];
       for (const [i, session] of sessions.entries()) {
-        const batch = session.turns.map((t) => ({ role: t.speaker === sample.conversation.speaker_a ? roles[0] : roles[1], speaker: t.speaker, content: turnText(t), at: session.at }));
-        for (let k = 0; k < batch.length; k += 500) await call('POST', `/${cid}/messages`, { messages: batch.slice(k, k + 500) });
+        const batch = session.turns.map((t) => ({
+          role: t.speaker === sample.conversation.speaker_a ? roles[0] : roles[1],
+          speaker: t.speaker,
+          content: turnText(t),
+          at: session.at,
+        }));
+        for (let k = 0; k < batch.length; k += 500)
+          await call('POST', `/${cid}/messages`, { messages: batch.slice(k, k + 500) });
         transcript.push(`## Session ${session.n} — ${session.dateText}`);
         for (const t of session.turns) {
           const text = `[${session.dateText}] ${t.speaker}: ${turnText(t)}`;
@@ -233,7 +264,10 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
       const full = transcript.join('\n');
       const fullWords = wordSet(full);
       const fullTokens = counter.count(full);
-      const last20 = lines.slice(-20).map((l) => l.text).join('\n');
+      const last20 = lines
+        .slice(-20)
+        .map((l) => l.text)
+        .join('\n');
       const last20Words = wordSet(last20);
       const last20Tokens = counter.count(last20);
       const bm25 = new Bm25(lines, counter);
@@ -248,7 +282,10 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
         const servedAt: [number, string, number, string][] = [];
         for (const budget of budgets) {
           const packed = bm25.pack(ranked, budget);
-          const served = await call('GET', `/${cid}/context?agent=dm&format=text&explain=false&budget=${budget}&query=${encodeURIComponent(qa.question.slice(0, 2000))}`);
+          const served = await call(
+            'GET',
+            `/${cid}/context?agent=dm&format=text&explain=false&budget=${budget}&query=${encodeURIComponent(qa.question.slice(0, 2000))}`,
+          );
           servedAt.push([budget, packed.text, packed.tokens, served]);
           // LAYERED_BENCH_DUMP=<dir>: each served text with its question and answer, for reading where recall is lost.
           const { question, category, evidence } = qa;
@@ -291,9 +328,15 @@ async function replay(samples: NonNullable<ReturnType<typeof loadLocomo>>, opts:
  * Full mode replays the conversations in two processes, one per core (this one and a child taking every other
  * conversation): the figures are sums, so they do not depend on the split.
  */
-async function replayAll(data: NonNullable<ReturnType<typeof loadLocomo>>, picked: number[], opts: LayeredBenchOptions, budgets: readonly number[]): Promise<Part> {
+async function replayAll(
+  data: NonNullable<ReturnType<typeof loadLocomo>>,
+  picked: number[],
+  opts: LayeredBenchOptions,
+  budgets: readonly number[],
+): Promise<Part> {
   const samplesOf = (numbers: number[]) => numbers.map((n) => data[n - 1]);
-  if (opts.quick || picked.length < 2 || process.env.LAYERED_BENCH_SERIAL) return replay(samplesOf(picked), opts, budgets);
+  if (opts.quick || picked.length < 2 || process.env.LAYERED_BENCH_SERIAL)
+    return replay(samplesOf(picked), opts, budgets);
   const mine = picked.filter((_, i) => i % 2 === 0);
   const theirs = picked.filter((_, i) => i % 2 === 1);
   const args = [
@@ -305,7 +348,9 @@ async function replayAll(data: NonNullable<ReturnType<typeof loadLocomo>>, picke
     ...(opts.roles?.[0] === 'npc' ? ['--speakers-as-npc'] : []),
   ];
   const child = new Promise<Part>((resolve, reject) => {
-    execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024, env: process.env }, (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Part)));
+    execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024, env: process.env }, (err, stdout) =>
+      err ? reject(err) : resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Part),
+    );
   });
   const [a, b] = await Promise.all([replay(samplesOf(mine), opts, budgets), child]);
   const tallies = new Map<string, Tally>(a.tallies);
@@ -313,7 +358,11 @@ async function replayAll(data: NonNullable<ReturnType<typeof loadLocomo>>, picke
     const sum = tallies.get(k) ?? { recall: 0, n: 0, tokens: 0 };
     tallies.set(k, { recall: sum.recall + t.recall, n: sum.n + t.n, tokens: sum.tokens + t.tokens });
   }
-  const calls = { rolling: a.calls.rolling + b.calls.rolling, define: a.calls.define + b.calls.define, memories: a.calls.memories + b.calls.memories };
+  const calls = {
+    rolling: a.calls.rolling + b.calls.rolling,
+    define: a.calls.define + b.calls.define,
+    memories: a.calls.memories + b.calls.memories,
+  };
   return { tallies: [...tallies], messages: a.messages + b.messages, calls };
 }
 
@@ -338,7 +387,11 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
     const { messages, calls } = part;
     const suffix = replayMode === 'messages' ? '' : ` (${replayMode})`;
     for (const metric of METRICS) {
-      const strategies = ['full transcript', 'last 20 messages', ...budgets.flatMap((b) => [`BM25 @${b}`, `layered dm @${b}`])].map((x) => `${x}${metric.key}`);
+      const strategies = [
+        'full transcript',
+        'last 20 messages',
+        ...budgets.flatMap((b) => [`BM25 @${b}`, `layered dm @${b}`]),
+      ].map((x) => `${x}${metric.key}`);
       figures[`table${suffix}${metric.key}`] = strategies.map((s) => {
         const row: Row = { strategy: s };
         for (const c of CATEGORIES) row[`cat ${c} %`] = pct(tallies.get(`${s}|${c}`));
@@ -349,10 +402,20 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
       });
       const fullAll = pct(tallies.get(`full transcript${metric.key}|all`));
       const at2000 = pct(tallies.get(`layered dm @2000${metric.key}|all`));
-      ratios.push({ replay: replayMode, metric: metric.key ? 'small stop list' : 'bench stop list', 'full %': fullAll, 'layered dm @2000 %': at2000, 'layered / full %': Math.round((1000 * at2000) / fullAll) / 10 });
+      ratios.push({
+        replay: replayMode,
+        metric: metric.key ? 'small stop list' : 'bench stop list',
+        'full %': fullAll,
+        'layered dm @2000 %': at2000,
+        'layered / full %': Math.round((1000 * at2000) / fullAll) / 10,
+      });
     }
     // Per category: what the Scene, Recent Messages' round headers and secret marks cost in the dm context @2000.
-    figures[`pasteable cost @2000${suffix}`] = ['Scene tokens @2000', 'Recent headers tokens @2000', 'secret marks tokens @2000'].map((s) => {
+    figures[`pasteable cost @2000${suffix}`] = [
+      'Scene tokens @2000',
+      'Recent headers tokens @2000',
+      'secret marks tokens @2000',
+    ].map((s) => {
       const row: Row = { part: s.replace(' @2000', '') };
       for (const c of CATEGORIES) {
         const t = tallies.get(`${s}|${c}`);
@@ -364,7 +427,11 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
     });
     figures[`messages${suffix}`] = messages;
     figures[`qa${suffix}`] = tallies.get('full transcript|all')?.n ?? 0;
-    figures[`beatsBm25${suffix}`] = budgets.map((b) => `${b}: ${pct(tallies.get(`layered dm @${b}|all`)) > pct(tallies.get(`BM25 @${b}|all`)) ? 'yes' : 'no'}`).join(', ');
+    figures[`beatsBm25${suffix}`] = budgets
+      .map(
+        (b) => `${b}: ${pct(tallies.get(`layered dm @${b}|all`)) > pct(tallies.get(`BM25 @${b}|all`)) ? 'yes' : 'no'}`,
+      )
+      .join(', ');
     figures[`summarizerCallsPer100Messages${suffix}`] = {
       rolling: Math.round((10000 * calls.rolling) / messages) / 100,
       glossary: Math.round((10000 * calls.define) / messages) / 100,
@@ -377,30 +444,45 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
 }
 
 /** A player id from a speaker's name ("Caroline" → "caroline"). */
-const playerId = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'speaker';
+const playerId = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '') || 'speaker';
 
 /** Markdown table of flat rows. */
 export function markdownTable(rows: Row[]): string {
   const cols = Object.keys(rows[0]);
-  return [`| ${cols.join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${cols.map((c) => r[c]).join(' | ')} |`)].join('\n');
+  return [
+    `| ${cols.join(' | ')} |`,
+    `|${cols.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${cols.map((c) => r[c]).join(' | ')} |`),
+  ].join('\n');
 }
 
 if (require.main === module) {
   const quick = process.argv.includes('--quick');
   const npc = process.argv.includes('--speakers-as-npc');
   // `--conversations=1-3` replays a subset (for tuning runs).
-  const range = /^--conversations=(\d+)(?:-(\d+))?$/.exec(process.argv.find((a) => a.startsWith('--conversations=')) ?? '');
+  const range = /^--conversations=(\d+)(?:-(\d+))?$/.exec(
+    process.argv.find((a) => a.startsWith('--conversations=')) ?? '',
+  );
   const conversations = range ? ([Number(range[1]), Number(range[2] ?? range[1])] as [number, number]) : undefined;
   // `--budgets=2000,100000` serves other budgets.
   const budgetArg = process.argv.find((a) => a.startsWith('--budgets='));
   const budgets = budgetArg ? budgetArg.slice('--budgets='.length).split(',').map(Number) : undefined;
   // `--replay=messages|players` runs one replay only (default: both).
-  const replayArg = process.argv.find((a) => a.startsWith('--replay='))?.slice('--replay='.length) as LayeredBenchOptions['replay'];
+  const replayArg = process.argv
+    .find((a) => a.startsWith('--replay='))
+    ?.slice('--replay='.length) as LayeredBenchOptions['replay'];
   const pick = process.argv.find((a) => a.startsWith('--pick='));
   if (process.argv.includes('--part') && pick) {
     // A child of replayAll: replays the conversations it was given and prints its sums as one JSON line.
     const data = loadLocomo(locomoPath(repoRoot()))!;
-    const samples = pick.slice('--pick='.length).split(',').map((n) => data[Number(n) - 1]);
+    const samples = pick
+      .slice('--pick='.length)
+      .split(',')
+      .map((n) => data[Number(n) - 1]);
     replay(samples, { quick: false, roles: npc ? ['npc', 'npc'] : undefined, replay: replayArg }, budgets ?? BUDGETS)
       .then((part) => process.stdout.write(`${JSON.stringify(part)}\n`))
       .catch((err) => {
@@ -408,16 +490,19 @@ if (require.main === module) {
         process.exitCode = 1;
       });
   } else
-  runLayeredBench({ quick, conversations, budgets, roles: npc ? ['npc', 'npc'] : undefined, replay: replayArg })
-    .then((f) => {
-      for (const [key, value] of Object.entries(f)) {
-        if (Array.isArray(value) && value.length && typeof value[0] === 'object') console.log(`\n${key}\n\n${markdownTable(value as Row[])}`);
-      }
-      const rest = Object.fromEntries(Object.entries(f).filter(([, v]) => !(Array.isArray(v) && v.length && typeof v[0] === 'object')));
-      console.log(JSON.stringify(rest, null, 2));
-    })
-    .catch((err) => {
-      console.error(err);
-      process.exitCode = 1;
-    });
+    runLayeredBench({ quick, conversations, budgets, roles: npc ? ['npc', 'npc'] : undefined, replay: replayArg })
+      .then((f) => {
+        for (const [key, value] of Object.entries(f)) {
+          if (Array.isArray(value) && value.length && typeof value[0] === 'object')
+            console.log(`\n${key}\n\n${markdownTable(value as Row[])}`);
+        }
+        const rest = Object.fromEntries(
+          Object.entries(f).filter(([, v]) => !(Array.isArray(v) && v.length && typeof v[0] === 'object')),
+        );
+        console.log(JSON.stringify(rest, null, 2));
+      })
+      .catch((err) => {
+        console.error(err);
+        process.exitCode = 1;
+      });
 }

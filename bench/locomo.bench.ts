@@ -14,11 +14,19 @@ const LAST_N = 20;
 const CATEGORIES = [1, 2, 3, 4];
 const CATEGORY_NAMES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 
-const slug = (name: string) => `npc-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'x'}`;
+const slug = (name: string) =>
+  `npc-${
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'x'
+  }`;
 
 /** A transcript the way a prompt would hold it: a date line per session, then "Speaker: text". */
 function renderTranscript(sessions: LocomoSession[]): string {
-  return sessions.map((s) => [`[${s.dateText}]`, ...s.turns.map((t) => `${t.speaker}: ${turnText(t)}`)].join('\n')).join('\n\n');
+  return sessions
+    .map((s) => [`[${s.dateText}]`, ...s.turns.map((t) => `${t.speaker}: ${turnText(t)}`)].join('\n'))
+    .join('\n\n');
 }
 
 /** The last n turns with their sessions' date lines. */
@@ -53,9 +61,16 @@ export async function replay(http: HttpClient, sample: LocomoSample, sessions: L
     await moveAll(`s${s.n}`);
     const messages = s.turns.map((t) => {
       const known = speakers.includes(t.speaker);
-      return { role: 'npc', speaker: t.speaker, content: turnText(t), npcIds: known ? [slug(t.speaker)] : [], at: s.at };
+      return {
+        role: 'npc',
+        speaker: t.speaker,
+        content: turnText(t),
+        npcIds: known ? [slug(t.speaker)] : [],
+        at: s.at,
+      };
     });
-    for (let i = 0; i < messages.length; i += 500) await http.post(`${base}/messages`, { messages: messages.slice(i, i + 500) });
+    for (let i = 0; i < messages.length; i += 500)
+      await http.post(`${base}/messages`, { messages: messages.slice(i, i + 500) });
     await http.post(`${base}/commands/progress-act`, { actId: `after-session-${s.n}` });
   }
   await http.put(`${base}/locations/afterwards`, { name: 'Afterwards' });
@@ -73,15 +88,24 @@ export async function runLocomoBench(options: BenchOptions): Promise<Figures> {
   const realModel = Boolean(process.env.ANTHROPIC_API_KEY) && process.env.SUMMARIZER !== 'local';
   const tmp = tempDir('locomo');
   const counter = new TiktokenCounter();
-  const strategies = [...LIMITS.map((l) => `lorekeeper limit=${l}`), 'full transcript', `last ${LAST_N} messages`, 'evidence turns (ceiling)'];
+  const strategies = [
+    ...LIMITS.map((l) => `lorekeeper limit=${l}`),
+    'full transcript',
+    `last ${LAST_N} messages`,
+    'evidence turns (ceiling)',
+  ];
   // per strategy, per category: recalls; per strategy: tokens per QA
-  const recalls = new Map<string, Map<number, number[]>>(strategies.map((s) => [s, new Map(CATEGORIES.map((c) => [c, []]))]));
+  const recalls = new Map<string, Map<number, number[]>>(
+    strategies.map((s) => [s, new Map(CATEGORIES.map((c) => [c, []]))]),
+  );
   const tokens = new Map<string, number[]>(strategies.map((s) => [s, []]));
   let qaCount = 0;
   try {
     const service = await spawnServer({
       dir: tmp.path,
-      env: realModel ? { DATABASE_URL: `sqlite:${join(tmp.path, 'lorekeeper.db')}` } : localServiceEnv(join(tmp.path, 'lorekeeper.db')),
+      env: realModel
+        ? { DATABASE_URL: `sqlite:${join(tmp.path, 'lorekeeper.db')}` }
+        : localServiceEnv(join(tmp.path, 'lorekeeper.db')),
       keepAnthropicEnv: realModel,
     });
     try {
@@ -91,13 +115,19 @@ export async function runLocomoBench(options: BenchOptions): Promise<Figures> {
         const cid = await replay(http, sample, sessions);
         await http.settled(cid, realModel ? 1_800_000 : 300_000);
         const served = new Map<string, string>();
-        for (const l of LIMITS) served.set(`lorekeeper limit=${l}`, await http.text(`/v1/campaigns/${cid}/context?format=text&limit=${l}`));
+        for (const l of LIMITS)
+          served.set(`lorekeeper limit=${l}`, await http.text(`/v1/campaigns/${cid}/context?format=text&limit=${l}`));
         served.set('full transcript', renderTranscript(sessions));
         served.set(`last ${LAST_N} messages`, renderTranscript(lastTurns(sessions, LAST_N)));
-        if (process.env.BENCH_KEEP) for (const [k, text] of served) writeFileSync(join(tmp.path, `${cid} ${k}.txt`), text);
+        if (process.env.BENCH_KEEP)
+          for (const [k, text] of served) writeFileSync(join(tmp.path, `${cid} ${k}.txt`), text);
         const words = new Map([...served].map(([k, text]) => [k, wordSet(text)]));
         const counts = new Map([...served].map(([k, text]) => [k, counter.count(text)]));
-        const turns = new Map(sessions.flatMap((s) => s.turns.map((t) => [t.dia_id, `${t.speaker}: ${turnText(t)} ${s.dateText}`] as const)));
+        const turns = new Map(
+          sessions.flatMap((s) =>
+            s.turns.map((t) => [t.dia_id, `${t.speaker}: ${turnText(t)} ${s.dateText}`] as const),
+          ),
+        );
         for (const qa of sample.qa) {
           if (!CATEGORIES.includes(qa.category) || qa.answer === undefined || qa.answer === null) continue;
           const answer = String(qa.answer);
@@ -106,7 +136,10 @@ export async function runLocomoBench(options: BenchOptions): Promise<Figures> {
           qaCount += 1;
           for (const s of strategies) {
             const isEvidence = s === 'evidence turns (ceiling)';
-            recalls.get(s)!.get(qa.category)!.push(answerRecall(answer, isEvidence ? wordSet(evidence) : words.get(s)!)!);
+            recalls
+              .get(s)!
+              .get(qa.category)!
+              .push(answerRecall(answer, isEvidence ? wordSet(evidence) : words.get(s)!)!);
             tokens.get(s)!.push(isEvidence ? counter.count(evidence) : counts.get(s)!);
           }
         }
@@ -136,7 +169,10 @@ export async function runLocomoBench(options: BenchOptions): Promise<Figures> {
     'questions (categories 1–4 with content words)': qaCount,
     summarizer: realModel ? `anthropic (${process.env.ANTHROPIC_MODEL ?? 'claude-haiku-4-5'})` : 'local (offline)',
     [`lorekeeper limit=${LIMITS[0]}: recall / full-transcript recall`]: round(best['recall %'] / full['recall %'], 3),
-    [`lorekeeper limit=${LIMITS[0]}: tokens / full-transcript tokens`]: round(best['mean tokens'] / full['mean tokens'], 3),
+    [`lorekeeper limit=${LIMITS[0]}: tokens / full-transcript tokens`]: round(
+      best['mean tokens'] / full['mean tokens'],
+      3,
+    ),
     strategies: rows,
     notes: [
       `data: ${path} (read in place, never copied); probe = share of the gold answer's content words (lower-cased alphanumeric minus stop words) present in the served text`,

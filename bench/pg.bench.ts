@@ -33,7 +33,10 @@ const MODEL_MS = 200;
 
 function sqliteDatabase() {
   const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-bench-'));
-  return Promise.resolve({ url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) });
+  return Promise.resolve({
+    url: `sqlite:${join(dir, 'bench.db')}`,
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  });
 }
 
 async function startReplicas(n: number, env: Record<string, string>): Promise<ReplicaProcess[]> {
@@ -50,7 +53,11 @@ async function stopReplicas(replicas: ReplicaProcess[]): Promise<void> {
 }
 
 async function post(url: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${url}${path}`, { method: path.endsWith('/campaigns') ? 'POST' : 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}${path}`, {
+    method: path.endsWith('/campaigns') ? 'POST' : 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${path} → ${res.status} ${await res.text()}`);
 }
 
@@ -59,7 +66,8 @@ async function ingest(setup: Setup, o: { campaigns: number; connections: number;
   const database = await setup.database();
   const replicas = await startReplicas(setup.replicas, { DATABASE_URL: database.url, SUMMARIZER: 'local' });
   try {
-    for (let c = 0; c < o.campaigns; c++) await post(replicas[c % replicas.length].url, '/v1/campaigns', { id: `c${c}`, name: `Campaign ${c}` });
+    for (let c = 0; c < o.campaigns; c++)
+      await post(replicas[c % replicas.length].url, '/v1/campaigns', { id: `c${c}`, name: `Campaign ${c}` });
     let n = 0;
     const runs = replicas.map(
       (r) =>
@@ -74,7 +82,14 @@ async function ingest(setup: Setup, o: { campaigns: number; connections: number;
                   method: 'POST',
                   setupRequest: (req) => {
                     n++;
-                    return { ...req, path: `/v1/campaigns/c${n % o.campaigns}/messages`, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'player', content: `Line ${n}: the party presses on through the rain.` }] }) };
+                    return {
+                      ...req,
+                      path: `/v1/campaigns/c${n % o.campaigns}/messages`,
+                      headers: { 'content-type': 'application/json' },
+                      body: JSON.stringify({
+                        messages: [{ role: 'player', content: `Line ${n}: the party presses on through the rain.` }],
+                      }),
+                    };
                   },
                 },
               ],
@@ -112,12 +127,27 @@ function cpuMs(pid: number | undefined): number | null {
 
 /** CPU used so far by the replicas and by PostgreSQL's client backends (the bench's own server: only ours). */
 async function cpuSnapshot(replicas: ReplicaProcess[], pgUrl: string | null) {
-  const backends = pgUrl ? ((await adminQuery(pgUrl, `SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`)) as Array<{ pid: number }>) : [];
-  return { replicas: replicas.map((r) => cpuMs(r.child.pid)), backends: new Map(backends.map((b) => [b.pid, cpuMs(b.pid)])) };
+  const backends = pgUrl
+    ? ((await adminQuery(
+        pgUrl,
+        `SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      )) as Array<{ pid: number }>)
+    : [];
+  return {
+    replicas: replicas.map((r) => cpuMs(r.child.pid)),
+    backends: new Map(backends.map((b) => [b.pid, cpuMs(b.pid)])),
+  };
 }
 
-/** CPU per summary between two snapshots: replicas (boot excluded) and PostgreSQL (backends that exited meanwhile are missed). */
-function cpuPerSummary(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: Awaited<ReturnType<typeof cpuSnapshot>>, summaries: number) {
+/**
+ * CPU per summary between two snapshots: replicas (boot excluded) and PostgreSQL (backends that exited meanwhile are
+ * missed).
+ */
+function cpuPerSummary(
+  before: Awaited<ReturnType<typeof cpuSnapshot>>,
+  after: Awaited<ReturnType<typeof cpuSnapshot>>,
+  summaries: number,
+) {
   if (after.replicas.some((v) => v === null)) return null;
   const node = after.replicas.reduce((s: number, v, i) => s + (v! - (before.replicas[i] ?? 0)!), 0);
   let pg = 0;
@@ -127,7 +157,9 @@ function cpuPerSummary(before: Awaited<ReturnType<typeof cpuSnapshot>>, after: A
 
 /** Writes campaigns with pending memory triggers straight into the database (no worker running). */
 async function seed(url: string, campaigns: number, triggers: number): Promise<number> {
-  const spec = url.startsWith('sqlite:') ? { type: 'sqlite' as const, path: url.slice('sqlite:'.length) } : { type: 'postgres' as const, url };
+  const spec = url.startsWith('sqlite:')
+    ? { type: 'sqlite' as const, path: url.slice('sqlite:'.length) }
+    : { type: 'postgres' as const, url };
   const ds = createDataSource({ database: spec, entities: ENTITIES, migrations: MIGRATIONS });
   await ds.initialize();
   await runMigrations(ds);
@@ -142,7 +174,14 @@ async function seed(url: string, campaigns: number, triggers: number): Promise<n
     await run(id, { type: 'ChangeLocation', toLocationId: 'a' });
     for (let t = 0; t < triggers; t++) {
       const now = new Date().toISOString();
-      await run(id, { type: 'RecordMessages', now, messages: [{ role: 'player', content: `We search the place, round ${t}.` }, { role: 'dm', content: 'You find a wet map and a brass key.' }] });
+      await run(id, {
+        type: 'RecordMessages',
+        now,
+        messages: [
+          { role: 'player', content: `We search the place, round ${t}.` },
+          { role: 'dm', content: 'You find a wet map and a brass key.' },
+        ],
+      });
       await run(id, { type: 'ChangeLocation', toLocationId: t % 2 ? 'a' : 'b' });
     }
   }
@@ -175,7 +214,9 @@ async function worker(setup: Setup, mock: MockAnthropic, o: { campaigns: number;
     const started = Date.now();
     open();
     for (;;) {
-      const ready = (await fetch(`${replicas[0].url}/health/ready`).then((r) => r.json())) as { replica: { workerLag: { campaigns: number } } };
+      const ready = (await fetch(`${replicas[0].url}/health/ready`).then((r) => r.json())) as {
+        replica: { workerLag: { campaigns: number } };
+      };
       if (ready.replica.workerLag.campaigns === 0) break;
       if (Date.now() - started > 300_000) throw new Error('worker benchmark did not finish in 5 minutes');
       // Not faster: the probe (an HTTP request and a lag query on replica 1) would take CPU from the work it measures.
@@ -183,8 +224,22 @@ async function worker(setup: Setup, mock: MockAnthropic, o: { campaigns: number;
     }
     const seconds = (Date.now() - started) / 1000;
     const cpu = cpuPerSummary(cpuBefore, await cpuSnapshot(replicas, pgUrl), expected);
-    const shares = await Promise.all(replicas.map(async (r) => ((await fetch(`${r.url}/health/ready`).then((x) => x.json())) as { replica: { acquisitions: number } }).replica.acquisitions));
-    return { setup: setup.label, replicas: setup.replicas, summaries: expected, seconds: Number(seconds.toFixed(2)), summariesPerSec: Number((expected / seconds).toFixed(1)), leasesTakenPerReplica: shares.join('/'), cpuMsPerSummary: cpu };
+    const shares = await Promise.all(
+      replicas.map(
+        async (r) =>
+          ((await fetch(`${r.url}/health/ready`).then((x) => x.json())) as { replica: { acquisitions: number } })
+            .replica.acquisitions,
+      ),
+    );
+    return {
+      setup: setup.label,
+      replicas: setup.replicas,
+      summaries: expected,
+      seconds: Number(seconds.toFixed(2)),
+      summariesPerSec: Number((expected / seconds).toFixed(1)),
+      leasesTakenPerReplica: shares.join('/'),
+      cpuMsPerSummary: cpu,
+    };
   } finally {
     await stopReplicas(replicas);
     await database.drop();
@@ -211,7 +266,9 @@ export async function runPgBench(opts: PgBenchOptions): Promise<Record<string, u
     { label: 'PostgreSQL', replicas: 1, database: pg() },
     { label: 'PostgreSQL', replicas: 3, database: pg() },
   ];
-  const ingestOptions = opts.quick ? { campaigns: 12, connections: 12, seconds: 2 } : { campaigns: 50, connections: 48, seconds: 8 };
+  const ingestOptions = opts.quick
+    ? { campaigns: 12, connections: 12, seconds: 2 }
+    : { campaigns: 50, connections: 48, seconds: 8 };
   const workerOptions = opts.quick ? { campaigns: 12, triggers: 2 } : { campaigns: 60, triggers: 5 };
   try {
     const ingestRows = [];
@@ -247,13 +304,20 @@ function print(figures: Record<string, any>): void {
   const lines: string[] = [];
   if (figures.ingest?.length) {
     lines.push('ingest               replicas   req/s   p50 ms   p99 ms   failed');
-    for (const r of figures.ingest) lines.push(`  ${r.setup.padEnd(18)} ${String(r.replicas).padStart(8)} ${String(r.reqPerSec).padStart(7)} ${String(r.p50Ms).padStart(8)} ${String(r.p99Ms).padStart(8)} ${String(r.failed).padStart(8)}`);
+    for (const r of figures.ingest)
+      lines.push(
+        `  ${r.setup.padEnd(18)} ${String(r.replicas).padStart(8)} ${String(r.reqPerSec).padStart(7)} ${String(r.p50Ms).padStart(8)} ${String(r.p99Ms).padStart(8)} ${String(r.failed).padStart(8)}`,
+      );
   }
   if (figures.worker?.length) {
-    lines.push('memory worker        replicas   summaries   seconds   summaries/s   CPU ms/summary (replicas + PostgreSQL)   leases taken');
+    lines.push(
+      'memory worker        replicas   summaries   seconds   summaries/s   CPU ms/summary (replicas + PostgreSQL)   leases taken',
+    );
     for (const r of figures.worker) {
       const cpu = r.cpuMsPerSummary ? `${r.cpuMsPerSummary.replicasMs} + ${r.cpuMsPerSummary.postgresMs}` : '–';
-      lines.push(`  ${r.setup.padEnd(18)} ${String(r.replicas).padStart(8)} ${String(r.summaries).padStart(11)} ${String(r.seconds).padStart(9)} ${String(r.summariesPerSec).padStart(13)}   ${cpu.padEnd(38)}   ${r.leasesTakenPerReplica}`);
+      lines.push(
+        `  ${r.setup.padEnd(18)} ${String(r.replicas).padStart(8)} ${String(r.summaries).padStart(11)} ${String(r.seconds).padStart(9)} ${String(r.summariesPerSec).padStart(13)}   ${cpu.padEnd(38)}   ${r.leasesTakenPerReplica}`,
+      );
     }
   }
   for (const n of figures.notes ?? []) lines.push(`- ${n}`);
@@ -262,7 +326,10 @@ function print(figures: Record<string, any>): void {
 
 if (require.main === module) {
   const quick = process.argv.includes('--quick');
-  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',') as PgBenchOptions['only'];
+  const only = process.argv
+    .find((a) => a.startsWith('--only='))
+    ?.slice('--only='.length)
+    .split(',') as PgBenchOptions['only'];
   runPgBench({ quick, only })
     .then((figures) => {
       print(figures);

@@ -23,19 +23,24 @@ function parseArgs(argv: string[]): BenchOptions & { only: string[] | null } {
     else if (a === '--only') only.push(...(argv[++i] ?? '').split(','));
     else if (a.startsWith('--only=')) only.push(...a.slice('--only='.length).split(','));
     else if (a === '--help' || a === '-h') {
-      process.stdout.write(`usage: npm run bench -- [--quick] [--only ${SUITES.map((s) => s.name).join(',')}] [--profile]\n`);
+      process.stdout.write(
+        `usage: npm run bench -- [--quick] [--only ${SUITES.map((s) => s.name).join(',')}] [--profile]\n`,
+      );
       process.exit(0);
     } else throw new Error(`unknown argument ${a} (try --help)`);
   }
   const unknown = only.filter((n) => n && !SUITES.some((s) => s.name === n));
-  if (unknown.length) throw new Error(`unknown suite(s) ${unknown.join(', ')}; known: ${SUITES.map((s) => s.name).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown suite(s) ${unknown.join(', ')}; known: ${SUITES.map((s) => s.name).join(', ')}`);
   return { quick, profile, only: only.filter(Boolean).length ? only.filter(Boolean) : null };
 }
 
 function machine(): Record<string, unknown> {
   let commit = 'unknown';
   try {
-    commit = execSync('git rev-parse --short HEAD', { cwd: repoRoot(), stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    commit = execSync('git rev-parse --short HEAD', { cwd: repoRoot(), stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     /* not a git checkout */
   }
@@ -82,8 +87,13 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${started.toISOString().replace(/[:.]/g, '-')}${args.quick ? '-quick' : ''}.json`);
   const loadAtEnd = Math.round(loadavg()[0] * 100) / 100;
-  writeFileSync(file, `${JSON.stringify({ startedAt: started.toISOString(), mode: args.quick ? 'quick' : 'full', totalSeconds, machine: { ...host, loadAverage1mAtEnd: loadAtEnd }, suites: results }, null, 2)}\n`);
-  process.stdout.write(`\nTotal ${totalSeconds} s (load average ${host.loadAverage1m} at start, ${loadAtEnd} at end). Figures written to ${file}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ startedAt: started.toISOString(), mode: args.quick ? 'quick' : 'full', totalSeconds, machine: { ...host, loadAverage1mAtEnd: loadAtEnd }, suites: results }, null, 2)}\n`,
+  );
+  process.stdout.write(
+    `\nTotal ${totalSeconds} s (load average ${host.loadAverage1m} at start, ${loadAtEnd} at end). Figures written to ${file}\n`,
+  );
   process.exitCode = crashed ? 1 : 0;
 }
 

@@ -17,8 +17,54 @@ export const SEARCH_TARGETS = { p99AtLargestMs: 50, searchRatio: 5, windowRatio:
 
 const BATCH = 5000;
 const VOCABULARY = 5000;
-const STOP = ['the', 'a', 'of', 'to', 'and', 'in', 'we', 'it', 'is', 'you', 'on', 'that', 'for', 'with', 'he', 'she', 'they', 'at', 'as', 'was'];
-const SYLLABLES = ['ka', 'ri', 'mo', 'tan', 'vel', 'dor', 'shi', 'lu', 'gar', 'en', 'ost', 'ba', 'zu', 'fen', 'ir', 'qua', 'mel', 'thor', 'ny', 'pa', 'sel', 'kro', 'vi', 'dun'];
+const STOP = [
+  'the',
+  'a',
+  'of',
+  'to',
+  'and',
+  'in',
+  'we',
+  'it',
+  'is',
+  'you',
+  'on',
+  'that',
+  'for',
+  'with',
+  'he',
+  'she',
+  'they',
+  'at',
+  'as',
+  'was',
+];
+const SYLLABLES = [
+  'ka',
+  'ri',
+  'mo',
+  'tan',
+  'vel',
+  'dor',
+  'shi',
+  'lu',
+  'gar',
+  'en',
+  'ost',
+  'ba',
+  'zu',
+  'fen',
+  'ir',
+  'qua',
+  'mel',
+  'thor',
+  'ny',
+  'pa',
+  'sel',
+  'kro',
+  'vi',
+  'dun',
+];
 
 /** Deterministic PRNG (mulberry32), so every run seeds and queries the same text. */
 function rng(seed: number): () => number {
@@ -40,7 +86,7 @@ function vocabulary(): string[] {
   while (words.length < VOCABULARY) {
     const n = 2 + Math.floor(random() * 2);
     const w = Array.from({ length: n }, () => SYLLABLES[Math.floor(random() * SYLLABLES.length)]).join('');
-    if (!seen.has(w)) seen.add(w), words.push(w);
+    if (!seen.has(w)) (seen.add(w), words.push(w));
   }
   return words;
 }
@@ -67,7 +113,8 @@ interface QueryClass {
   make(words: string[], random: () => number): string;
 }
 
-const pick = (words: string[], random: () => number, from: number, to: number) => words[from + Math.floor(random() * (to - from))];
+const pick = (words: string[], random: () => number, from: number, to: number) =>
+  words[from + Math.floor(random() * (to - from))];
 
 /** What an agent types to reach what fell out of its window: names, pairs, phrases, prefixes. */
 const QUERY_CLASSES: QueryClass[] = [
@@ -105,7 +152,11 @@ export async function runSearchBench(opts: { quick: boolean }): Promise<Record<s
   const windowRounds = opts.quick ? 200 : 2000;
   const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-search-bench-'));
   const dbPath = join(dir, 'bench.db');
-  const ds = createDataSource({ database: { type: 'sqlite', path: dbPath }, entities: ENTITIES, migrations: MIGRATIONS });
+  const ds = createDataSource({
+    database: { type: 'sqlite', path: dbPath },
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+  });
   await ds.initialize();
   try {
     await ds.runMigrations({ transaction: 'each' });
@@ -144,7 +195,12 @@ export async function runSearchBench(opts: { quick: boolean }): Promise<Record<s
     }));
     const byClass = QUERY_CLASSES.map((c) => ({
       query: c.name,
-      ...Object.fromEntries(seeded.flatMap((s) => [[`p50 ms @${s.messages}`, r2(percentile(search.byClass.get(`${c.name}@${s.campaignId}`)!, 50))], [`p99 ms @${s.messages}`, r2(percentile(search.byClass.get(`${c.name}@${s.campaignId}`)!, 99))]])),
+      ...Object.fromEntries(
+        seeded.flatMap((s) => [
+          [`p50 ms @${s.messages}`, r2(percentile(search.byClass.get(`${c.name}@${s.campaignId}`)!, 50))],
+          [`p99 ms @${s.messages}`, r2(percentile(search.byClass.get(`${c.name}@${s.campaignId}`)!, 99))],
+        ]),
+      ),
       [`mean hits @${last}`]: r2(mean(search.hits.get(`${c.name}@${seeded[seeded.length - 1].campaignId}`)!)),
     }));
     const p99 = (n: number) => rows.find((r) => r.messages === n)!;
@@ -162,7 +218,8 @@ export async function runSearchBench(opts: { quick: boolean }): Promise<Record<s
       'database MB': r2(fileMb),
       targets: SEARCH_TARGETS,
       'meets targets': {
-        [`search p99 @${last} ≤ ${SEARCH_TARGETS.p99AtLargestMs} ms`]: p99(last)['search p99 ms'] <= SEARCH_TARGETS.p99AtLargestMs,
+        [`search p99 @${last} ≤ ${SEARCH_TARGETS.p99AtLargestMs} ms`]:
+          p99(last)['search p99 ms'] <= SEARCH_TARGETS.p99AtLargestMs,
         [`search ratio ≤ ${SEARCH_TARGETS.searchRatio}`]: searchRatio <= SEARCH_TARGETS.searchRatio,
         [`window ratio ≤ ${SEARCH_TARGETS.windowRatio}`]: windowRatio <= SEARCH_TARGETS.windowRatio,
       },
@@ -178,7 +235,14 @@ export async function runSearchBench(opts: { quick: boolean }): Promise<Record<s
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 /** Creates the campaign through the runner, then projects MessageRecorded batches as the runner would. */
-async function seed(db: Database, runner: CampaignRunner, projector: CampaignProjector, words: string[], campaignId: string, size: number): Promise<Sized> {
+async function seed(
+  db: Database,
+  runner: CampaignRunner,
+  projector: CampaignProjector,
+  words: string[],
+  campaignId: string,
+  size: number,
+): Promise<Sized> {
   const started = performance.now();
   await runner.run(campaignId, { type: 'CreateCampaign', name: campaignId }, {});
   const random = rng(size);
@@ -208,7 +272,15 @@ async function seed(db: Database, runner: CampaignRunner, projector: CampaignPro
           toolCallId: null,
           reasoning: null,
         };
-        return { position: 0, streamId: gameStream(campaignId), version: before.version + i + 1, type: 'MessageRecorded', data, metadata: {}, recordedAt: data.at };
+        return {
+          position: 0,
+          streamId: gameStream(campaignId),
+          version: before.version + i + 1,
+          type: 'MessageRecorded',
+          data,
+          metadata: {},
+          recordedAt: data.at,
+        };
       });
       await projector.apply(m, before, events);
     });
@@ -241,20 +313,36 @@ async function measureSearch(index: SearchIndex, seeded: Sized[], words: string[
   return { all, byClass, hits };
 }
 
-/** Window read = the section alone (indexed reads + compaction + lines); context = campaign load + compose (adds token counting). */
-async function measureWindow(reader: CampaignReader, section: RecentSection, composer: ContextComposer, seeded: Sized[], rounds: number) {
+/**
+ * Window read = the section alone (indexed reads + compaction + lines); context = campaign load + compose (adds token
+ * counting).
+ */
+async function measureWindow(
+  reader: CampaignReader,
+  section: RecentSection,
+  composer: ContextComposer,
+  seeded: Sized[],
+  rounds: number,
+) {
   const read = new Map<string, number[]>(seeded.map((s) => [s.campaignId, []]));
   const context = new Map<string, number[]>(seeded.map((s) => [s.campaignId, []]));
   for (let i = 0; i < rounds + 20; i++) {
     for (const s of seeded) {
-      const request: ContextRequest = { campaignId: s.campaignId, agent: 'agent', limit: 3, include: ['recent'], legacy: false };
+      const request: ContextRequest = {
+        campaignId: s.campaignId,
+        agent: 'agent',
+        limit: 3,
+        include: ['recent'],
+        legacy: false,
+      };
       const t0 = performance.now();
       const snapshot = { ...(await reader.get(s.campaignId)), processedVersion: 0 };
       const composed = await composer.compose(request, snapshot, 4000);
       const t1 = performance.now();
       const built = await section.build({ request, snapshot });
       const t2 = performance.now();
-      if (composed.sections[0].entries.length !== 20 || built.entries.length !== 20) throw new Error(`window of ${s.campaignId} is not 20 messages`);
+      if (composed.sections[0].entries.length !== 20 || built.entries.length !== 20)
+        throw new Error(`window of ${s.campaignId} is not 20 messages`);
       if (i < 20) continue;
       context.get(s.campaignId)!.push(t1 - t0);
       read.get(s.campaignId)!.push(t2 - t1);

@@ -49,8 +49,13 @@ export async function runStateBench(_opts: { quick: boolean }): Promise<StateBen
 
     // Scripted world changes; the buff's TTL runs out mid-session (an expiry changes the digest too).
     const factScript: Record<number, () => Promise<unknown>> = {
-      10: () => call('PUT', `${base}/facts/conflict/pirates`, { value: 'Pirates raid the Orion trade lanes', priority: 2 }),
-      20: () => call('PUT', `${base}/facts/buff/tailwind`, { value: 'Solar tailwind: +20% speed', ttlSeconds: 30 * TICK_SECONDS }),
+      10: () =>
+        call('PUT', `${base}/facts/conflict/pirates`, { value: 'Pirates raid the Orion trade lanes', priority: 2 }),
+      20: () =>
+        call('PUT', `${base}/facts/buff/tailwind`, {
+          value: 'Solar tailwind: +20% speed',
+          ttlSeconds: 30 * TICK_SECONDS,
+        }),
       35: () => call('PUT', `${base}/facts/relationship/guild`, { value: 'The Miners Guild trusts you' }),
       60: () => call('POST', `${base}/facts/conflict/pirates/resolve`),
       80: () => call('PUT', `${base}/facts/debt/bank`, { value: 'You owe the Bank of Sol 5,000 credits' }),
@@ -75,7 +80,11 @@ export async function runStateBench(_opts: { quick: boolean }): Promise<StateBen
       const sh = ship(turn);
       await call('PUT', `${base}/accounts/pilot-1/snapshots/get_status`, { content: st, tick });
       await call('PUT', `${base}/accounts/pilot-1/snapshots/get_ship`, { content: sh, tick });
-      latest = { ...latest, status: Buffer.byteLength(JSON.stringify(st)), ship: Buffer.byteLength(JSON.stringify(sh)) };
+      latest = {
+        ...latest,
+        status: Buffer.byteLength(JSON.stringify(st)),
+        ship: Buffer.byteLength(JSON.stringify(sh)),
+      };
       if (turn % 25 === 1) {
         await call('PUT', `${base}/accounts/pilot-1/snapshots/get_map`, { content: map, tick });
         latest.map = mapBytes;

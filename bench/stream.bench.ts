@@ -25,7 +25,8 @@ export async function runStreamBench(options: BenchOptions): Promise<Figures> {
     const seeder = await HistorySeeder.open(dbPath);
     const seeded: SeedResult[] = [];
     try {
-      for (const events of sizes) seeded.push(seeder.seed({ campaignId: `stream-${events}`, events, worker: 'processed' }));
+      for (const events of sizes)
+        seeded.push(seeder.seed({ campaignId: `stream-${events}`, events, worker: 'processed' }));
     } finally {
       await seeder.close();
     }
@@ -85,8 +86,14 @@ export async function runStreamBench(options: BenchOptions): Promise<Figures> {
       }
       const [small, large] = rows;
       return {
-        [`newest timeline page p99(100k) / p99(1k) (target ≤ ${STREAM_TARGET})`]: ratio(large['newest page p99 ms'], small['newest page p99 ms']),
-        [`middle timeline page p99(100k) / p99(1k) (target ≤ ${STREAM_TARGET})`]: ratio(large['middle page p99 ms'], small['middle page p99 ms']),
+        [`newest timeline page p99(100k) / p99(1k) (target ≤ ${STREAM_TARGET})`]: ratio(
+          large['newest page p99 ms'],
+          small['newest page p99 ms'],
+        ),
+        [`middle timeline page p99(100k) / p99(1k) (target ≤ ${STREAM_TARGET})`]: ratio(
+          large['middle page p99 ms'],
+          small['middle page p99 ms'],
+        ),
         campaigns: rows,
         notes: [
           `${reads} sequential GET …/timeline?limit=100 per campaign and page, one client, keep-alive, after 20 warm-up reads`,

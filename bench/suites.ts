@@ -25,12 +25,32 @@ export const SUITES: BenchSuite[] = [
   { name: 'tokens', title: '4. Token economy: summarizer input per scope', run: runTokenEconomyBench },
   { name: 'locomo', title: '5. LoCoMo answer recall vs tokens served', run: runLocomoBench },
   { name: 'footprint', title: '6. Footprint: cold start and idle memory', run: runFootprintBench },
-  { name: 'state', title: '7. Game-state cache: context size reduction and digest injections (§5–6)', run: async (o) => ({ ...(await runStateBench(o)) }) },
+  {
+    name: 'state',
+    title: '7. Game-state cache: context size reduction and digest injections (§5–6)',
+    run: async (o) => ({ ...(await runStateBench(o)) }),
+  },
   { name: 'search', title: '8. Search and window latency vs history size (§7)', run: runSearchBench },
   { name: 'pg', title: '9. PostgreSQL: 1 vs 3 replicas, and SQLite single-replica (§9)', run: runPgBench },
-  { name: 'layered', title: '10. LoCoMo: layered dm context vs full transcript, last 20 and plain BM25 at 1,000/2,000/4,000 tokens (§8)', run: runLayeredBench },
+  {
+    name: 'layered',
+    title: '10. LoCoMo: layered dm context vs full transcript, last 20 and plain BM25 at 1,000/2,000/4,000 tokens (§8)',
+    run: runLayeredBench,
+  },
   { name: 'mcp', title: '11. MCP server: stdio connect time and first tools/list', run: runMcpBench },
-  { name: 'stream', title: '12. Event stream and inspector reads on 1k and 100k-event campaigns (§11)', run: runStreamBench },
-  { name: 'hostile', title: '13. Hostile input: budgeted context over pathological text vs prose, event-loop delay (issue 18)', run: runHostileBench },
-  { name: 'usage', title: '14. Usage: summarizer calls and tokens per 100 messages per scope, cost at two price tables (§12)', run: runUsageBench },
+  {
+    name: 'stream',
+    title: '12. Event stream and inspector reads on 1k and 100k-event campaigns (§11)',
+    run: runStreamBench,
+  },
+  {
+    name: 'hostile',
+    title: '13. Hostile input: budgeted context over pathological text vs prose, event-loop delay (issue 18)',
+    run: runHostileBench,
+  },
+  {
+    name: 'usage',
+    title: '14. Usage: summarizer calls and tokens per 100 messages per scope, cost at two price tables (§12)',
+    run: runUsageBench,
+  },
 ];

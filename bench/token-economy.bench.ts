@@ -27,11 +27,20 @@ interface Posted {
 }
 
 /** Plays a long scripted campaign over HTTP; returns every message it posted with its token count. */
-async function playSaga(http: HttpClient, scenes: number, counter: TiktokenCounter): Promise<{ posted: Posted[]; worldEvents: number; moves: number }> {
+async function playSaga(
+  http: HttpClient,
+  scenes: number,
+  counter: TiktokenCounter,
+): Promise<{ posted: Posted[]; worldEvents: number; moves: number }> {
   const random = rng(7);
   const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)];
   const locations = Array.from({ length: 10 }, (_, i) => ({ id: `loc-${i}`, name: nthName(LOCATION_NAMES, i) }));
-  const npcs = Array.from({ length: 16 }, (_, i) => ({ id: `npc-${i}`, name: nthName(NPC_NAMES, i), aliases: i < ALIASES.length ? [ALIASES[i]] : [], at: locations[i % 10].id }));
+  const npcs = Array.from({ length: 16 }, (_, i) => ({
+    id: `npc-${i}`,
+    name: nthName(NPC_NAMES, i),
+    aliases: i < ALIASES.length ? [ALIASES[i]] : [],
+    at: locations[i % 10].id,
+  }));
   const base = `/v1/campaigns/${CID}`;
   await http.post('/v1/campaigns', { id: CID, name: 'The long saga' });
   for (const l of locations) await http.put(`${base}/locations/${l.id}`, { name: l.name, dangerLevel: 'HIGH' });
@@ -41,7 +50,10 @@ async function playSaga(http: HttpClient, scenes: number, counter: TiktokenCount
   const newQuest = async () => {
     quest += 1;
     objectivesDone = 0;
-    await http.put(`${base}/quests/q-${quest}`, { name: `The Hidden Bell ${quest}`, objectives: [1, 2, 3].map((o) => ({ id: `o-${o}`, name: `Find clue ${o}` })) });
+    await http.put(`${base}/quests/q-${quest}`, {
+      name: `The Hidden Bell ${quest}`,
+      objectives: [1, 2, 3].map((o) => ({ id: `o-${o}`, name: `Find clue ${o}` })),
+    });
   };
   await newQuest();
   const posted: Posted[] = [];
@@ -66,10 +78,16 @@ async function playSaga(http: HttpClient, scenes: number, counter: TiktokenCount
       const npc = present.length ? pick(present) : pick(npcs);
       const named = k % 5 === 4 && npc.aliases.length ? npc.aliases[0] : npc.name;
       const role = k % 3 === 0 ? 'dm' : k % 3 === 1 ? 'player' : 'npc';
-      return { role, speaker: role === 'dm' ? undefined : role === 'player' ? 'Aria' : npc.name, content: storyLine(random, named, locations.find((l) => l.id === to)!.name) };
+      return {
+        role,
+        speaker: role === 'dm' ? undefined : role === 'player' ? 'Aria' : npc.name,
+        content: storyLine(random, named, locations.find((l) => l.id === to)!.name),
+      };
     });
     const res = await http.post(`${base}/messages`, { messages });
-    (res.indexes as number[]).forEach((index, k) => posted.push({ index, locationId: to, tokens: counter.count(messages[k].content) }));
+    (res.indexes as number[]).forEach((index, k) =>
+      posted.push({ index, locationId: to, tokens: counter.count(messages[k].content) }),
+    );
     if (scene % 3 === 2) {
       worldEvents += 1;
       const kind = (scene / 3) % 4;
@@ -78,7 +96,10 @@ async function playSaga(http: HttpClient, scenes: number, counter: TiktokenCount
         await http.post(`${base}/commands/progress-act`, { actId: `act-${act}` });
       } else if (kind < 2) {
         objectivesDone += 1;
-        await http.post(`${base}/commands/complete-objective`, { questId: `q-${quest}`, objectiveId: `o-${objectivesDone}` });
+        await http.post(`${base}/commands/complete-objective`, {
+          questId: `q-${quest}`,
+          objectiveId: `o-${objectivesDone}`,
+        });
         if (objectivesDone === 3) {
           await http.post(`${base}/commands/complete-quest`, { questId: `q-${quest}` });
           worldEvents += 1;
@@ -86,7 +107,10 @@ async function playSaga(http: HttpClient, scenes: number, counter: TiktokenCount
         }
       } else if (kind < 3 || cleared.has(to)) {
         encounter += 1;
-        await http.post(`${base}/commands/update-location-state`, { locationId: to, completeEncounter: `enc-${encounter}` });
+        await http.post(`${base}/commands/update-location-state`, {
+          locationId: to,
+          completeEncounter: `enc-${encounter}`,
+        });
       } else {
         cleared.add(to);
         await http.post(`${base}/commands/update-location-state`, { locationId: to, dangerLevel: 'CLEARED' });
@@ -103,7 +127,10 @@ export async function runTokenEconomyBench(options: BenchOptions): Promise<Figur
   const mock = await startMockAnthropic();
   const counter = new TiktokenCounter();
   try {
-    const service = await spawnServer({ dir: tmp.path, env: mockedAnthropicEnv(join(tmp.path, 'lorekeeper.db'), mock.baseUrl) });
+    const service = await spawnServer({
+      dir: tmp.path,
+      env: mockedAnthropicEnv(join(tmp.path, 'lorekeeper.db'), mock.baseUrl),
+    });
     let played;
     try {
       const http = new HttpClient(service.url);
@@ -114,23 +141,47 @@ export async function runTokenEconomyBench(options: BenchOptions): Promise<Figur
     }
     const messageTokens = played.posted.reduce((n, m) => n + m.tokens, 0);
     const byIndex = new Map(played.posted.map((m) => [m.index, m]));
-    type Acc = { calls: number; prompt: number; content: number; rendered: number; merged: number; lines: number; duplicates: number; covered: Set<number> };
+    type Acc = {
+      calls: number;
+      prompt: number;
+      content: number;
+      rendered: number;
+      merged: number;
+      lines: number;
+      duplicates: number;
+      covered: Set<number>;
+    };
     const scopes = new Map<string, Acc>();
     const seen = new Map<string, Set<number>>();
     for (const req of mock.requests) {
       // The system prompt is one cache-marked block (prompt caching) or, from older clients, a string.
-      const system = Array.isArray(req.body.system) ? req.body.system.map((b: { text?: string }) => b.text ?? '').join('\n') : String(req.body.system ?? '');
+      const system = Array.isArray(req.body.system)
+        ? req.body.system.map((b: { text?: string }) => b.text ?? '').join('\n')
+        : String(req.body.system ?? '');
       const user = String(req.body.messages?.[0]?.content ?? '');
       const scope = scopeOfPrompt(system);
       const subject = /<subject>\n(.*)\n<\/subject>/.exec(user)?.[1] ?? '';
-      const acc = scopes.get(scope) ?? { calls: 0, prompt: 0, content: 0, rendered: 0, merged: 0, lines: 0, duplicates: 0, covered: new Set<number>() };
+      const acc = scopes.get(scope) ?? {
+        calls: 0,
+        prompt: 0,
+        content: 0,
+        rendered: 0,
+        merged: 0,
+        lines: 0,
+        duplicates: 0,
+        covered: new Set<number>(),
+      };
       scopes.set(scope, acc);
       acc.calls += 1;
       acc.prompt += counter.count(system) + counter.count(user);
       const key = `${scope} ${subject}`;
       const already = seen.get(key) ?? new Set<number>();
       seen.set(key, already);
-      const raw = /<transcript>\n([\s\S]*?)\n?<\/transcript>/.exec(user)?.[1].split('\n').filter((l) => l.trim()) ?? [];
+      const raw =
+        /<transcript>\n([\s\S]*?)\n?<\/transcript>/
+          .exec(user)?.[1]
+          .split('\n')
+          .filter((l) => l.trim()) ?? [];
       for (const [n, line] of transcriptOf(req.body).entries()) {
         const tokens = counter.count(line.text);
         acc.rendered += counter.count(`${raw[n]}\n`);
@@ -160,16 +211,33 @@ export async function runTokenEconomyBench(options: BenchOptions): Promise<Figur
       'messages never sent': played.posted.filter((m) => !a.covered.has(m.index)).length,
     }));
     const get = (scope: string) => rows.find((r) => r.scope === scope);
-    const unsent = (scope: string) => played.posted.filter((m) => !scopes.get(scope)?.covered.has(m.index)).map((m) => m.index);
-    const lastScene = played.posted.filter((m) => m.locationId === played.posted[played.posted.length - 1].locationId && m.index > Math.max(...played.posted.filter((p) => p.locationId !== played.posted[played.posted.length - 1].locationId).map((p) => p.index)));
+    const unsent = (scope: string) =>
+      played.posted.filter((m) => !scopes.get(scope)?.covered.has(m.index)).map((m) => m.index);
+    const lastScene = played.posted.filter(
+      (m) =>
+        m.locationId === played.posted[played.posted.length - 1].locationId &&
+        m.index >
+          Math.max(
+            ...played.posted
+              .filter((p) => p.locationId !== played.posted[played.posted.length - 1].locationId)
+              .map((p) => p.index),
+          ),
+    );
     return {
       'location: message tokens sent / message tokens (target ≤ 1.0)': get('location')?.['ratio content/scope'] ?? NaN,
       'world: message tokens sent / message tokens (target ≤ 1.0)': get('world')?.['ratio content/scope'] ?? NaN,
-      'npc windows: message tokens sent / message tokens (overlap by design)': get('npc')?.['ratio content/scope'] ?? NaN,
+      'npc windows: message tokens sent / message tokens (overlap by design)':
+        get('npc')?.['ratio content/scope'] ?? NaN,
       'location: with prompt framing': get('location')?.['ratio prompt/scope'] ?? NaN,
       'world: with prompt framing': get('world')?.['ratio prompt/scope'] ?? NaN,
       'messages sent twice for one subject (all scopes)': rows.reduce((n, r) => n + r['sent twice (same subject)'], 0),
-      campaign: { scenes, moves: played.moves, 'world events': played.worldEvents, messages: played.posted.length, 'message tokens': messageTokens },
+      campaign: {
+        scenes,
+        moves: played.moves,
+        'world events': played.worldEvents,
+        messages: played.posted.length,
+        'message tokens': messageTokens,
+      },
       scopes: rows,
       notes: [
         'tokens: o200k_base via gpt-tokenizer (libs/context TiktokenCounter) over what the mock received from the real AnthropicSummarizer',

@@ -43,7 +43,17 @@ export async function runWorkerThroughputBench(options: BenchOptions): Promise<F
     let triggers = 0;
     try {
       for (let i = 0; i < CAMPAIGNS; i++) {
-        triggers += seeder.seed({ campaignId: `w-${i}`, events: Infinity, scenes, locations: 4, npcs: 4, messagesPerScene: 10, worldEveryScenes: 2, worker: 'pending', seed: i + 1 }).triggers;
+        triggers += seeder.seed({
+          campaignId: `w-${i}`,
+          events: Infinity,
+          scenes,
+          locations: 4,
+          npcs: 4,
+          messagesPerScene: 10,
+          worldEveryScenes: 2,
+          worker: 'pending',
+          seed: i + 1,
+        }).triggers;
       }
     } finally {
       await seeder.close();
@@ -58,7 +68,11 @@ export async function runWorkerThroughputBench(options: BenchOptions): Promise<F
       mock.reset();
       const stats = instrument(mock);
       // The worker catches up from the checkpoints at boot: pure worker time, no ingest in the way.
-      const service = await spawnServer({ dir: tmp.path, cpuProfDir: profDir, env: mockedAnthropicEnv(dbPath, mock.baseUrl, { MEMORY_CONCURRENCY: String(concurrency) }) });
+      const service = await spawnServer({
+        dir: tmp.path,
+        cpuProfDir: profDir,
+        env: mockedAnthropicEnv(dbPath, mock.baseUrl, { MEMORY_CONCURRENCY: String(concurrency) }),
+      });
       const db = openSqlite(dbPath, { readonly: true });
       let doneAt: number;
       try {
@@ -67,12 +81,15 @@ export async function runWorkerThroughputBench(options: BenchOptions): Promise<F
         );
         const deadline = Date.now() + 300_000;
         while ((behind.get() as { n: number }).n > 0) {
-          if (Date.now() > deadline) throw new Error(`worker not done after 300 s at MEMORY_CONCURRENCY=${concurrency}; log ${service.logPath}`);
+          if (Date.now() > deadline)
+            throw new Error(`worker not done after 300 s at MEMORY_CONCURRENCY=${concurrency}; log ${service.logPath}`);
           await sleep(10);
         }
         doneAt = performance.now();
         const memories = (db.prepare('SELECT COUNT(*) AS n FROM memories').get() as { n: number }).n;
-        const skipped = (db.prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'MemorySkipped'").get() as { n: number }).n;
+        const skipped = (
+          db.prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'MemorySkipped'").get() as { n: number }
+        ).n;
         const seconds = (doneAt - stats.arrivals[0]) / 1000;
         const ideal = concurrency / (MODEL_MS / 1000);
         rows.push({
@@ -93,8 +110,16 @@ export async function runWorkerThroughputBench(options: BenchOptions): Promise<F
         await service.stop();
       }
       if (profDir) {
-        const p = summarizeProfileDir(profDir, 12, { fromUs: stats.firstUs, toUs: stats.firstUs + (doneAt - stats.arrivals[0]) * 1000 });
-        if (p) profile = { 'sampled ms (not idle)': p.totalMs, 'self time by area': p.selfByArea, 'top functions (self)': p.topFunctions };
+        const p = summarizeProfileDir(profDir, 12, {
+          fromUs: stats.firstUs,
+          toUs: stats.firstUs + (doneAt - stats.arrivals[0]) * 1000,
+        });
+        if (p)
+          profile = {
+            'sampled ms (not idle)': p.totalMs,
+            'self time by area': p.selfByArea,
+            'top functions (self)': p.topFunctions,
+          };
       }
     }
     const lag = await lagUnderLoad(tmp.path, mock, options);
@@ -123,13 +148,21 @@ async function lagUnderLoad(dir: string, mock: MockAnthropic, options: BenchOpti
   const concurrency = 4;
   mock.reset();
   const stats = instrument(mock);
-  const service = await spawnServer({ dir, env: mockedAnthropicEnv(join(dir, 'lag.db'), mock.baseUrl, { MEMORY_CONCURRENCY: String(concurrency) }) });
+  const service = await spawnServer({
+    dir,
+    env: mockedAnthropicEnv(join(dir, 'lag.db'), mock.baseUrl, { MEMORY_CONCURRENCY: String(concurrency) }),
+  });
   const http = new HttpClient(service.url);
   try {
     const ids = Array.from({ length: campaigns }, (_, i) => `lag-${i}`);
     for (const id of ids) {
       await http.post('/v1/campaigns', { id, name: id });
-      for (const [loc, name] of [['hall', 'Great Hall'], ['yard', 'Courtyard'], ['gate', 'North Gate']]) await http.put(`/v1/campaigns/${id}/locations/${loc}`, { name });
+      for (const [loc, name] of [
+        ['hall', 'Great Hall'],
+        ['yard', 'Courtyard'],
+        ['gate', 'North Gate'],
+      ])
+        await http.put(`/v1/campaigns/${id}/locations/${loc}`, { name });
       await http.put(`/v1/campaigns/${id}/npcs/brom`, { name: 'Brom', locationId: 'hall' });
       await http.put(`/v1/campaigns/${id}/npcs/mira`, { name: 'Mira', locationId: 'yard' });
       await http.post(`/v1/campaigns/${id}/commands/change-location`, { toLocationId: 'hall' });
@@ -137,11 +170,18 @@ async function lagUnderLoad(dir: string, mock: MockAnthropic, options: BenchOpti
     const t0 = performance.now();
     const samples: { t: number; total: number; max: number; calls: number }[] = [];
     const sample = async () => {
-      const lags = await Promise.all(ids.map(async (id) => {
-        const c = await http.get(`/v1/campaigns/${id}`);
-        return c.version - c.processedVersion;
-      }));
-      samples.push({ t: (performance.now() - t0) / 1000, total: lags.reduce((a, b) => a + b, 0), max: Math.max(...lags), calls: stats.arrivals.length });
+      const lags = await Promise.all(
+        ids.map(async (id) => {
+          const c = await http.get(`/v1/campaigns/${id}`);
+          return c.version - c.processedVersion;
+        }),
+      );
+      samples.push({
+        t: (performance.now() - t0) / 1000,
+        total: lags.reduce((a, b) => a + b, 0),
+        max: Math.max(...lags),
+        calls: stats.arrivals.length,
+      });
       return lags.reduce((a, b) => a + b, 0);
     };
     let writes = 0;
@@ -151,9 +191,20 @@ async function lagUnderLoad(dir: string, mock: MockAnthropic, options: BenchOpti
         const due = t0 + (n * 1000) / perCampaignRate + k * 5;
         if (due > t0 + loadSec * 1000) return;
         await sleep(Math.max(0, due - performance.now()));
-        if (n > 0 && n % sceneLength === 0) await http.post(`/v1/campaigns/${id}/commands/change-location`, { toLocationId: places[(n / sceneLength) % 3] });
+        if (n > 0 && n % sceneLength === 0)
+          await http.post(`/v1/campaigns/${id}/commands/change-location`, {
+            toLocationId: places[(n / sceneLength) % 3],
+          });
         const npc = n % 2 ? 'Brom' : 'Mira';
-        await http.post(`/v1/campaigns/${id}/messages`, { messages: [{ role: 'player', speaker: 'Aria', content: `Aria asks ${npc} about the ${n}th bell and pays ${n % 40} silver for the answer.` }] });
+        await http.post(`/v1/campaigns/${id}/messages`, {
+          messages: [
+            {
+              role: 'player',
+              speaker: 'Aria',
+              content: `Aria asks ${npc} about the ${n}th bell and pays ${n % 40} silver for the answer.`,
+            },
+          ],
+        });
         writes += 1;
       }
     };
@@ -170,7 +221,7 @@ async function lagUnderLoad(dir: string, mock: MockAnthropic, options: BenchOpti
     const loadEnded = performance.now();
     const loadSeconds = (loadEnded - t0) / 1000;
     let drained = NaN;
-    for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline;) {
       if ((await sample()) === 0) {
         drained = (performance.now() - loadEnded) / 1000;
         break;
@@ -181,13 +232,22 @@ async function lagUnderLoad(dir: string, mock: MockAnthropic, options: BenchOpti
     const step = Math.max(1, Math.ceil(samples.length / 12));
     return {
       'lag: ingest msg/s (paced, all campaigns)': round(writes / loadSeconds),
-      'lag: model calls/s demanded during load': round(stats.arrivals.filter((t) => t <= loadEnded).length / loadSeconds),
+      'lag: model calls/s demanded during load': round(
+        stats.arrivals.filter((t) => t <= loadEnded).length / loadSeconds,
+      ),
       'lag: summarizer capacity calls/s': concurrency / (MODEL_MS / 1000),
       'lag: mean total lag during load (events)': round(mean(during.map((s) => s.total))),
       'lag: peak campaign lag (events)': Math.max(...samples.map((s) => s.max)),
       'lag: peak campaign lag (≈ s of play behind)': round(Math.max(...samples.map((s) => s.max)) / perCampaignRate),
       'lag: drain after load stops (s)': round(drained),
-      'lag timeline': samples.filter((_, i) => i % step === 0 || i === samples.length - 1).map((s) => ({ 't s': round(s.t, 1), 'total lag': s.total, 'max campaign lag': s.max, 'model calls so far': s.calls })),
+      'lag timeline': samples
+        .filter((_, i) => i % step === 0 || i === samples.length - 1)
+        .map((s) => ({
+          't s': round(s.t, 1),
+          'total lag': s.total,
+          'max campaign lag': s.max,
+          'model calls so far': s.calls,
+        })),
     };
   } finally {
     await service.stop();

@@ -178,7 +178,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     } catch (err) {
       throw new Unreachable((err as Error).message);
     }
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, replayed: res.headers.get('idempotent-replayed') === 'true' };
+    return {
+      status: res.status,
+      body: text ? JSON.parse(text) : undefined,
+      replayed: res.headers.get('idempotent-replayed') === 'true',
+    };
   };
 
   const acks: Ack[] = [];
@@ -202,14 +206,49 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const models: Model[] = [];
   for (let i = 0; i < o.campaigns; i++) {
     const id = `chaos-${seed}-${i}`;
-    const m: Model = { id, owner: i % o.clients, location: 'loc0', locations: ['loc0', 'loc1', 'loc2', 'loc3'], npcs: [], objective: 0, act: 0, encounter: 0 };
+    const m: Model = {
+      id,
+      owner: i % o.clients,
+      location: 'loc0',
+      locations: ['loc0', 'loc1', 'loc2', 'loc3'],
+      npcs: [],
+      objective: 0,
+      act: 0,
+      encounter: 0,
+    };
     const c = `/v1/campaigns/${id}`;
-    const setup: Op[] = [{ campaign: id, key: newKey('create'), kind: 'create', method: 'POST', path: '/v1/campaigns', body: { id, name: `Chaos ${i}` }, events: 1 }];
+    const setup: Op[] = [
+      {
+        campaign: id,
+        key: newKey('create'),
+        kind: 'create',
+        method: 'POST',
+        path: '/v1/campaigns',
+        body: { id, name: `Chaos ${i}` },
+        events: 1,
+      },
+    ];
     m.locations.forEach((l, j) => {
-      setup.push({ campaign: id, key: newKey('setup'), kind: 'setup', method: 'PUT', path: `${c}/locations/${l}`, body: { name: `Location ${j} of ${i}` }, events: 1 });
+      setup.push({
+        campaign: id,
+        key: newKey('setup'),
+        kind: 'setup',
+        method: 'PUT',
+        path: `${c}/locations/${l}`,
+        body: { name: `Location ${j} of ${i}` },
+        events: 1,
+      });
       const npc = { id: `npc${j}`, name: NAMES[(i + j) % NAMES.length] + (j > 1 ? ` ${j}` : '') };
       m.npcs.push(npc);
-      setup.push({ campaign: id, key: newKey('setup'), kind: 'setup', method: 'PUT', path: `${c}/npcs/${npc.id}`, body: { name: npc.name, locationId: l }, events: 1 });
+      setup.push({
+        campaign: id,
+        key: newKey('setup'),
+        kind: 'setup',
+        method: 'PUT',
+        path: `${c}/npcs/${npc.id}`,
+        body: { name: npc.name, locationId: l },
+        events: 1,
+      });
     });
     setup.push({
       campaign: id,
@@ -217,13 +256,26 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       kind: 'setup',
       method: 'PUT',
       path: `${c}/quests/main`,
-      body: { name: 'The long road', objectives: Array.from({ length: 100 }, (_, k) => ({ id: `o${k}`, name: `Step ${k}` })) },
+      body: {
+        name: 'The long road',
+        objectives: Array.from({ length: 100 }, (_, k) => ({ id: `o${k}`, name: `Step ${k}` })),
+      },
       events: 1,
     });
-    setup.push({ campaign: id, key: newKey('setup'), kind: 'move', method: 'POST', path: `${c}/commands/change-location`, body: { toLocationId: 'loc0' }, events: 1, toLocation: 'loc0' });
+    setup.push({
+      campaign: id,
+      key: newKey('setup'),
+      kind: 'move',
+      method: 'POST',
+      path: `${c}/commands/change-location`,
+      body: { toLocationId: 'loc0' },
+      events: 1,
+      toLocation: 'loc0',
+    });
     for (const op of setup) {
       const ack = await settleOp(op);
-      if (ack.status >= 300) throw new Error(`setup ${op.method} ${op.path} → ${ack.status} ${JSON.stringify(ack.body)}`);
+      if (ack.status >= 300)
+        throw new Error(`setup ${op.method} ${op.path} → ${ack.status} ${JSON.stringify(ack.body)}`);
       acks.push(ack);
     }
     models.push(m);
@@ -250,7 +302,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       kind: 'messages',
       method: 'POST',
       path: `/v1/campaigns/${m.id}/messages`,
-      body: { messages: contents.map((content, j) => ({ role: rng.pick(['player', 'dm', 'npc', 'narrator']), speaker: j % 2 ? 'Aria' : undefined, content })) },
+      body: {
+        messages: contents.map((content, j) => ({
+          role: rng.pick(['player', 'dm', 'npc', 'narrator']),
+          speaker: j % 2 ? 'Aria' : undefined,
+          content,
+        })),
+      },
       events: n,
       contents,
     };
@@ -261,12 +319,56 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const r = rng.next();
     if (r < 0.45) {
       const to = rng.pick(m.locations.filter((l) => l !== m.location));
-      return { campaign: m.id, key: newKey('move'), kind: 'move', method: 'POST', path: `${c}/commands/change-location`, body: { toLocationId: to }, events: 1, toLocation: to };
+      return {
+        campaign: m.id,
+        key: newKey('move'),
+        kind: 'move',
+        method: 'POST',
+        path: `${c}/commands/change-location`,
+        body: { toLocationId: to },
+        events: 1,
+        toLocation: to,
+      };
     }
-    if (r < 0.65 && m.objective < 100) return { campaign: m.id, key: newKey('obj'), kind: 'objective', method: 'POST', path: `${c}/commands/complete-objective`, body: { questId: 'main', objectiveId: `o${m.objective}` }, events: 1 };
-    if (r < 0.8) return { campaign: m.id, key: newKey('act'), kind: 'act', method: 'POST', path: `${c}/commands/progress-act`, body: { actId: `act-${m.act + 1}` }, events: 1 };
-    if (r < 0.95) return { campaign: m.id, key: newKey('enc'), kind: 'encounter', method: 'POST', path: `${c}/commands/update-location-state`, body: { locationId: m.location, completeEncounter: `enc-${m.encounter + 1}` }, events: 1 };
-    return { campaign: m.id, key: newKey('round'), kind: 'round', method: 'POST', path: `${c}/commands/end-round`, body: {}, events: 1 };
+    if (r < 0.65 && m.objective < 100)
+      return {
+        campaign: m.id,
+        key: newKey('obj'),
+        kind: 'objective',
+        method: 'POST',
+        path: `${c}/commands/complete-objective`,
+        body: { questId: 'main', objectiveId: `o${m.objective}` },
+        events: 1,
+      };
+    if (r < 0.8)
+      return {
+        campaign: m.id,
+        key: newKey('act'),
+        kind: 'act',
+        method: 'POST',
+        path: `${c}/commands/progress-act`,
+        body: { actId: `act-${m.act + 1}` },
+        events: 1,
+      };
+    if (r < 0.95)
+      return {
+        campaign: m.id,
+        key: newKey('enc'),
+        kind: 'encounter',
+        method: 'POST',
+        path: `${c}/commands/update-location-state`,
+        body: { locationId: m.location, completeEncounter: `enc-${m.encounter + 1}` },
+        events: 1,
+      };
+    return {
+      campaign: m.id,
+      key: newKey('round'),
+      kind: 'round',
+      method: 'POST',
+      path: `${c}/commands/end-round`,
+      body: {},
+      events: 1,
+    };
   };
 
   /** The model follows only answered commands: a pending one is replayed before anything else. */
@@ -291,7 +393,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       try {
         const r = await sending;
         const ack = { op, status: r.status, body: r.body, replayed: r.replayed };
-        if (r.status >= 300) fail(`cycle ${report.cycles + 1}: ${op.method} ${op.path} → ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+        if (r.status >= 300)
+          fail(
+            `cycle ${report.cycles + 1}: ${op.method} ${op.path} → ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`,
+          );
         applyToModel(ack);
         // A client that never saw this answer (a dropped reply) sends the request again after the restart.
         if (r.status < 300 && rng.next() < 0.08) lostReplies.push({ op, first: r.body });
@@ -319,10 +424,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     }, 5_000);
     if (mode === 'random') setTimeout(kill, rng.int(150, 1500));
     if (mode === 'during-append') {
-      setTimeout(() => {
-        onBigBatchSent = () => setTimeout(kill, rng.int(0, 40));
-        bigBatchArmed = true;
-      }, rng.int(100, 600));
+      setTimeout(
+        () => {
+          onBigBatchSent = () => setTimeout(kill, rng.int(0, 40));
+          bigBatchArmed = true;
+        },
+        rng.int(100, 600),
+      );
     }
     if (mode === 'during-summary' || mode === 'after-summary') {
       const armAt = Date.now() + rng.int(100, 800);
@@ -358,7 +466,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const replays = pending.splice(0);
     for (const op of replays) {
       const ack = await settleOp(op);
-      if (ack.status >= 300) fail(`cycle ${cycle}: replay of ${op.method} ${op.path} (${op.key}) → ${ack.status} ${JSON.stringify(ack.body).slice(0, 200)}`);
+      if (ack.status >= 300)
+        fail(
+          `cycle ${cycle}: replay of ${op.method} ${op.path} (${op.key}) → ${ack.status} ${JSON.stringify(ack.body).slice(0, 200)}`,
+        );
       acks.push(ack);
       applyToModel(ack);
     }
@@ -367,19 +478,27 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     for (const { op, first } of dropped) {
       const ack = await settleOp(op);
       if (ack.status >= 300 || !ack.replayed || JSON.stringify(ack.body) !== JSON.stringify(first)) {
-        fail(`cycle ${cycle}: re-sent ${op.key} → ${ack.status}, replayed ${ack.replayed}, ${JSON.stringify(ack.body).slice(0, 120)} (first answer ${JSON.stringify(first).slice(0, 120)})`);
+        fail(
+          `cycle ${cycle}: re-sent ${op.key} → ${ack.status}, replayed ${ack.replayed}, ${JSON.stringify(ack.body).slice(0, 120)} (first answer ${JSON.stringify(first).slice(0, 120)})`,
+        );
       }
       acks.push(ack);
     }
     report.repliesDropped += dropped.length;
     report.cycles = cycle;
     const v = await verify(cycle);
-    log(`cycle ${cycle}/${o.cycles}: killed ${killedBy}, ${replays.length} in flight, ${acks.length} acknowledged so far, ${v.events} events, ${v.memories} memories, ${v.skipped} skipped`);
+    log(
+      `cycle ${cycle}/${o.cycles}: killed ${killedBy}, ${replays.length} in flight, ${acks.length} acknowledged so far, ${v.events} events, ${v.memories} memories, ${v.skipped} skipped`,
+    );
   }
 
   /** An ERROR line in the service log (a worker failure, a 5xx) is a finding even if the data is right. */
   function scanErrors(cycle: number, output: string) {
-    for (const line of output.split('\n').filter((l) => /\bERROR\b/.test(l)).slice(0, 5)) fail(`cycle ${cycle}: service logged: ${line.slice(0, 300)}`);
+    for (const line of output
+      .split('\n')
+      .filter((l) => /\bERROR\b/.test(l))
+      .slice(0, 5))
+      fail(`cycle ${cycle}: service logged: ${line.slice(0, 300)}`);
   }
 
   async function allPages(path: string, cursor: (item: any) => number, start: number): Promise<any[]> {
@@ -397,7 +516,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   async function verify(cycle: number) {
     const totals = { events: 0, memories: 0, skipped: 0 };
     const byCampaign = new Map<string, Ack[]>();
-    for (const a of acks) if (a.status < 300) byCampaign.set(a.op.campaign, [...(byCampaign.get(a.op.campaign) ?? []), a]);
+    for (const a of acks)
+      if (a.status < 300) byCampaign.set(a.op.campaign, [...(byCampaign.get(a.op.campaign) ?? []), a]);
     for (const m of models) {
       const where = `cycle ${cycle} ${m.id}`;
       const campaign = (await call('GET', `/v1/campaigns/${m.id}`)).body;
@@ -415,10 +535,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       const misordered = events.some((e, i) => e.version !== i + 1);
       if (missing !== 0 || misordered) {
         report.gaps++;
-        fail(`${where}: game stream has ${events.length} events for version ${version}${misordered ? ', not 1..n' : ''}`);
+        fail(
+          `${where}: game stream has ${events.length} events for version ${version}${misordered ? ', not 1..n' : ''}`,
+        );
       }
       const byKey = new Map<string, any[]>();
-      for (const e of events) if (e.metadata?.idempotencyKey) byKey.set(e.metadata.idempotencyKey, [...(byKey.get(e.metadata.idempotencyKey) ?? []), e]);
+      for (const e of events)
+        if (e.metadata?.idempotencyKey)
+          byKey.set(e.metadata.idempotencyKey, [...(byKey.get(e.metadata.idempotencyKey) ?? []), e]);
       const messages = await allPages(`/v1/campaigns/${m.id}/messages`, (x) => x.index, -1);
       const contentAt = new Map<number, string>(messages.map((x) => [x.index, x.content]));
       for (const ack of byCampaign.get(m.id) ?? []) {
@@ -434,7 +558,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         }
         if (ack.body?.version !== undefined && mine[mine.length - 1].version !== ack.body.version) {
           report.lost++;
-          fail(`${where}: ${ack.op.key} answered version ${ack.body.version} but its last event is ${mine[mine.length - 1].version}`);
+          fail(
+            `${where}: ${ack.op.key} answered version ${ack.body.version} but its last event is ${mine[mine.length - 1].version}`,
+          );
         }
         if (ack.op.kind === 'messages') {
           const wrong = (ack.body.indexes as number[]).filter((ix, j) => contentAt.get(ix) !== ack.op.contents![j]);
@@ -473,8 +599,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         }
       }
       const memories: any[] = [];
-      for (let before: string | undefined; ; ) {
-        const r = await call('GET', `/v1/campaigns/${m.id}/memories?limit=1000${before ? `&before=${encodeURIComponent(before)}` : ''}`);
+      for (let before: string | undefined; ;) {
+        const r = await call(
+          'GET',
+          `/v1/campaigns/${m.id}/memories?limit=1000${before ? `&before=${encodeURIComponent(before)}` : ''}`,
+        );
         memories.push(...r.body.items);
         if (r.body.items.length < 1000) break;
         before = r.body.items[r.body.items.length - 1].id;
@@ -489,7 +618,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
       // Cursors: each equals the throughMessageIndex of its scope's newest memory (memories are newest first).
       const newest = new Map<string, number>();
-      for (const x of memories) if (!newest.has(`${x.scope}/${x.subjectId}`)) newest.set(`${x.scope}/${x.subjectId}`, x.throughMessageIndex);
+      for (const x of memories)
+        if (!newest.has(`${x.scope}/${x.subjectId}`)) newest.set(`${x.scope}/${x.subjectId}`, x.throughMessageIndex);
       const fresh = (await call('GET', `/v1/campaigns/${m.id}`)).body.cursors;
       const cursors = new Map<string, number>();
       if (fresh.world !== -1) cursors.set('world/world', fresh.world);
@@ -525,7 +655,9 @@ export function formatChaosReport(r: ChaosReport): string {
   return [
     `cycles ${r.cycles}, requests acknowledged ${r.acknowledged}, lost ${r.lost}, duplicates ${r.duplicates}`,
     `gaps ${r.gaps}, cursor mismatches ${r.cursorMismatches}, not caught up ${r.notCaughtUp}`,
-    `in flight at kill (re-sent with their Idempotency-Key) ${r.inFlightAtKill}, answered but re-sent ${r.repliesDropped}; kills ${Object.entries(r.kills)
+    `in flight at kill (re-sent with their Idempotency-Key) ${r.inFlightAtKill}, answered but re-sent ${r.repliesDropped}; kills ${Object.entries(
+      r.kills,
+    )
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}`,
     `events ${r.events}, messages ${r.messages}, memories ${r.memories}, skipped ${r.skipped}, model calls ${r.summaryCalls}`,
@@ -533,7 +665,8 @@ export function formatChaosReport(r: ChaosReport): string {
   ].join('\n');
 }
 
-export const chaosFailed = (r: ChaosReport) => r.lost > 0 || r.duplicates > 0 || r.gaps > 0 || r.cursorMismatches > 0 || r.notCaughtUp > 0 || r.failures.length > 0;
+export const chaosFailed = (r: ChaosReport) =>
+  r.lost > 0 || r.duplicates > 0 || r.gaps > 0 || r.cursorMismatches > 0 || r.notCaughtUp > 0 || r.failures.length > 0;
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -28,16 +28,31 @@ async function main(): Promise<number> {
   const cases = flag('cases', 10_000);
   const seed = flag('seed', Date.now() % 2_147_483_647);
   const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-fuzz-'));
-  const svc = await startServiceProcess({ dbPath: join(dir, 'fuzz.db'), env: { LOREKEEPER_API_KEYS: `${TOKEN}, ${VIEWER_TOKEN}=*@player:aria` } });
+  const svc = await startServiceProcess({
+    dbPath: join(dir, 'fuzz.db'),
+    env: { LOREKEEPER_API_KEYS: `${TOKEN}, ${VIEWER_TOKEN}=*@player:aria` },
+  });
   const started = Date.now();
   try {
-    const report = await runFuzz({ baseUrl: svc.url, cases, seed, token: TOKEN, viewerToken: VIEWER_TOKEN, onProgress: (n) => process.stdout.write(`  ${n} cases…\n`) });
+    const report = await runFuzz({
+      baseUrl: svc.url,
+      cases,
+      seed,
+      token: TOKEN,
+      viewerToken: VIEWER_TOKEN,
+      onProgress: (n) => process.stdout.write(`  ${n} cases…\n`),
+    });
     // The service logs pino JSON (error = level 50, fatal = 60); `ERROR` covers pretty-printed logs.
-    const errors = svc.output().split('\n').filter((l) => /"level":(50|60)\b|\bERROR\b/.test(l));
+    const errors = svc
+      .output()
+      .split('\n')
+      .filter((l) => /"level":(50|60)\b|\bERROR\b/.test(l));
     process.stdout.write(
       [
         '',
-        `cases ${report.cases}, failures ${report.failures.length}, 5xx ${Object.entries(report.histogram).filter(([s]) => Number(s) >= 500).reduce((n, [, c]) => n + c, 0)}, seed ${report.seed}, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        `cases ${report.cases}, failures ${report.failures.length}, 5xx ${Object.entries(report.histogram)
+          .filter(([s]) => Number(s) >= 500)
+          .reduce((n, [, c]) => n + c, 0)}, seed ${report.seed}, ${((Date.now() - started) / 1000).toFixed(1)} s`,
         'status histogram:',
         formatHistogram(report.histogram),
         `mutations: ${Object.entries(report.byMutation)

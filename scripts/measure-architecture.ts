@@ -5,7 +5,8 @@
  * - lines wider than 120 characters (migrations and generated files aside);
  * - libs that import another lib's entity (a class decorated with @Entity, imported by name from @app/<lib>);
  * - writers per table: which source files insert, update or delete rows of each table. This one is a
- *   heuristic over the code's write idioms (raw SQL, insertRows, query builders, repositories); docs/architecture-rules.md
+ * heuristic over the code's write idioms (raw SQL, insertRows, query builders, repositories);
+ * docs/architecture-rules.md
  *   says what it cannot see.
  * Counts cover apps/ and libs/ without specs (production code); lines over 120 are also given for the whole tree.
  */

@@ -17,7 +17,12 @@ export async function rebuildIndex(config: AppConfig): Promise<RebuildReport> {
   try {
     await ds.runMigrations({ transaction: 'each' });
     const db = new Database(ds);
-    return await new SearchIndexRebuilder(db, new TypeOrmEventStore(db), createSearchIndex(db), new MemoryReader(db)).rebuild();
+    return await new SearchIndexRebuilder(
+      db,
+      new TypeOrmEventStore(db),
+      createSearchIndex(db),
+      new MemoryReader(db),
+    ).rebuild();
   } finally {
     await ds.destroy();
   }
@@ -27,7 +32,9 @@ if (require.main === module) {
   const started = Date.now();
   rebuildIndex(loadConfig())
     .then((r) => {
-      console.log(`search index rebuilt from ${r.events} events: ${r.messages} messages, ${r.memories} memories, ${r.broadcasts} broadcasts in ${Date.now() - started} ms`);
+      console.log(
+        `search index rebuilt from ${r.events} events: ${r.messages} messages, ${r.memories} memories, ${r.broadcasts} broadcasts in ${Date.now() - started} ms`,
+      );
     })
     .catch((err) => {
       console.error(`rebuild-index failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -13,14 +13,21 @@ import { MIGRATIONS } from '../apps/memory-service/src/migrations';
  * witnesses, memories, cursors, glossary, rolling summaries) and replays both streams into them, then rebuilds
  * the search index the same way. Game-state snapshots and idempotency keys are not projections and are kept.
  */
-export async function rebuildProjections(config: AppConfig): Promise<{ projections: ProjectionRebuildReport; search: RebuildReport }> {
+export async function rebuildProjections(
+  config: AppConfig,
+): Promise<{ projections: ProjectionRebuildReport; search: RebuildReport }> {
   const ds = createDataSource({ database: config.database, entities: ENTITIES, migrations: MIGRATIONS });
   await ds.initialize();
   try {
     await ds.runMigrations({ transaction: 'each' });
     const db = new Database(ds);
     const store = new TypeOrmEventStore(db);
-    const projections = await new ProjectionRebuilder(db, store, new CampaignProjector(), new MemoryProjector()).rebuild();
+    const projections = await new ProjectionRebuilder(
+      db,
+      store,
+      new CampaignProjector(),
+      new MemoryProjector(),
+    ).rebuild();
     const search = await new SearchIndexRebuilder(db, store, createSearchIndex(db), new MemoryReader(db)).rebuild();
     return { projections, search };
   } finally {
@@ -32,7 +39,9 @@ if (require.main === module) {
   const started = Date.now();
   rebuildProjections(loadConfig())
     .then(({ projections: p, search: s }) => {
-      console.log(`projections rebuilt: ${p.campaigns} campaigns from ${p.gameEvents} game and ${p.memoryEvents} memory events; search index: ${s.messages} messages, ${s.memories} memories, ${s.broadcasts} broadcasts; ${Date.now() - started} ms`);
+      console.log(
+        `projections rebuilt: ${p.campaigns} campaigns from ${p.gameEvents} game and ${p.memoryEvents} memory events; search index: ${s.messages} messages, ${s.memories} memories, ${s.broadcasts} broadcasts; ${Date.now() - started} ms`,
+      );
     })
     .catch((err) => {
       console.error(`rebuild failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -3,7 +3,12 @@ import { eventually, scopeOf } from './support/mock-requests';
 import { scenario } from './support/scenario';
 import { startTestApp, TestApp } from './support/test-app';
 
-const line = (content: string, extra: Record<string, unknown> = {}) => ({ role: 'player', speaker: 'Aria', content, ...extra });
+const line = (content: string, extra: Record<string, unknown> = {}) => ({
+  role: 'player',
+  speaker: 'Aria',
+  content,
+  ...extra,
+});
 
 // jest ignores the e2e project's testTimeout (a global option): booting apps inside a test needs more than 5 s cold.
 jest.setTimeout(60_000);
@@ -15,7 +20,9 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
   beforeAll(async () => {
     mock = await startMockAnthropic();
     // Summaries name the indexes they were given, so tests can tell memories apart.
-    t = await startTestApp({ env: { SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.baseUrl } });
+    t = await startTestApp({
+      env: { SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.baseUrl },
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -62,14 +69,31 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
         ['tavern', 'Memory of 0.'],
       ]);
       expect(Object.keys(items[0]).sort()).toEqual(
-        ['createdAt', 'encounterId', 'id', 'locationId', 'npcIds', 'questId', 'scope', 'sinceMessageIndex', 'sinceTimestamp', 'subjectId', 'summary', 'tags', 'throughMessageIndex', 'triggerVersion'].sort(),
+        [
+          'createdAt',
+          'encounterId',
+          'id',
+          'locationId',
+          'npcIds',
+          'questId',
+          'scope',
+          'sinceMessageIndex',
+          'sinceTimestamp',
+          'subjectId',
+          'summary',
+          'tags',
+          'throughMessageIndex',
+          'triggerVersion',
+        ].sort(),
       );
       const versions = items.map((m: any) => m.triggerVersion);
       expect([...versions].sort((a, b) => b - a)).toEqual(versions);
     });
 
     it('filters by scope and subjectId', async () => {
-      expect((await get('/v1/campaigns/api-mem/memories?scope=location&subjectId=tavern')).items.map((m: any) => m.summary)).toEqual(['Memory of 2.', 'Memory of 0.']);
+      expect(
+        (await get('/v1/campaigns/api-mem/memories?scope=location&subjectId=tavern')).items.map((m: any) => m.summary),
+      ).toEqual(['Memory of 2.', 'Memory of 0.']);
       expect((await get('/v1/campaigns/api-mem/memories?scope=npc')).items).toEqual([]);
       expect((await get('/v1/campaigns/api-mem/memories?scope=world')).items).toEqual([]);
     });
@@ -79,14 +103,22 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
       const seen: string[] = [];
       let before = '';
       for (;;) {
-        const page = (await get(`/v1/campaigns/api-mem/memories?limit=3${before ? `&before=${encodeURIComponent(before)}` : ''}`)).items;
+        const page = (
+          await get(`/v1/campaigns/api-mem/memories?limit=3${before ? `&before=${encodeURIComponent(before)}` : ''}`)
+        ).items;
         expect(page.length).toBeLessThanOrEqual(3);
         if (page.length === 0) break;
         seen.push(...page.map((m: any) => m.id));
         before = page[page.length - 1].id;
       }
       expect(seen).toEqual(all);
-      expect((await get(`/v1/campaigns/api-mem/memories?scope=location&subjectId=docks&before=${encodeURIComponent(all[0])}`)).items.map((m: any) => m.id)).toEqual([all[2]]);
+      expect(
+        (
+          await get(
+            `/v1/campaigns/api-mem/memories?scope=location&subjectId=docks&before=${encodeURIComponent(all[0])}`,
+          )
+        ).items.map((m: any) => m.id),
+      ).toEqual([all[2]]);
     });
   });
 
@@ -108,14 +140,23 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
       ]);
       expect(Object.keys(all[0]).sort()).toEqual(['data', 'metadata', 'recordedAt', 'type', 'version']);
       expect(all[3].data).toEqual({ fromLocationId: null, toLocationId: 'tavern', npcsPresent: [] });
-      expect((await get('/v1/campaigns/api-events/events?after=2')).items.map((e: any) => e.version)).toEqual([3, 4, 5]);
-      expect((await get('/v1/campaigns/api-events/events?after=1&limit=2')).items.map((e: any) => e.version)).toEqual([2, 3]);
+      expect((await get('/v1/campaigns/api-events/events?after=2')).items.map((e: any) => e.version)).toEqual([
+        3, 4, 5,
+      ]);
+      expect((await get('/v1/campaigns/api-events/events?after=1&limit=2')).items.map((e: any) => e.version)).toEqual([
+        2, 3,
+      ]);
       expect((await get('/v1/campaigns/api-events/events?stream=game&after=5')).items).toEqual([]);
     });
 
     it('records the request id as correlationId and the Idempotency-Key in the metadata', async () => {
       await scenario(t, 'api-meta').create('Saga');
-      const res = await t.http('PUT', '/v1/campaigns/api-meta/locations/tavern', { name: 'Tavern' }, { 'x-request-id': 'req-42', 'idempotency-key': 'key-42' });
+      const res = await t.http(
+        'PUT',
+        '/v1/campaigns/api-meta/locations/tavern',
+        { name: 'Tavern' },
+        { 'x-request-id': 'req-42', 'idempotency-key': 'key-42' },
+      );
       expect(res.status).toBe(200);
       expect(res.headers.get('x-request-id')).toBe('req-42');
       const [created, registered] = (await get('/v1/campaigns/api-meta/events')).items;
@@ -137,9 +178,16 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
       for (const e of memory) {
         const trigger = game.find((g: any) => g.version === e.data.triggerVersion);
         expect(trigger.type).toBe('LocationChanged');
-        expect(e.metadata).toEqual({ correlationId: trigger.metadata.correlationId, causationId: `campaign-api-memstream@${trigger.version}` });
+        expect(e.metadata).toEqual({
+          correlationId: trigger.metadata.correlationId,
+          causationId: `campaign-api-memstream@${trigger.version}`,
+        });
       }
-      expect((await get('/v1/campaigns/api-memstream/events?stream=memory&after=2&limit=1')).items.map((e: any) => e.version)).toEqual([3]);
+      expect(
+        (await get('/v1/campaigns/api-memstream/events?stream=memory&after=2&limit=1')).items.map(
+          (e: any) => e.version,
+        ),
+      ).toEqual([3]);
     });
   });
 
@@ -151,7 +199,13 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
       await s.location('docks', 'Docks');
       await s.npc('mira', 'Mira', 'tavern');
       await s.move('tavern');
-      await s.say(line('m0'), { role: 'npc', speaker: 'Mira', content: 'm1', npcIds: ['mira'], at: '1042-05-01T08:00:00.000Z' }, line('m2', { locationId: 'docks' }), line('m3', { locationId: null }), line('m4'));
+      await s.say(
+        line('m0'),
+        { role: 'npc', speaker: 'Mira', content: 'm1', npcIds: ['mira'], at: '1042-05-01T08:00:00.000Z' },
+        line('m2', { locationId: 'docks' }),
+        line('m3', { locationId: null }),
+        line('m4'),
+      );
     });
 
     it('lists messages oldest first with every field and its defaults', async () => {
@@ -181,7 +235,8 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
     });
 
     it('honours after (exclusive), limit and locationId', async () => {
-      const indexes = async (q: string) => (await get(`/v1/campaigns/api-msg/messages${q}`)).items.map((m: any) => m.index);
+      const indexes = async (q: string) =>
+        (await get(`/v1/campaigns/api-msg/messages${q}`)).items.map((m: any) => m.index);
       expect(await indexes('?after=1')).toEqual([2, 3, 4]);
       expect(await indexes('?after=-1&limit=2')).toEqual([0, 1]);
       expect(await indexes('?after=0&limit=2')).toEqual([1, 2]);
@@ -209,7 +264,11 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
       expect(Object.keys(body).sort()).toEqual(['processedVersion', 'sections', 'version']);
       expect(body.processedVersion).toBe(body.version);
       expect(body.sections.map((s: any) => s.title)).toEqual(['Recent Location Memory', 'NPC Memory', 'World Memory']);
-      expect(body.sections[0].entries.map((e: any) => e.text.replace(/^- \d{4}-\d\d-\d\d \d\d:\d\d — /, ''))).toEqual(['Memory of 2.', 'Memory of 4.', 'Memory of 5.']);
+      expect(body.sections[0].entries.map((e: any) => e.text.replace(/^- \d{4}-\d\d-\d\d \d\d:\d\d — /, ''))).toEqual([
+        'Memory of 2.',
+        'Memory of 4.',
+        'Memory of 5.',
+      ]);
       expect(body.sections[1].entries).toEqual([]);
     });
 
@@ -217,7 +276,9 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
       const res = await t.http('GET', '/v1/campaigns/api-ctx/context?format=text&limit=2');
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-      expect(res.text).toMatch(/^## Recent Location Memory\n- \d{4}-\d\d-\d\d \d\d:\d\d — Memory of 4\.\n- \d{4}-\d\d-\d\d \d\d:\d\d — Memory of 5\.\n$/);
+      expect(res.text).toMatch(
+        /^## Recent Location Memory\n- \d{4}-\d\d-\d\d \d\d:\d\d — Memory of 4\.\n- \d{4}-\d\d-\d\d \d\d:\d\d — Memory of 5\.\n$/,
+      );
       const one = (await t.http('GET', '/v1/campaigns/api-ctx/context?limit=1')).body;
       expect(one.sections[0].entries).toHaveLength(1);
     });
@@ -274,18 +335,44 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(await version()).toBe(v + 1);
       expect(await eventCount()).toBe(n + 1);
-      expect((await get(`/v1/campaigns/${cid}/messages`)).items.filter((m: any) => m.content === 'Once only.')).toHaveLength(1);
+      expect(
+        (await get(`/v1/campaigns/${cid}/messages`)).items.filter((m: any) => m.content === 'Once only.'),
+      ).toHaveLength(1);
     });
 
     it('works the same for commands and PUTs (202 / 200 replayed)', async () => {
-      const move = await t.http('POST', `/v1/campaigns/${cid}/commands/change-location`, { toLocationId: 'docks' }, { 'idempotency-key': 'move-1' });
+      const move = await t.http(
+        'POST',
+        `/v1/campaigns/${cid}/commands/change-location`,
+        { toLocationId: 'docks' },
+        { 'idempotency-key': 'move-1' },
+      );
       expect(move.status).toBe(202);
       const v = await version();
-      const again = await t.http('POST', `/v1/campaigns/${cid}/commands/change-location`, { toLocationId: 'docks' }, { 'idempotency-key': 'move-1' });
+      const again = await t.http(
+        'POST',
+        `/v1/campaigns/${cid}/commands/change-location`,
+        { toLocationId: 'docks' },
+        { 'idempotency-key': 'move-1' },
+      );
       expect([again.status, again.body, again.headers.get('idempotent-replayed')]).toEqual([202, move.body, 'true']);
-      const put = await t.http('PUT', `/v1/campaigns/${cid}/npcs/mira`, { name: 'Mira' }, { 'idempotency-key': 'npc-1' });
-      const putAgain = await t.http('PUT', `/v1/campaigns/${cid}/npcs/mira`, { name: 'Mira' }, { 'idempotency-key': 'npc-1' });
-      expect([putAgain.status, putAgain.body, putAgain.headers.get('idempotent-replayed')]).toEqual([200, put.body, 'true']);
+      const put = await t.http(
+        'PUT',
+        `/v1/campaigns/${cid}/npcs/mira`,
+        { name: 'Mira' },
+        { 'idempotency-key': 'npc-1' },
+      );
+      const putAgain = await t.http(
+        'PUT',
+        `/v1/campaigns/${cid}/npcs/mira`,
+        { name: 'Mira' },
+        { 'idempotency-key': 'npc-1' },
+      );
+      expect([putAgain.status, putAgain.body, putAgain.headers.get('idempotent-replayed')]).toEqual([
+        200,
+        put.body,
+        'true',
+      ]);
       expect(await version()).toBe(v + 1);
     });
 
@@ -293,33 +380,73 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
       await t.http('POST', `/v1/campaigns/${cid}/messages`, { messages: [line('A')] }, { 'idempotency-key': 'say-2' });
       const v = await version();
       const n = await eventCount();
-      const changed = await t.http('POST', `/v1/campaigns/${cid}/messages`, { messages: [line('B')] }, { 'idempotency-key': 'say-2' });
+      const changed = await t.http(
+        'POST',
+        `/v1/campaigns/${cid}/messages`,
+        { messages: [line('B')] },
+        { 'idempotency-key': 'say-2' },
+      );
       expect(changed.status).toBe(422);
       expect(changed.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(changed.body).toMatchObject({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
-      const elsewhere = await t.http('PUT', `/v1/campaigns/${cid}/locations/crypt`, { name: 'Crypt' }, { 'idempotency-key': 'say-2' });
+      const elsewhere = await t.http(
+        'PUT',
+        `/v1/campaigns/${cid}/locations/crypt`,
+        { name: 'Crypt' },
+        { 'idempotency-key': 'say-2' },
+      );
       expect(elsewhere.body).toMatchObject({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
       expect([await version(), await eventCount()]).toEqual([v, n]);
     });
 
     it('keys are per campaign, and creating a campaign can be replayed too', async () => {
-      const a = await t.http('POST', '/v1/campaigns', { id: 'api-idem-new', name: 'New' }, { 'idempotency-key': 'create-1' });
+      const a = await t.http(
+        'POST',
+        '/v1/campaigns',
+        { id: 'api-idem-new', name: 'New' },
+        { 'idempotency-key': 'create-1' },
+      );
       expect(a.status).toBe(201);
-      const b = await t.http('POST', '/v1/campaigns', { id: 'api-idem-new', name: 'New' }, { 'idempotency-key': 'create-1' });
+      const b = await t.http(
+        'POST',
+        '/v1/campaigns',
+        { id: 'api-idem-new', name: 'New' },
+        { 'idempotency-key': 'create-1' },
+      );
       expect([b.status, b.body, b.headers.get('idempotent-replayed')]).toEqual([201, a.body, 'true']);
-      const c = await t.http('POST', '/v1/campaigns', { id: 'api-idem-other', name: 'Other' }, { 'idempotency-key': 'create-1' });
+      const c = await t.http(
+        'POST',
+        '/v1/campaigns',
+        { id: 'api-idem-other', name: 'Other' },
+        { 'idempotency-key': 'create-1' },
+      );
       expect(c.body).toMatchObject({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
       // The key "say-1" of the other campaign is free here.
-      const other = await t.http('POST', '/v1/campaigns/api-idem-new/messages', { messages: [line('Once only.')] }, { 'idempotency-key': 'say-1' });
+      const other = await t.http(
+        'POST',
+        '/v1/campaigns/api-idem-new/messages',
+        { messages: [line('Once only.')] },
+        { 'idempotency-key': 'say-1' },
+      );
       expect(other.status).toBe(201);
       expect(other.headers.get('idempotent-replayed')).toBeNull();
     });
 
     it('a request that failed is not remembered: the same key can be used once it is valid', async () => {
-      const bad = await t.http('POST', `/v1/campaigns/${cid}/commands/complete-quest`, { questId: 'later' }, { 'idempotency-key': 'q-1' });
+      const bad = await t.http(
+        'POST',
+        `/v1/campaigns/${cid}/commands/complete-quest`,
+        { questId: 'later' },
+        { 'idempotency-key': 'q-1' },
+      );
       expect(bad.status).toBe(404);
       await t.http('PUT', `/v1/campaigns/${cid}/quests/later`, { name: 'Later', objectives: [] });
-      const good = await t.http('POST', `/v1/campaigns/${cid}/commands/complete-quest`, { questId: 'later' }, { 'idempotency-key': 'q-1' });
+      const good = await t.http(
+        'POST',
+        `/v1/campaigns/${cid}/commands/complete-quest`,
+        { questId: 'later' },
+        { 'idempotency-key': 'q-1' },
+      );
       expect(good.status).toBe(202);
     });
   });
@@ -335,7 +462,12 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
 
     it('a stale version is 412 VERSION_MISMATCH and appends nothing', async () => {
       const v = await version();
-      const res = await t.http('POST', `/v1/campaigns/${cid}/messages`, { messages: [line('x')] }, { 'if-match': String(v - 1) });
+      const res = await t.http(
+        'POST',
+        `/v1/campaigns/${cid}/messages`,
+        { messages: [line('x')] },
+        { 'if-match': String(v - 1) },
+      );
       expect(res.status).toBe(412);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(res.body).toMatchObject({ status: 412, code: 'VERSION_MISMATCH' });
@@ -344,18 +476,39 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
 
     it('the current version succeeds, also quoted or weak', async () => {
       let v = await version();
-      const a = await t.http('POST', `/v1/campaigns/${cid}/messages`, { messages: [line('x')] }, { 'if-match': String(v) });
+      const a = await t.http(
+        'POST',
+        `/v1/campaigns/${cid}/messages`,
+        { messages: [line('x')] },
+        { 'if-match': String(v) },
+      );
       expect(a.status).toBe(201);
       expect(a.body.version).toBe(v + 1);
       v = a.body.version;
-      expect((await t.http('POST', `/v1/campaigns/${cid}/commands/change-location`, { toLocationId: 'tavern' }, { 'if-match': `"${v}"` })).status).toBe(202);
-      expect((await t.http('PUT', `/v1/campaigns/${cid}/locations/docks`, { name: 'Docks' }, { 'if-match': `W/"${v + 1}"` })).status).toBe(200);
+      expect(
+        (
+          await t.http(
+            'POST',
+            `/v1/campaigns/${cid}/commands/change-location`,
+            { toLocationId: 'tavern' },
+            { 'if-match': `"${v}"` },
+          )
+        ).status,
+      ).toBe(202);
+      expect(
+        (await t.http('PUT', `/v1/campaigns/${cid}/locations/docks`, { name: 'Docks' }, { 'if-match': `W/"${v + 1}"` }))
+          .status,
+      ).toBe(200);
       expect(await version()).toBe(v + 2);
     });
 
     it('concurrent writes at the same If-Match: exactly one succeeds, the others get 412', async () => {
       const v = await version();
-      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => t.http('POST', `/v1/campaigns/${cid}/messages`, { messages: [line(`race ${i}`)] }, { 'if-match': String(v) })));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          t.http('POST', `/v1/campaigns/${cid}/messages`, { messages: [line(`race ${i}`)] }, { 'if-match': String(v) }),
+        ),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([201, 412, 412, 412, 412, 412]);
       expect(await version()).toBe(v + 1);
     });
@@ -366,7 +519,11 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
     await s.create('Saga');
     await s.location('tavern', 'Rusty Anchor');
     const start = (await s.campaign()).version;
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => t.http('POST', '/v1/campaigns/api-concurrent/messages', { messages: [line(`m${i}`), line(`m${i}b`)] })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        t.http('POST', '/v1/campaigns/api-concurrent/messages', { messages: [line(`m${i}`), line(`m${i}b`)] }),
+      ),
+    );
     expect(results.every((r) => r.status === 201)).toBe(true);
     const versions = results.map((r) => r.body.version).sort((a, b) => a - b);
     expect(versions).toEqual(Array.from({ length: 20 }, (_, i) => start + 2 * (i + 1)));

@@ -30,17 +30,38 @@ describe('access control with LOREKEEPER_API_KEYS', () => {
     ['another scheme', { authorization: `Basic ${ADMIN}` }],
     ['an empty bearer', { authorization: 'Bearer ' }],
   ])('refuses a /v1 request with %s: 401 UNAUTHORIZED, nothing appended', async (_label, headers) => {
-    const write = await t.http('POST', '/v1/campaigns/acme-1/messages', { messages: [{ role: 'dm', content: 'sneaky' }] }, headers as Record<string, string>);
+    const write = await t.http(
+      'POST',
+      '/v1/campaigns/acme-1/messages',
+      { messages: [{ role: 'dm', content: 'sneaky' }] },
+      headers as Record<string, string>,
+    );
     expectProblem(write, 401, 'UNAUTHORIZED');
     expect(write.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expectProblem(await t.http('GET', '/v1/campaigns/acme-1', undefined, headers as Record<string, string>), 401, 'UNAUTHORIZED');
-    expectProblem(await t.http('GET', '/v1/no-such-route', undefined, headers as Record<string, string>), 401, 'UNAUTHORIZED');
+    expectProblem(
+      await t.http('GET', '/v1/campaigns/acme-1', undefined, headers as Record<string, string>),
+      401,
+      'UNAUTHORIZED',
+    );
+    expectProblem(
+      await t.http('GET', '/v1/no-such-route', undefined, headers as Record<string, string>),
+      401,
+      'UNAUTHORIZED',
+    );
     expect((await t.http('GET', '/v1/campaigns/acme-1', undefined, as(ADMIN))).body.version).toBe(1);
   });
 
   it('rejects an unauthenticated body before parsing it (no 400/413 oracle)', async () => {
-    expectProblem(await t.http('POST', '/v1/campaigns', '{not json', { 'content-type': 'application/json' }), 401, 'UNAUTHORIZED');
-    expectProblem(await t.http('POST', '/v1/campaigns', 'x'.repeat(2 * 1024 * 1024), { 'content-type': 'application/json' }), 401, 'UNAUTHORIZED');
+    expectProblem(
+      await t.http('POST', '/v1/campaigns', '{not json', { 'content-type': 'application/json' }),
+      401,
+      'UNAUTHORIZED',
+    );
+    expectProblem(
+      await t.http('POST', '/v1/campaigns', 'x'.repeat(2 * 1024 * 1024), { 'content-type': 'application/json' }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   it('keeps /health open', async () => {
@@ -49,7 +70,9 @@ describe('access control with LOREKEEPER_API_KEYS', () => {
   });
 
   it('lets an unscoped key reach every campaign and the scheme is case-insensitive', async () => {
-    expect((await t.http('GET', '/v1/campaigns/other-1', undefined, { authorization: `bearer ${ADMIN}` })).status).toBe(200);
+    expect((await t.http('GET', '/v1/campaigns/other-1', undefined, { authorization: `bearer ${ADMIN}` })).status).toBe(
+      200,
+    );
     expect((await t.http('GET', '/v1/campaigns/acme-1', undefined, as(ADMIN))).status).toBe(200);
   });
 
@@ -69,15 +92,31 @@ describe('access control with LOREKEEPER_API_KEYS', () => {
     expectProblem(missing, 404, 'CAMPAIGN_NOT_FOUND');
     expect(existing.body.detail).toBe('campaign other-1 not found');
     expect(Object.keys(existing.body).sort()).toEqual(Object.keys(missing.body).sort());
-    expectProblem(await t.http('POST', '/v1/campaigns/other-1/messages', { messages: [{ role: 'dm', content: 'x' }] }, as(TENANT)), 404, 'CAMPAIGN_NOT_FOUND');
-    expectProblem(await t.http('PUT', '/v1/campaigns/other-1/locations/x', { name: 'X' }, as(TENANT)), 404, 'CAMPAIGN_NOT_FOUND');
-    expectProblem(await t.http('GET', '/v1/campaigns/other-1/events', undefined, as(TENANT)), 404, 'CAMPAIGN_NOT_FOUND');
+    expectProblem(
+      await t.http('POST', '/v1/campaigns/other-1/messages', { messages: [{ role: 'dm', content: 'x' }] }, as(TENANT)),
+      404,
+      'CAMPAIGN_NOT_FOUND',
+    );
+    expectProblem(
+      await t.http('PUT', '/v1/campaigns/other-1/locations/x', { name: 'X' }, as(TENANT)),
+      404,
+      'CAMPAIGN_NOT_FOUND',
+    );
+    expectProblem(
+      await t.http('GET', '/v1/campaigns/other-1/events', undefined, as(TENANT)),
+      404,
+      'CAMPAIGN_NOT_FOUND',
+    );
     expectProblem(await t.http('GET', '/v1/campaigns/shared.camp2', undefined, as(TENANT)), 404, 'CAMPAIGN_NOT_FOUND');
     expect((await t.http('GET', '/v1/campaigns/other-1', undefined, as(ADMIN))).body.version).toBe(before);
   });
 
   it('refuses to create a campaign outside the scope or without an id (403), creating nothing', async () => {
-    expectProblem(await t.http('POST', '/v1/campaigns', { id: 'evil-1', name: 'Evil' }, as(TENANT)), 403, 'CAMPAIGN_OUT_OF_SCOPE');
+    expectProblem(
+      await t.http('POST', '/v1/campaigns', { id: 'evil-1', name: 'Evil' }, as(TENANT)),
+      403,
+      'CAMPAIGN_OUT_OF_SCOPE',
+    );
     expectProblem(await t.http('POST', '/v1/campaigns', { name: 'No id' }, as(TENANT)), 403, 'CAMPAIGN_OUT_OF_SCOPE');
     expectProblem(await t.http('GET', '/v1/campaigns/evil-1', undefined, as(ADMIN)), 404, 'CAMPAIGN_NOT_FOUND');
     // A malformed body still gets its validation error, not a scope decision.

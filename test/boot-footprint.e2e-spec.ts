@@ -43,10 +43,20 @@ describe('boot footprint (built service)', () => {
     `;
     try {
       const { stdout } = await run(process.execPath, ['-e', probe], { cwd: REPO_ROOT });
-      const { atBoot, afterDocs, docStatus, schemaStatuses, afterSchema } = JSON.parse(stdout.trim().split('\n').pop()!);
+      const { atBoot, afterDocs, docStatus, schemaStatuses, afterSchema } = JSON.parse(
+        stdout.trim().split('\n').pop()!,
+      );
       expect(atBoot).toEqual(expect.arrayContaining(['@nestjs/core', 'fastify', 'typeorm', 'better-sqlite3']));
       // Also the summarizer SDKs (local summarizer) and Fastify's schema compilers (no route has a schema).
-      const lazy = ['@nestjs/swagger', '@fastify/static', 'swagger-ui-dist', 'pg', '@anthropic-ai/sdk', 'openai', 'ajv'];
+      const lazy = [
+        '@nestjs/swagger',
+        '@fastify/static',
+        'swagger-ui-dist',
+        'pg',
+        '@anthropic-ai/sdk',
+        'openai',
+        'ajv',
+      ];
       expect(atBoot.filter((p: string) => [...lazy, '@fastify/ajv-compiler'].includes(p))).toEqual([]);
       expect(schemaStatuses).toEqual([400, 200]);
       expect(afterSchema).toContain('ajv');

@@ -17,7 +17,12 @@ describe('broadcasts over HTTP', () => {
   it('posts a broadcast → 201 {id, content, from, at}', async () => {
     const res = await post({ content: 'Pirates sighted off the Café reef.', from: 'scout-1' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(String), content: 'Pirates sighted off the Café reef.', from: 'scout-1', at: '2026-05-01T12:00:00.000Z' });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      content: 'Pirates sighted off the Café reef.',
+      from: 'scout-1',
+      at: '2026-05-01T12:00:00.000Z',
+    });
   });
 
   it('lists newest first without q, and ranks with q (same query language)', async () => {
@@ -28,11 +33,22 @@ describe('broadcasts over HTTP', () => {
     const newest = await list();
     expect(newest.status).toBe(200);
     expect(newest.body.items.map((i: { from: string }) => i.from)).toEqual(['guild', 'trader', 'scout-1']);
-    expect(newest.body.items[0]).toEqual({ kind: 'broadcast', ref: newest.body.items[0].id, id: expect.any(String), content: expect.stringContaining('guild buys'), from: 'guild', at: '2026-05-01T12:00:02.000Z' });
+    expect(newest.body.items[0]).toEqual({
+      kind: 'broadcast',
+      ref: newest.body.items[0].id,
+      id: expect.any(String),
+      content: expect.stringContaining('guild buys'),
+      from: 'guild',
+      at: '2026-05-01T12:00:02.000Z',
+    });
 
     const ranked = await list('?q=iron%20ore');
     expect(ranked.body.items.map((i: { from: string }) => i.from)).toEqual(['guild', 'trader']);
-    expect(ranked.body.items[0]).toMatchObject({ kind: 'broadcast', snippet: expect.stringContaining('«iron» «ore»'), score: expect.any(Number) });
+    expect(ranked.body.items[0]).toMatchObject({
+      kind: 'broadcast',
+      snippet: expect.stringContaining('«iron» «ore»'),
+      score: expect.any(Number),
+    });
     expect(ranked.body.items[0].score).toBeGreaterThan(ranked.body.items[1].score);
 
     expect((await list('?q=cafe')).body.items.map((i: { from: string }) => i.from)).toEqual(['scout-1']);

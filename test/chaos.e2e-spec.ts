@@ -3,7 +3,12 @@ import { chaosFailed, formatChaosReport, runChaos } from '../scripts/chaos';
 /** 3 cycles of the crash harness (`npm run chaos` runs 50): SIGKILL the built service, restart, verify. */
 describe('crash safety (chaos harness, built service, SIGKILL)', () => {
   it('loses nothing acknowledged and does nothing twice across 3 kill/restart cycles', async () => {
-    const report = await runChaos({ cycles: 3, campaigns: 8, clients: 4, seed: Number(process.env.CHAOS_SEED ?? 20261123) });
+    const report = await runChaos({
+      cycles: 3,
+      campaigns: 8,
+      clients: 4,
+      seed: Number(process.env.CHAOS_SEED ?? 20261123),
+    });
     if (chaosFailed(report)) console.error(`${formatChaosReport(report)}\n${report.failures.slice(0, 10).join('\n')}`);
     expect(report.failures).toEqual([]);
     expect(report).toMatchObject({ cycles: 3, lost: 0, duplicates: 0, gaps: 0, cursorMismatches: 0, notCaughtUp: 0 });

@@ -28,10 +28,18 @@ describe('hostile input fuzzing (every route)', () => {
 
   it('never answers 5xx, always problem+json with a code for 4xx, and a rejected request never moves the campaign version', async () => {
     const seed = Number(process.env.FUZZ_SEED ?? 20261123);
-    const report = await runFuzz({ baseUrl: t.url, cases: Number(process.env.FUZZ_CASES ?? 1000), seed, token: TOKEN, viewerToken: VIEWER_TOKEN });
+    const report = await runFuzz({
+      baseUrl: t.url,
+      cases: Number(process.env.FUZZ_CASES ?? 1000),
+      seed,
+      token: TOKEN,
+      viewerToken: VIEWER_TOKEN,
+    });
     if (process.env.FUZZ_VERBOSE) console.log(formatHistogram(report.histogram), report.byMutation);
     if (report.failures.length) {
-      console.error(`fuzz seed ${seed}: ${report.failures.length} failures, first ones:\n${JSON.stringify(report.failures.slice(0, 5), null, 2)}\nstatuses:\n${formatHistogram(report.histogram)}`);
+      console.error(
+        `fuzz seed ${seed}: ${report.failures.length} failures, first ones:\n${JSON.stringify(report.failures.slice(0, 5), null, 2)}\nstatuses:\n${formatHistogram(report.histogram)}`,
+      );
     }
     expect(report.failures).toEqual([]);
     expect(report.cases).toBe(Number(process.env.FUZZ_CASES ?? 1000));

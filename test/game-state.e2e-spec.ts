@@ -23,11 +23,16 @@ describe('game-state snapshots (e2e)', () => {
     return {
       base,
       ok,
-      put: (acc: string, tool: string, body: Record<string, unknown>) => ok('PUT', `/accounts/${acc}/snapshots/${tool}`, body),
+      put: (acc: string, tool: string, body: Record<string, unknown>) =>
+        ok('PUT', `/accounts/${acc}/snapshots/${tool}`, body),
       login: (acc: string, agentId: string) => ok('POST', `/accounts/${acc}/login`, { agentId }),
       logout: (acc: string) => ok('POST', `/accounts/${acc}/logout`),
-      act: (acc: string, action: string, tick?: number) => ok('POST', `/accounts/${acc}/actions`, { action, ...(tick === undefined ? {} : { tick }) }),
-      list: (acc: string) => ok('GET', `/accounts/${acc}/snapshots`).then((b) => b.items as { tool: string; stale: boolean; tick: number | null; bytes: number }[]),
+      act: (acc: string, action: string, tick?: number) =>
+        ok('POST', `/accounts/${acc}/actions`, { action, ...(tick === undefined ? {} : { tick }) }),
+      list: (acc: string) =>
+        ok('GET', `/accounts/${acc}/snapshots`).then(
+          (b) => b.items as { tool: string; stale: boolean; tick: number | null; bytes: number }[],
+        ),
       state: async (query: string) => {
         const res = await t.http('GET', `${base}/context?agent=agent&include=state&format=text&${query}`);
         expect(res.status).toBe(200);
@@ -48,7 +53,9 @@ describe('game-state snapshots (e2e)', () => {
     const put = await c.put('acct-1', 'get_status', { content: { credits: 10 }, tick: 100 });
     expect(put).toEqual({ tool: 'get_status', tick: 100, capturedAt: '2026-03-01T12:00:00.000Z', bytes: 14 });
     await c.put('acct-1', 'get_status', { content: { credits: 12 }, tick: 101, capturedAt: '2026-03-01T11:59:00Z' });
-    expect(await c.list('acct-1')).toEqual([{ tool: 'get_status', tick: 101, capturedAt: '2026-03-01T11:59:00.000Z', bytes: 14, stale: false }]);
+    expect(await c.list('acct-1')).toEqual([
+      { tool: 'get_status', tick: 101, capturedAt: '2026-03-01T11:59:00.000Z', bytes: 14, stale: false },
+    ]);
     expect(await c.ok('GET', '/accounts/acct-1/snapshots/get_status')).toEqual({
       tool: 'get_status',
       tick: 101,
@@ -73,8 +80,16 @@ describe('game-state snapshots (e2e)', () => {
 
   it('merge updates only the named fields and records their ticks', async () => {
     const c = await campaign('gs-merge');
-    await c.put('a', 'get_notifications', { content: { unread: 1, inbox: { trade: 'ore up', war: 'none' }, tags: ['x'] }, tick: 10, merge: true });
-    await c.put('a', 'get_notifications', { content: { inbox: { war: 'pirates at sys-4' }, tags: ['y', 'z'] }, tick: 12, merge: true });
+    await c.put('a', 'get_notifications', {
+      content: { unread: 1, inbox: { trade: 'ore up', war: 'none' }, tags: ['x'] },
+      tick: 10,
+      merge: true,
+    });
+    await c.put('a', 'get_notifications', {
+      content: { inbox: { war: 'pirates at sys-4' }, tags: ['y', 'z'] },
+      tick: 12,
+      merge: true,
+    });
     const got = await c.ok('GET', '/accounts/a/snapshots/get_notifications');
     expect(got.content).toEqual({ unread: 1, inbox: { trade: 'ore up', war: 'pirates at sys-4' }, tags: ['y', 'z'] });
     expect(got.fieldTicks).toEqual({ unread: 10, 'inbox.trade': 10, 'inbox.war': 12, tags: 12 });
@@ -86,7 +101,9 @@ describe('game-state snapshots (e2e)', () => {
     await c.login('acct', 'bot');
     await c.put('acct', 'get_status', { content: { credits: 5 }, tick: 100 });
     const text = await c.state('agentId=bot&tick=102');
-    expect(text).toContain('## Current Game State (updated 2 ticks ago)\nLast updated: 2 ticks ago (20 seconds)\n### Status (get_status — 2 ticks ago)\ncredits: 5\n');
+    expect(text).toContain(
+      '## Current Game State (updated 2 ticks ago)\nLast updated: 2 ticks ago (20 seconds)\n### Status (get_status — 2 ticks ago)\ncredits: 5\n',
+    );
     expect(await c.state('agentId=bot')).toContain('Last updated: just now');
   });
 
@@ -95,7 +112,9 @@ describe('game-state snapshots (e2e)', () => {
     await c.login('acct', 'bot');
     await c.put('acct', 'get_ship', { content: { hull: 90 } });
     clock.advance(45_000);
-    expect(await c.state('agentId=bot')).toContain('## Current Game State (updated 45 seconds ago)\nLast updated: 45 seconds ago\n### Ship (get_ship — 45 seconds ago)');
+    expect(await c.state('agentId=bot')).toContain(
+      '## Current Game State (updated 45 seconds ago)\nLast updated: 45 seconds ago\n### Ship (get_ship — 45 seconds ago)',
+    );
     clock.advance(180_000);
     expect(await c.state('agentId=bot')).toContain('Last updated: 3 minutes ago');
   });
@@ -111,7 +130,9 @@ describe('game-state snapshots (e2e)', () => {
       ['get_status', true],
     ]);
     const stale = await c.state('agentId=bot&tick=11');
-    expect(stale).toContain('Stale: get_status is 1 tick old — refresh before relying on it\nTo update: call get_status\n');
+    expect(stale).toContain(
+      'Stale: get_status is 1 tick old — refresh before relying on it\nTo update: call get_status\n',
+    );
     await c.put('acct', 'get_status', { content: { credits: 6 }, tick: 12 });
     expect((await c.list('acct')).every((s) => !s.stale)).toBe(true);
     const fresh = await c.state('agentId=bot');
@@ -123,7 +144,10 @@ describe('game-state snapshots (e2e)', () => {
     const c = await campaign('gs-rules');
     await c.ok('PUT', '/snapshot-tools/get_status', { invalidatedBy: ['dock'] });
     await c.ok('PUT', '/snapshot-tools/get_map', { title: 'Galaxy map', invalidatedBy: ['warp'], maxAgeTicks: 20 });
-    expect((await c.ok('GET', '/snapshot-tools')).items.map((r: { tool: string }) => r.tool)).toEqual(['get_map', 'get_status']);
+    expect((await c.ok('GET', '/snapshot-tools')).items.map((r: { tool: string }) => r.tool)).toEqual([
+      'get_map',
+      'get_status',
+    ]);
     await c.login('acct', 'bot');
     await c.put('acct', 'get_status', { content: { credits: 1 }, tick: 100 });
     await c.put('acct', 'get_poi', { content: { name: 'Belt' }, tick: 100 });
@@ -157,17 +181,27 @@ describe('game-state snapshots (e2e)', () => {
   it('over STATE_MAX_TOKENS shortens the oldest tool blocks to their header and reports them', async () => {
     const c = await campaign('gs-budget');
     await c.login('acct', 'bot');
-    const wide = (n: number) => Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`field_${n}_${i}`, `a fairly long value for field ${i} of block ${n}`]));
-    for (const [i, tool] of ['get_a', 'get_b', 'get_c', 'get_d'].entries()) await c.put('acct', tool, { content: wide(i), tick: 10 + i });
+    const wide = (n: number) =>
+      Object.fromEntries(
+        Array.from({ length: 10 }, (_, i) => [`field_${n}_${i}`, `a fairly long value for field ${i} of block ${n}`]),
+      );
+    for (const [i, tool] of ['get_a', 'get_b', 'get_c', 'get_d'].entries())
+      await c.put('acct', tool, { content: wide(i), tick: 10 + i });
     const ctx = await c.json('agentId=bot');
     const section = ctx.sections.find((s: { key: string }) => s.key === 'state');
     expect(section.tokens).toBeLessThanOrEqual(500);
     const shortened = ctx.dropped.filter((d: { section: string }) => d.section === 'state');
     expect(shortened.length).toBeGreaterThan(0);
-    expect(shortened.map((d: { ref: string }) => d.ref)).toEqual(['get_a', 'get_b', 'get_c', 'get_d'].slice(0, shortened.length));
-    expect(shortened.every((d: { reason: string; tokens: number }) => d.reason === 'budget' && d.tokens > 0)).toBe(true);
+    expect(shortened.map((d: { ref: string }) => d.ref)).toEqual(
+      ['get_a', 'get_b', 'get_c', 'get_d'].slice(0, shortened.length),
+    );
+    expect(shortened.every((d: { reason: string; tokens: number }) => d.reason === 'budget' && d.tokens > 0)).toBe(
+      true,
+    );
     expect(section.entries.find((e: { ref: string }) => e.ref === 'get_a').text).toBe('### A (get_a — 3 ticks ago)');
-    expect(section.entries.find((e: { ref: string }) => e.ref === 'get_d').text).toContain('field_3_0: a fairly long value');
+    expect(section.entries.find((e: { ref: string }) => e.ref === 'get_d').text).toContain(
+      'field_3_0: a fairly long value',
+    );
   });
 
   it('says "Not logged in" when no account is bound, only in a campaign that has had an account (§8)', async () => {
@@ -176,7 +210,9 @@ describe('game-state snapshots (e2e)', () => {
     expect(await c.state('agentId=ghost')).toBe('<!-- context: 0/4000 tokens; dropped 0 -->\n');
     await c.ok('POST', '/accounts/acct/register', { agentId: 'ghost' });
     expect(await c.state('agentId=ghost')).toContain('## Current Game State\nNo game state stored yet.');
-    expect(await c.state('agentId=nobody')).toBe('Not logged in. Use register or login.\n\n<!-- context: 9/4000 tokens; dropped 0 -->\n');
+    expect(await c.state('agentId=nobody')).toBe(
+      'Not logged in. Use register or login.\n\n<!-- context: 9/4000 tokens; dropped 0 -->\n',
+    );
   });
 
   it('switching accounts never mixes state; logout deletes only that account; a restart keeps both', async () => {
@@ -193,7 +229,12 @@ describe('game-state snapshots (e2e)', () => {
     expect(withB).toContain('pilot: Bravo');
     expect(withB).not.toContain('Alpha');
     expect((await c.list('A')).map((s) => s.tool)).toEqual(['get_status']);
-    expect(await c.ok('GET', '/accounts')).toEqual({ items: [{ account: 'A', agentId: null }, { account: 'B', agentId: 'bot' }] });
+    expect(await c.ok('GET', '/accounts')).toEqual({
+      items: [
+        { account: 'A', agentId: null },
+        { account: 'B', agentId: 'bot' },
+      ],
+    });
 
     await t.close();
     t = await startTestApp({ clock, dbPath: t.dbPath });
@@ -209,23 +250,63 @@ describe('game-state snapshots (e2e)', () => {
     await c.logout('B');
     expect(await c.state('agentId=bot')).toContain('Not logged in.');
     const events = (await c.ok('GET', '/events')).items.map((e: { type: string }) => e.type);
-    expect(events.filter((e: string) => e.startsWith('Account'))).toEqual(['AccountLoggedIn', 'AccountLoggedIn', 'AccountLoggedOut', 'AccountLoggedOut']);
+    expect(events.filter((e: string) => e.startsWith('Account'))).toEqual([
+      'AccountLoggedIn',
+      'AccountLoggedIn',
+      'AccountLoggedOut',
+      'AccountLoggedOut',
+    ]);
   });
 
   describe('bad input: 4xx problem+json with a code, nothing stored, campaign version unchanged', () => {
     const cases: [string, string, string, unknown, number, string][] = [
       ['content missing', 'PUT', '/accounts/a/snapshots/get_status', { tick: 1 }, 400, 'VALIDATION_FAILED'],
-      ['merge not a boolean', 'PUT', '/accounts/a/snapshots/get_status', { content: {}, merge: 'yes' }, 400, 'VALIDATION_FAILED'],
-      ['unknown body field', 'PUT', '/accounts/a/snapshots/get_status', { content: {}, extra: 1 }, 400, 'VALIDATION_FAILED'],
-      ['capturedAt not a date', 'PUT', '/accounts/a/snapshots/get_status', { content: {}, capturedAt: 'yesterday' }, 400, 'VALIDATION_FAILED'],
+      [
+        'merge not a boolean',
+        'PUT',
+        '/accounts/a/snapshots/get_status',
+        { content: {}, merge: 'yes' },
+        400,
+        'VALIDATION_FAILED',
+      ],
+      [
+        'unknown body field',
+        'PUT',
+        '/accounts/a/snapshots/get_status',
+        { content: {}, extra: 1 },
+        400,
+        'VALIDATION_FAILED',
+      ],
+      [
+        'capturedAt not a date',
+        'PUT',
+        '/accounts/a/snapshots/get_status',
+        { content: {}, capturedAt: 'yesterday' },
+        400,
+        'VALIDATION_FAILED',
+      ],
       ['negative tick', 'PUT', '/accounts/a/snapshots/get_status', { content: {}, tick: -1 }, 400, 'INVALID_TICK'],
       ['non-integer tick', 'PUT', '/accounts/a/snapshots/get_status', { content: {}, tick: 1.5 }, 400, 'INVALID_TICK'],
       ['tick as a string', 'PUT', '/accounts/a/snapshots/get_status', { content: {}, tick: '3' }, 400, 'INVALID_TICK'],
       ['bad account id', 'PUT', '/accounts/-bad/snapshots/get_status', { content: {} }, 400, 'INVALID_ID'],
       ['account id with a space', 'PUT', '/accounts/a%20b/snapshots/get_status', { content: {} }, 400, 'INVALID_ID'],
       ['bad tool id', 'PUT', '/accounts/a/snapshots/get%24status', { content: {} }, 400, 'INVALID_ID'],
-      ['merge of a non-object', 'PUT', '/accounts/a/snapshots/get_status', { content: [1, 2], merge: true }, 400, 'MERGE_CONTENT_NOT_OBJECT'],
-      ['merge onto a stored non-object', 'PUT', '/accounts/a/snapshots/get_list', { content: { x: 1 }, merge: true }, 400, 'MERGE_TARGET_NOT_OBJECT'],
+      [
+        'merge of a non-object',
+        'PUT',
+        '/accounts/a/snapshots/get_status',
+        { content: [1, 2], merge: true },
+        400,
+        'MERGE_CONTENT_NOT_OBJECT',
+      ],
+      [
+        'merge onto a stored non-object',
+        'PUT',
+        '/accounts/a/snapshots/get_list',
+        { content: { x: 1 }, merge: true },
+        400,
+        'MERGE_TARGET_NOT_OBJECT',
+      ],
       ['action tick negative', 'POST', '/accounts/a/actions', { action: 'travel', tick: -5 }, 400, 'INVALID_TICK'],
       ['action missing', 'POST', '/accounts/a/actions', {}, 400, 'VALIDATION_FAILED'],
       ['action with bad characters', 'POST', '/accounts/a/actions', { action: 'go home!' }, 400, 'VALIDATION_FAILED'],
@@ -233,9 +314,30 @@ describe('game-state snapshots (e2e)', () => {
       ['login with a numeric agentId', 'POST', '/accounts/a/login', { agentId: 7 }, 400, 'VALIDATION_FAILED'],
       ['logout with a body', 'POST', '/accounts/a/logout', { everything: true }, 400, 'VALIDATION_FAILED'],
       ['tool rule maxAgeTicks 0', 'PUT', '/snapshot-tools/get_map', { maxAgeTicks: 0 }, 400, 'VALIDATION_FAILED'],
-      ['tool rule fields not dot paths', 'PUT', '/snapshot-tools/get_map', { fields: ['a..b'] }, 400, 'VALIDATION_FAILED'],
-      ['context tick negative', 'GET', '/context?agent=agent&include=state&account=a&tick=-1', undefined, 400, 'VALIDATION_FAILED'],
-      ['context account with bad characters', 'GET', '/context?agent=agent&include=state&account=a%20b', undefined, 400, 'VALIDATION_FAILED'],
+      [
+        'tool rule fields not dot paths',
+        'PUT',
+        '/snapshot-tools/get_map',
+        { fields: ['a..b'] },
+        400,
+        'VALIDATION_FAILED',
+      ],
+      [
+        'context tick negative',
+        'GET',
+        '/context?agent=agent&include=state&account=a&tick=-1',
+        undefined,
+        400,
+        'VALIDATION_FAILED',
+      ],
+      [
+        'context account with bad characters',
+        'GET',
+        '/context?agent=agent&include=state&account=a%20b',
+        undefined,
+        400,
+        'VALIDATION_FAILED',
+      ],
       ['unknown snapshot', 'GET', '/accounts/a/snapshots/get_cargo', undefined, 404, 'SNAPSHOT_NOT_FOUND'],
     ];
     let c: Awaited<ReturnType<typeof campaign>>;

@@ -17,7 +17,9 @@ describe('hostile load: no request freezes the service', () => {
   afterAll(async () => t.close());
 
   /** Runs `work` while probing /health every 25 ms; returns the slowest probe's round trip and the work's time. */
-  async function whileProbing<T>(work: () => Promise<T>): Promise<{ result: T; workMs: number; slowestProbeMs: number }> {
+  async function whileProbing<T>(
+    work: () => Promise<T>,
+  ): Promise<{ result: T; workMs: number; slowestProbeMs: number }> {
     let slowest = 0;
     let done = false;
     const probes = (async () => {
@@ -52,12 +54,19 @@ describe('hostile load: no request freezes the service', () => {
       { role: 'player', speaker: 'Aria', content: `${' '.repeat(8_000)}.${'\n'.repeat(7_000)}` },
       { role: 'dm', content: 'e\u0301'.repeat(8_000) },
     );
-    const bible = await t.http('PUT', `/v1/campaigns/${cid}/bible`, { text: 'y'.repeat(32_000), dmOnly: 'שלום'.repeat(8_000) });
+    const bible = await t.http('PUT', `/v1/campaigns/${cid}/bible`, {
+      text: 'y'.repeat(32_000),
+      dmOnly: 'שלום'.repeat(8_000),
+    });
     expect(bible.status).toBe(200);
     await s.settled();
-    const { result, workMs, slowestProbeMs } = await whileProbing(() => s.context('?agent=dm&budget=200000&format=json'));
+    const { result, workMs, slowestProbeMs } = await whileProbing(() =>
+      s.context('?agent=dm&budget=200000&format=json'),
+    );
     expect(result.status).toBe(200);
-    expect(result.body.sections.map((x: { key: string }) => x.key)).toEqual(expect.arrayContaining(['bible', 'recent']));
+    expect(result.body.sections.map((x: { key: string }) => x.key)).toEqual(
+      expect.arrayContaining(['bible', 'recent']),
+    );
     expect(workMs).toBeLessThan(20_000);
     expect(slowestProbeMs).toBeLessThan(5_000);
     // The second build reads the cached counts.
@@ -72,8 +81,14 @@ describe('hostile load: no request freezes the service', () => {
     const path = `/v1/campaigns/${cid}/accounts/acc/snapshots/get_map`;
     const flat = Object.fromEntries(Array.from({ length: 9_000 }, (_, i) => [`s${i}`, i]));
     const nested = Object.fromEntries(Array.from({ length: 4_999 }, (_, i) => [`s${i}`, { hp: i }]));
-    for (const [tick, sectors] of [[1, flat], [2, flat], [3, nested]] as const) {
-      const { result, workMs, slowestProbeMs } = await whileProbing(() => t.http('PUT', path, { content: { sectors }, tick, merge: true }));
+    for (const [tick, sectors] of [
+      [1, flat],
+      [2, flat],
+      [3, nested],
+    ] as const) {
+      const { result, workMs, slowestProbeMs } = await whileProbing(() =>
+        t.http('PUT', path, { content: { sectors }, tick, merge: true }),
+      );
       expect(result.status).toBe(200);
       expect(workMs).toBeLessThan(5_000);
       expect(slowestProbeMs).toBeLessThan(3_000);
@@ -83,7 +98,11 @@ describe('hostile load: no request freezes the service', () => {
     expect(stored.body.fieldTicks['sectors.s1']).toBeUndefined();
     expect(stored.body.fieldTicks['sectors.s8999']).toBe(1);
     const over = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`t${i}`, i]));
-    expectProblem(await t.http('PUT', path, { content: { sectors: over }, tick: 4, merge: true }), 400, 'MERGE_TOO_LARGE');
+    expectProblem(
+      await t.http('PUT', path, { content: { sectors: over }, tick: 4, merge: true }),
+      400,
+      'MERGE_TOO_LARGE',
+    );
     expect((await t.http('GET', path)).body.tick).toBe(3);
   });
 });

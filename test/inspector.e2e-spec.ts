@@ -14,10 +14,13 @@ const ARTIFACTS = join(REPO_ROOT, 'test-artifacts/inspector');
 const KEY = 'inspector-browser-key-0123';
 
 if (!existsSync(CHROMIUM) && process.env.CI === 'true') {
-  throw new Error(`chromium not found at ${CHROMIUM}: the inspector's browser test needs it in CI (apt-get install chromium, or set CHROMIUM_PATH)`);
+  throw new Error(
+    `chromium not found at ${CHROMIUM}: the inspector's browser test needs it in CI (apt-get install chromium, or set CHROMIUM_PATH)`,
+  );
 }
 const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) console.warn(`inspector browser test skipped: no chromium at ${CHROMIUM} (CI=true makes this a failure)`);
+if (!existsSync(CHROMIUM))
+  console.warn(`inspector browser test skipped: no chromium at ${CHROMIUM} (CI=true makes this a failure)`);
 
 /** A short campaign with memories on both streams, enough messages for a small budget to drop some. */
 async function seedDemo(client: LorekeeperClient, id: string): Promise<void> {
@@ -25,20 +28,38 @@ async function seedDemo(client: LorekeeperClient, id: string): Promise<void> {
   await client.putLocation(id, 'tavern', { name: 'The Rusty Anchor', dangerLevel: 'SAFE' });
   await client.putLocation(id, 'docks', { name: 'Saltmere Docks', dangerLevel: 'MODERATE' });
   await client.putNpc(id, 'mira', { name: 'Mira', aliases: ['the barkeep'], locationId: 'tavern' });
-  await client.putQuest(id, 'relic', { name: 'The Drowned Relic', objectives: [{ id: 'find-map', name: 'Find the map' }] });
+  await client.putQuest(id, 'relic', {
+    name: 'The Drowned Relic',
+    objectives: [{ id: 'find-map', name: 'Find the map' }],
+  });
   await client.changeLocation(id, 'tavern');
   await client.recordMessages(id, [
     { role: 'dm', content: 'Rain lashes the windows of the Rusty Anchor as the party shakes off the storm.' },
-    { role: 'player', speaker: 'Aria', content: 'I slide three silver coins to Mira and ask about the missing shipment.' },
-    { role: 'npc', speaker: 'Mira', content: 'Mira pockets the coins. "Smugglers moved forty crates to the old lighthouse."' },
+    {
+      role: 'player',
+      speaker: 'Aria',
+      content: 'I slide three silver coins to Mira and ask about the missing shipment.',
+    },
+    {
+      role: 'npc',
+      speaker: 'Mira',
+      content: 'Mira pockets the coins. "Smugglers moved forty crates to the old lighthouse."',
+    },
     { role: 'player', speaker: 'Aria', content: 'I promise Mira we will keep her name out of it.' },
   ]);
   await client.completeObjective(id, 'relic', 'find-map');
   await client.changeLocation(id, 'docks');
   await client.recordMessages(id, [
-    { role: 'npc', speaker: 'Jonas', content: 'Jonas grumbles that the tide turns at midnight and demands 10 gold for a boat.' },
+    {
+      role: 'npc',
+      speaker: 'Jonas',
+      content: 'Jonas grumbles that the tide turns at midnight and demands 10 gold for a boat.',
+    },
     { role: 'player', speaker: 'Brannoc', content: 'Brannoc pays Jonas the 10 gold and borrows his lantern.' },
-    { role: 'narrator', content: 'Fog rolls in from the bay; the lighthouse beam sweeps the water twice and goes dark.' },
+    {
+      role: 'narrator',
+      content: 'Fog rolls in from the bay; the lighthouse beam sweeps the water twice and goes dark.',
+    },
   ]);
   const { version } = await client.getCampaign(id);
   await client.context(id, { minVersion: version, waitMs: 10_000 });
@@ -62,7 +83,12 @@ describeBrowser('the inspector in headless Chromium', () => {
     await t?.close();
   });
   afterEach(async () => {
-    await page?.screenshot({ path: join(ARTIFACTS, `${expect.getState().currentTestName?.replace(/\W+/g, '-').slice(0, 80)}.png`), fullPage: true }).catch(() => undefined);
+    await page
+      ?.screenshot({
+        path: join(ARTIFACTS, `${expect.getState().currentTestName?.replace(/\W+/g, '-').slice(0, 80)}.png`),
+        fullPage: true,
+      })
+      .catch(() => undefined);
     await page?.close();
   });
 
@@ -87,7 +113,9 @@ describeBrowser('the inspector in headless Chromium', () => {
     const campaign = await client.getCampaign('saltmere');
     const [memory] = (await client.memories('saltmere', { scope: 'location', subjectId: 'tavern' })).items;
     const tavern = page.locator('details[data-scope="location:tavern"]');
-    await expect(tavern.locator('summary').textContent()).resolves.toContain(`cursor ${campaign.cursors.locations.tavern}`);
+    await expect(tavern.locator('summary').textContent()).resolves.toContain(
+      `cursor ${campaign.cursors.locations.tavern}`,
+    );
     await expect(tavern.textContent()).resolves.toContain(memory.summary);
 
     // A budgeted context: each section's tokens, and exactly the API's drops.
@@ -98,21 +126,36 @@ describeBrowser('the inspector in headless Chromium', () => {
     const api = await client.context('saltmere', { agent: 'dm', budget: 120 });
     expect(api.dropped.length).toBeGreaterThan(0);
     expect(await page.locator('#context-total').textContent()).toContain(`${api.tokens.used} of 120 tokens`);
-    const rows = await page.locator('#dropped tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-    expect(rows).toEqual(api.dropped.map((d: { section: string; ref: unknown; tokens: number; reason: string }) => [d.section, String(d.ref), String(d.tokens), d.reason]));
-    for (const s of api.sections) await expect(page.locator(`#context .section[data-key="${s.key}"]`).textContent()).resolves.toContain(`${s.tokens} tokens`);
+    const rows = await page
+      .locator('#dropped tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    expect(rows).toEqual(
+      api.dropped.map((d: { section: string; ref: unknown; tokens: number; reason: string }) => [
+        d.section,
+        String(d.ref),
+        String(d.tokens),
+        d.reason,
+      ]),
+    );
+    for (const s of api.sections)
+      await expect(page.locator(`#context .section[data-key="${s.key}"]`).textContent()).resolves.toContain(
+        `${s.tokens} tokens`,
+      );
 
     // GM actions: none in this service's OpenAPI document, so none offered.
     expect(await page.locator('#actions button').count()).toBe(0);
     expect(await page.locator('#actions-note').textContent()).toContain('not in /docs/openapi.json');
 
     // A write from outside appears live, without a reload.
-    await client.recordMessages('saltmere', [{ role: 'player', speaker: 'Aria', content: 'We row toward the dark lighthouse.' }]);
+    await client.recordMessages('saltmere', [
+      { role: 'player', speaker: 'Aria', content: 'We row toward the dark lighthouse.' },
+    ]);
     await page.locator('#timeline li', { hasText: 'We row toward the dark lighthouse.' }).waitFor({ timeout: 10_000 });
     expect(await page.locator('#live-state').textContent()).toBe('live');
     await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(ARTIFACTS, 'inspector.png'), fullPage: true });
-    if (process.env.UPDATE_README_SCREENSHOT === '1') await page.screenshot({ path: join(REPO_ROOT, 'docs/images/inspector.png'), fullPage: true });
+    if (process.env.UPDATE_README_SCREENSHOT === '1')
+      await page.screenshot({ path: join(REPO_ROOT, 'docs/images/inspector.png'), fullPage: true });
   });
 
   it('is usable from the keyboard: the campaign list and the context form take focus and Enter', async () => {
@@ -127,9 +170,12 @@ describeBrowser('the inspector in headless Chromium', () => {
     await page.locator('#context-total').waitFor();
   });
 
-  it('opens a long campaign at its newest 100 events and pages back on request, in the API\'s order', async () => {
+  it("opens a long campaign at its newest 100 events and pages back on request, in the API's order", async () => {
     await client.createCampaign({ id: 'long', name: 'A long campaign' });
-    await client.recordMessages('long', Array.from({ length: 180 }, (_, i) => ({ role: 'player' as const, speaker: 'Aria', content: `Line ${i}` })));
+    await client.recordMessages(
+      'long',
+      Array.from({ length: 180 }, (_, i) => ({ role: 'player' as const, speaker: 'Aria', content: `Line ${i}` })),
+    );
     page = await browser.newPage();
     await page.goto(`${t.url}/inspector`);
     await page.getByRole('button', { name: /A long campaign/ }).click();
@@ -165,7 +211,9 @@ describeBrowser('the inspector in headless Chromium', () => {
       await page.getByRole('button', { name: /The Smugglers of Saltmere/ }).click();
       await page.locator('#timeline li.memory').first().waitFor();
       await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
-      await new LorekeeperClient({ baseUrl: secured.url, apiKey: KEY }).recordMessages('keyed', [{ role: 'player', speaker: 'Aria', content: 'Seen through the keyed stream.' }]);
+      await new LorekeeperClient({ baseUrl: secured.url, apiKey: KEY }).recordMessages('keyed', [
+        { role: 'player', speaker: 'Aria', content: 'Seen through the keyed stream.' },
+      ]);
       await page.locator('#timeline li', { hasText: 'Seen through the keyed stream.' }).waitFor({ timeout: 10_000 });
     });
   });

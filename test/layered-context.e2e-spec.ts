@@ -15,8 +15,16 @@ function roundMessages(round: number) {
       : `Day ${round} of the journey: the wagons creak over cracked salt flats, the wind carries grit into every seam, and the oxen grow thinner with each mile.`;
   return [
     { role: 'dm', content: dm },
-    { role: 'player', speaker: 'Aria', content: `Aria climbs the nearest dune at dusk of day ${round}, scans the horizon for riders and dust storms, and reports what she sees to the others around the fire.` },
-    { role: 'player', speaker: 'Brannoc', content: `Brannoc checks the wagon axles and counts the water barrels again; ${30 - round} barrels remain for the rest of the crossing, and he mutters that it will not be enough.` },
+    {
+      role: 'player',
+      speaker: 'Aria',
+      content: `Aria climbs the nearest dune at dusk of day ${round}, scans the horizon for riders and dust storms, and reports what she sees to the others around the fire.`,
+    },
+    {
+      role: 'player',
+      speaker: 'Brannoc',
+      content: `Brannoc checks the wagon axles and counts the water barrels again; ${30 - round} barrels remain for the rest of the crossing, and he mutters that it will not be enough.`,
+    },
   ];
 }
 
@@ -31,13 +39,22 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     t = await startTestApp({ dbPath: db.path });
     await s().create('The Glass Road', { perRoleMemory: true });
     await s().location('waste', 'The Ashen Waste');
-    for (const [id, name, hp] of [['aria', 'Aria', '14/14'], ['brannoc', 'Brannoc', '22/25']]) {
+    for (const [id, name, hp] of [
+      ['aria', 'Aria', '14/14'],
+      ['brannoc', 'Brannoc', '22/25'],
+    ]) {
       const r = await t.http('PUT', `/v1/campaigns/saga/players/${id}`, { name, stats: { HP: hp, Water: '2 skins' } });
       expect(r.status).toBe(200);
     }
     await s().move('waste');
     expect((await t.http('PUT', '/v1/campaigns/saga/bible', BIBLE)).status).toBe(200);
-    expect((await t.http('PUT', '/v1/campaigns/saga/facts/quest/glass-city', { value: 'Reach the Glass City before the first snow' })).status).toBe(200);
+    expect(
+      (
+        await t.http('PUT', '/v1/campaigns/saga/facts/quest/glass-city', {
+          value: 'Reach the Glass City before the first snow',
+        })
+      ).status,
+    ).toBe(200);
     for (let round = 1; round <= 14; round++) {
       await s().say(...roundMessages(round));
       if (round < 14) await s().command('end-round');
@@ -72,7 +89,9 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     expect(recalled.title).toBe('Recalled');
     expect(recalled.entries[0]).toEqual(expect.objectContaining({ ref: '3' }));
     expect(recalled.entries[0].group).toMatch(/^round 2 · \d{1,2} [A-Z][a-z]+ \d{4}$/);
-    expect(recalled.entries[0].text).toMatch(/^dm: A hooded envoy joins the fire and whispers that the Geometers want the Void-Chisel/);
+    expect(recalled.entries[0].text).toMatch(
+      /^dm: A hooded envoy joins the fire and whispers that the Geometers want the Void-Chisel/,
+    );
     expect(recalled.entries.every((e: any) => !recent.includes(Number(e.ref)))).toBe(true);
 
     const text = (await s().context('?agent=dm&query=what%20do%20the%20Geometers%20want&format=text')).text;
@@ -84,8 +103,31 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
 
   it('serves each preset in canonical order, and include= returns exactly the sections it lists', async () => {
     const keys = (body: any) => body.sections.map((x: any) => x.key);
-    expect(keys(await json('?agent=dm'))).toEqual(['bible', 'glossary', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent']);
-    expect(keys(await json('?agent=player&viewer=aria'))).toEqual(['bible', 'glossary', 'hud', 'digest', 'scene', 'previously', 'location', 'npc', 'world', 'recall', 'recent']);
+    expect(keys(await json('?agent=dm'))).toEqual([
+      'bible',
+      'glossary',
+      'digest',
+      'scene',
+      'previously',
+      'location',
+      'npc',
+      'world',
+      'recall',
+      'recent',
+    ]);
+    expect(keys(await json('?agent=player&viewer=aria'))).toEqual([
+      'bible',
+      'glossary',
+      'hud',
+      'digest',
+      'scene',
+      'previously',
+      'location',
+      'npc',
+      'world',
+      'recall',
+      'recent',
+    ]);
     expect(keys(await json('?include=recent,bible'))).toEqual(['bible', 'recent']);
     expect(keys(await json('?agent=dm&include=glossary'))).toEqual(['glossary']);
 
@@ -131,7 +173,9 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     expect(text.trimEnd().split('\n').pop()).toBe(
       `<!-- context: ${tight.tokens.used}/800 tokens; dropped ${tight.dropped.length}: ${tight.dropped.map((d: any) => `${d.section}#${d.ref} ${d.tokens}t ${d.reason}`).join(', ')} -->`,
     );
-    expect((await s().context('?agent=player&viewer=aria&budget=800&format=text&explain=false')).text).not.toContain('<!--');
+    expect((await s().context('?agent=player&viewer=aria&budget=800&format=text&explain=false')).text).not.toContain(
+      '<!--',
+    );
   });
 
   it('says overBudget when the never-dropped sections alone exceed the budget', async () => {
@@ -152,29 +196,74 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
       ['budget above 200,000', 'GET', '/context?agent=dm&budget=200001', undefined, 400, 'INVALID_BUDGET'],
       ['budget not a number', 'GET', '/context?agent=dm&budget=lots', undefined, 400, 'INVALID_BUDGET'],
       ['unknown include key', 'GET', '/context?include=bible,gossip', undefined, 400, 'INVALID_INCLUDE'],
-      ['query over 2,000 characters', 'GET', `/context?agent=dm&query=${'a'.repeat(2001)}`, undefined, 400, 'VALIDATION_FAILED'],
+      [
+        'query over 2,000 characters',
+        'GET',
+        `/context?agent=dm&query=${'a'.repeat(2001)}`,
+        undefined,
+        400,
+        'VALIDATION_FAILED',
+      ],
       ['bible text over 32,000 characters', 'PUT', '/bible', { text: 'x'.repeat(32_001) }, 400, 'BIBLE_TOO_LARGE'],
-      ['bible dmOnly over 32,000 characters', 'PUT', '/bible', { text: 'ok', dmOnly: 'é'.repeat(32_001) }, 400, 'BIBLE_TOO_LARGE'],
+      [
+        'bible dmOnly over 32,000 characters',
+        'PUT',
+        '/bible',
+        { text: 'ok', dmOnly: 'é'.repeat(32_001) },
+        400,
+        'BIBLE_TOO_LARGE',
+      ],
       ['bible without text', 'PUT', '/bible', { dmOnly: 'secret' }, 400, 'VALIDATION_FAILED'],
-      ['private message without audience', 'POST', '/messages', { messages: [{ role: 'dm', content: 'psst', visibility: 'private' }] }, 400, 'AUDIENCE_REQUIRED'],
-      ['private message to an unknown character', 'POST', '/messages', { messages: [{ role: 'dm', content: 'psst', visibility: 'private', audience: ['aria', 'ghost'] }] }, 404, 'AUDIENCE_NOT_FOUND'],
-      ['audience without private visibility', 'POST', '/messages', { messages: [{ role: 'dm', content: 'psst', audience: ['aria'] }] }, 400, 'VALIDATION_FAILED'],
+      [
+        'private message without audience',
+        'POST',
+        '/messages',
+        { messages: [{ role: 'dm', content: 'psst', visibility: 'private' }] },
+        400,
+        'AUDIENCE_REQUIRED',
+      ],
+      [
+        'private message to an unknown character',
+        'POST',
+        '/messages',
+        { messages: [{ role: 'dm', content: 'psst', visibility: 'private', audience: ['aria', 'ghost'] }] },
+        404,
+        'AUDIENCE_NOT_FOUND',
+      ],
+      [
+        'audience without private visibility',
+        'POST',
+        '/messages',
+        { messages: [{ role: 'dm', content: 'psst', audience: ['aria'] }] },
+        400,
+        'VALIDATION_FAILED',
+      ],
       ['glossary definition empty', 'PUT', '/glossary/Geometers', { definition: ' ' }, 400, 'VALIDATION_FAILED'],
       ['glossary term too long', 'PUT', `/glossary/${'x'.repeat(101)}`, { definition: 'long' }, 400, 'INVALID_TERM'],
-      ['glossary term with a control character', 'PUT', '/glossary/bad%07term', { definition: 'bell' }, 400, 'INVALID_TERM'],
+      [
+        'glossary term with a control character',
+        'PUT',
+        '/glossary/bad%07term',
+        { definition: 'bell' },
+        400,
+        'INVALID_TERM',
+      ],
       ['hiding an unknown term', 'DELETE', '/glossary/Nothing%20Here', undefined, 404, 'GLOSSARY_TERM_NOT_FOUND'],
       ['settings without perRoleMemory', 'PUT', '/settings', {}, 400, 'VALIDATION_FAILED'],
     ];
     it.each(cases)('%s', async (_name, method, path, body, status, code) => {
       const before = await s().campaign();
-      const memoryBefore = (await t.http('GET', '/v1/campaigns/saga/events?stream=memory&limit=1000')).body.items.length;
+      const memoryBefore = (await t.http('GET', '/v1/campaigns/saga/events?stream=memory&limit=1000')).body.items
+        .length;
       const res = await t.http(method, `/v1/campaigns/saga${path}`, body);
       expect(res.status).toBe(status);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
       expect(res.body.code).toBe(code);
       const after = await s().campaign();
       expect(after.version).toBe(before.version);
-      expect((await t.http('GET', '/v1/campaigns/saga/events?stream=memory&limit=1000')).body.items.length).toBe(memoryBefore);
+      expect((await t.http('GET', '/v1/campaigns/saga/events?stream=memory&limit=1000')).body.items.length).toBe(
+        memoryBefore,
+      );
     });
 
     it('an unknown campaign is 404 for the bible and the glossary', async () => {
@@ -188,7 +277,11 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     await c.create('Wells');
     await c.say(
       { role: 'player', speaker: 'Aria', content: 'Brannoc, the watchtower by the crossroads is empty again.' },
-      { role: 'player', speaker: 'Brannoc', content: 'Brannoc climbs the ruined watchtower at dawn and finds a spring of clean water behind it.' },
+      {
+        role: 'player',
+        speaker: 'Brannoc',
+        content: 'Brannoc climbs the ruined watchtower at dawn and finds a spring of clean water behind it.',
+      },
       { role: 'player', speaker: 'Aria', content: 'Did you taste the water?' },
       { role: 'player', speaker: 'Brannoc', content: 'It tastes of iron, but it is clean.' },
     );
@@ -204,7 +297,8 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     };
     // Both lines have both words and Aria's, shorter, ranks first on words alone; the question asks what Brannoc said.
     expect((await recalled('what about Brannoc and the watchtower'))[0]).toBe(1);
-    // A statement's next message comes as its own candidate, ranked below the statement; a question's reply right after it.
+    // A statement's next message comes as its own candidate, ranked below the statement; a question's reply right after
+    // it.
     expect(await recalled('crossroads')).toEqual([0, 1]);
     // The question (2) brings its reply (3), itself a hit; that statement brings the next message (4) below them.
     expect(await recalled('taste')).toEqual([2, 3, 4]);

@@ -1,4 +1,14 @@
-import { ALL_MESSAGES, buildLeakCampaign, EchoSummarizer, FACT, markersIn, PUBLIC_MESSAGES, SCRIPT, sorted, union } from './support/leak-scenario';
+import {
+  ALL_MESSAGES,
+  buildLeakCampaign,
+  EchoSummarizer,
+  FACT,
+  markersIn,
+  PUBLIC_MESSAGES,
+  SCRIPT,
+  sorted,
+  union,
+} from './support/leak-scenario';
 import { startTestApp, TestApp } from './support/test-app';
 
 jest.setTimeout(120_000);
@@ -22,7 +32,10 @@ describe.each([
     return markersIn(res.text);
   };
   beforeAll(async () => {
-    t = await startTestApp({ summarizer: new EchoSummarizer(), env: { LOREKEEPER_API_KEYS: FULL, HOT_ROUNDS: '1', SUMMARY_INTERVAL_ROUNDS: '1' } });
+    t = await startTestApp({
+      summarizer: new EchoSummarizer(),
+      env: { LOREKEEPER_API_KEYS: FULL, HOT_ROUNDS: '1', SUMMARY_INTERVAL_ROUNDS: '1' },
+    });
     await buildLeakCampaign(t, cid, { perRoleMemory, headers: { authorization: `Bearer ${FULL}` } });
   });
   afterAll(async () => t.close());
@@ -35,7 +48,9 @@ describe.each([
   });
 
   it('the tool-agent context shows the public messages of the hot round and the world state', async () => {
-    expect(sorted(await seen('/context?agent=agent&budget=200000&format=text'))).toEqual(sorted(union(PUBLIC_ROUND_2, [FACT])));
+    expect(sorted(await seen('/context?agent=agent&budget=200000&format=text'))).toEqual(
+      sorted(union(PUBLIC_ROUND_2, [FACT])),
+    );
   });
 
   it('every section without a viewer (Previously, recall, glossary, memories, recent) shows exactly the public messages', async () => {

@@ -38,13 +38,17 @@ const ALL_QUERY = encodeURIComponent([...ALL_MESSAGES].join(' '));
  */
 describe('leak suite: who may read what', () => {
   let t: TestApp;
-  const get = async (token: string, path: string) => t.http('GET', `/v1/campaigns/${cid}${path}`, undefined, { authorization: `Bearer ${token}` });
+  const get = async (token: string, path: string) =>
+    t.http('GET', `/v1/campaigns/${cid}${path}`, undefined, { authorization: `Bearer ${token}` });
   const seen = async (token: string, path: string) => {
     const res = await get(token, path);
     if (res.status !== 200) throw new Error(`GET ${path} → ${res.status} ${res.text.slice(0, 300)}`);
     return markersIn(res.text);
   };
-  /** The admin's own view of the memories and the glossary: each item's text, for the per-item rule (every input witnessed). */
+  /**
+   * The admin's own view of the memories and the glossary: each item's text, for the per-item rule (every input
+   * witnessed).
+   */
   let memories: string[] = [];
   let memoryItems: { scope: string; subjectId: string; markers: Set<string> }[] = [];
   let glossary: { term: string; text: string }[] = [];
@@ -52,10 +56,18 @@ describe('leak suite: who may read what', () => {
   beforeAll(async () => {
     t = await startTestApp({
       summarizer: new EchoSummarizer(),
-      env: { LOREKEEPER_API_KEYS: `${FULL}, ${ARIA}=leak-*@player:aria, ${MIRA}=leak-*@npc:mira, ${VEX}=leak-*@npc:vex`, HOT_ROUNDS: '1', SUMMARY_INTERVAL_ROUNDS: '1' },
+      env: {
+        LOREKEEPER_API_KEYS: `${FULL}, ${ARIA}=leak-*@player:aria, ${MIRA}=leak-*@npc:mira, ${VEX}=leak-*@npc:vex`,
+        HOT_ROUNDS: '1',
+        SUMMARY_INTERVAL_ROUNDS: '1',
+      },
     });
     await buildLeakCampaign(t, cid, { perRoleMemory: true, headers: { authorization: `Bearer ${FULL}` } });
-    const memoryList = (await get(FULL, '/memories?limit=1000')).body.items as { scope: string; subjectId: string; summary: string }[];
+    const memoryList = (await get(FULL, '/memories?limit=1000')).body.items as {
+      scope: string;
+      subjectId: string;
+      summary: string;
+    }[];
     memories = memoryList.map((m) => m.summary);
     memoryItems = memoryList.map((m) => ({ scope: m.scope, subjectId: m.subjectId, markers: markersIn(m.summary) }));
     const terms = (await get(FULL, '/glossary')).body.items as { term: string; definition: string }[];
@@ -66,13 +78,20 @@ describe('leak suite: who may read what', () => {
   it('builds the campaign it claims: every message, memories, a glossary and Previously exist', async () => {
     expect(sorted(await seen(FULL, '/messages'))).toEqual(sorted(ALL_MESSAGES));
     expect(memories.length).toBeGreaterThan(0);
-    // Every kind of memory: the hall's (left at the end of round 1), Mira's (present there) and the world's (objective).
-    expect(sorted(memoryItems.map((m) => `${m.scope}:${m.subjectId}`))).toEqual(['location:hall', 'npc:mira', 'world:world']);
+    // Every kind of memory: the hall's (left at the end of round 1), Mira's (present there) and the world's
+    // (objective).
+    expect(sorted(memoryItems.map((m) => `${m.scope}:${m.subjectId}`))).toEqual([
+      'location:hall',
+      'npc:mira',
+      'world:world',
+    ]);
     expect(glossary.length).toBeGreaterThan(0);
     // A term used by more than one message (coined in a dm-only note, used again in public).
     expect(glossary.some((g) => SCRIPT.filter((m) => usesWord(contentOf(m), g.term)).length > 1)).toBe(true);
     const dm = await get(FULL, '/context?agent=dm&budget=200000&limit=100&format=json');
-    expect(dm.body.sections.map((s: { key: string }) => s.key)).toEqual(expect.arrayContaining(['bible', 'glossary', 'previously', 'recent']));
+    expect(dm.body.sections.map((s: { key: string }) => s.key)).toEqual(
+      expect.arrayContaining(['bible', 'glossary', 'previously', 'recent']),
+    );
   });
 
   describe('a full key reads everything on the raw routes', () => {
@@ -98,29 +117,44 @@ describe('leak suite: who may read what', () => {
 
     it('the dm context holds every message, both bible parts and the fact', async () => {
       const expected = union(ALL_MESSAGES, [BIBLE_PUBLIC, BIBLE_DM, FACT]);
-      expect(sorted(await seen(FULL, `/context?agent=dm&budget=200000&limit=100&format=text&query=${ALL_QUERY}`))).toEqual(sorted(expected));
+      expect(
+        sorted(await seen(FULL, `/context?agent=dm&budget=200000&limit=100&format=text&query=${ALL_QUERY}`)),
+      ).toEqual(sorted(expected));
     });
   });
 
   it('memories are built from what their subject witnessed: public messages for places and the world, never a dm-only one', () => {
-    const publicAt = (location?: string) => SCRIPT.filter((m) => m.visibility === 'public' && m.round === 1 && (!location || m.locationId === location));
+    const publicAt = (location?: string) =>
+      SCRIPT.filter((m) => m.visibility === 'public' && m.round === 1 && (!location || m.locationId === location));
     for (const memory of memoryItems) {
-      expect([memory.scope, sorted([...memory.markers].filter((m) => DM_ONLY_MESSAGES.has(m)))]).toEqual([memory.scope, []]);
+      expect([memory.scope, sorted([...memory.markers].filter((m) => DM_ONLY_MESSAGES.has(m)))]).toEqual([
+        memory.scope,
+        [],
+      ]);
     }
     const of = (scope: string) => memoryItems.find((m) => m.scope === scope)!.markers;
-    // The hall's memory: the public messages of its selection (round 1 at the hall), the whispers and dm notes left out.
+    // The hall's memory: the public messages of its selection (round 1 at the hall), the whispers and dm notes left
+    // out.
     expect(sorted(of('location'))).toEqual(sorted(publicAt('hall').map((m) => m.marker)));
     // The world's memory (the first, so everything before it): every public message.
     expect(sorted(of('world'))).toEqual(sorted(SCRIPT.filter((m) => m.visibility === 'public').map((m) => m.marker)));
-    // Mira's: only what she witnessed at the hall (the whisper to her, the one she spoke), no dm-only line, not even her own.
+    // Mira's: only what she witnessed at the hall (the whisper to her, the one she spoke), no dm-only line, not even
+    // her own.
     const mira = of('npc');
-    const miraMay = SCRIPT.filter((m) => m.locationId === 'hall' && m.visibility !== 'dm' && m.witnesses.includes('npc:mira')).map((m) => m.marker);
+    const miraMay = SCRIPT.filter(
+      (m) => m.locationId === 'hall' && m.visibility !== 'dm' && m.witnesses.includes('npc:mira'),
+    ).map((m) => m.marker);
     expect(sorted([...mira].filter((m) => !miraMay.includes(m)))).toEqual([]);
     expect(mira).toContain('MKHALLPUBB'); // she speaks it: she is mentioned
   });
 
-  /** DESIGN §8: a glossary term is known to whoever witnessed any message that uses it (whole word, case-insensitive). */
-  const termsKnownTo = (viewer: Viewer) => glossary.filter((g) => SCRIPT.some((m) => m.witnesses.includes(viewer) && usesWord(contentOf(m), g.term))).map((g) => g.term);
+  /**
+   * DESIGN §8: a glossary term is known to whoever witnessed any message that uses it (whole word, case-insensitive).
+   */
+  const termsKnownTo = (viewer: Viewer) =>
+    glossary
+      .filter((g) => SCRIPT.some((m) => m.witnesses.includes(viewer) && usesWord(contentOf(m), g.term)))
+      .map((g) => g.term);
 
   /** What DESIGN lets `viewer` see through each route, computed from the script and the admin's item lists. */
   const allowed = (viewer: Viewer) => {
@@ -165,8 +199,14 @@ describe('leak suite: who may read what', () => {
     it('search: hits in witnessed messages and visible memories only', async () => {
       const a = allowed(viewer);
       for (const marker of ALL_MESSAGES) {
-        expect([marker, (await get(token(), `/search?q=${marker}`)).body.items.length > 0]).toEqual([marker, a.witnessed.has(marker)]);
-        expect([marker, (await get(token(), `/search?q=${marker}&in=memories`)).body.items.length > 0]).toEqual([marker, a.memories.has(marker)]);
+        expect([marker, (await get(token(), `/search?q=${marker}`)).body.items.length > 0]).toEqual([
+          marker,
+          a.witnessed.has(marker),
+        ]);
+        expect([marker, (await get(token(), `/search?q=${marker}&in=memories`)).body.items.length > 0]).toEqual([
+          marker,
+          a.memories.has(marker),
+        ]);
       }
     });
 
@@ -178,7 +218,14 @@ describe('leak suite: who may read what', () => {
       for (const marker of witnessedBy(viewer, 2)) expect(got).toContain(marker);
       if (kind === 'player') expect(sorted(got)).toEqual(sorted(ceiling)); // its own Previously holds round 1
       // A full key naming the viewer gets the same context.
-      expect(sorted(await seen(FULL, `/context?agent=${kind}&viewer=${id}&budget=200000&limit=100&format=text&query=${ALL_QUERY}`))).toEqual(sorted(got));
+      expect(
+        sorted(
+          await seen(
+            FULL,
+            `/context?agent=${kind}&viewer=${id}&budget=200000&limit=100&format=text&query=${ALL_QUERY}`,
+          ),
+        ),
+      ).toEqual(sorted(got));
     });
 
     it.each([
@@ -204,14 +251,19 @@ describe('leak suite: who may read what', () => {
   it('the script and the model agree: each message has one marker and a stated set of witnesses', () => {
     expect(SCRIPT.every((m) => markersIn(m.marker).size === 1)).toBe(true);
     expect(SCRIPT.every((m) => markersIn(contentOf(m)).size === 1)).toBe(true);
-    expect(witnessedBy('player:aria')).toEqual(new Set(['MKHALLPUBA', 'MKHALLPUBB', 'MKWHISPERARIA', 'MKVAULTPUBC', 'MKWHISPERVEX', 'MKVAULTPUBD']));
-    expect(witnessedBy('npc:mira')).toEqual(new Set(['MKHALLPUBA', 'MKHALLPUBB', 'MKWHISPERARIA', 'MKWHISPERMIRA', 'MKDMBYMIRA']));
+    expect(witnessedBy('player:aria')).toEqual(
+      new Set(['MKHALLPUBA', 'MKHALLPUBB', 'MKWHISPERARIA', 'MKVAULTPUBC', 'MKWHISPERVEX', 'MKVAULTPUBD']),
+    );
+    expect(witnessedBy('npc:mira')).toEqual(
+      new Set(['MKHALLPUBA', 'MKHALLPUBB', 'MKWHISPERARIA', 'MKWHISPERMIRA', 'MKDMBYMIRA']),
+    );
     expect(witnessedBy('npc:vex')).toEqual(new Set(['MKVAULTPUBX', 'MKVAULTPUBC', 'MKWHISPERVEX', 'MKVAULTPUBD']));
     // The speaker rule: a message whose speaker is a viewer's id or name (whole string, any case) is witnessed by it.
     for (const m of SCRIPT) {
       for (const [viewer, name] of Object.entries(NAME_OF) as [Viewer, string][]) {
         const said = m.speaker?.toLowerCase();
-        if (said === name.toLowerCase() || said === viewer.split(':')[1]) expect([m.marker, m.witnesses]).toEqual([m.marker, expect.arrayContaining([viewer])]);
+        if (said === name.toLowerCase() || said === viewer.split(':')[1])
+          expect([m.marker, m.witnesses]).toEqual([m.marker, expect.arrayContaining([viewer])]);
       }
     }
     // "Obsidian Gate" is coined in a dm-only note: Aria and Vex know it from its public use, Mira never heard it.

@@ -3,7 +3,9 @@ import { expectProblem, expectRejected } from './support/rejection';
 import { scenario } from './support/scenario';
 import { HttpResult, startTestApp, TestApp } from './support/test-app';
 
-/** Every documented limit (docs/guarantees.md "Limits"): accepted at the limit, refused one past it, nothing appended. */
+/**
+ * Every documented limit (docs/guarantees.md "Limits"): accepted at the limit, refused one past it, nothing appended.
+ */
 jest.setTimeout(30_000);
 
 describe('limits', () => {
@@ -61,7 +63,9 @@ describe('limits', () => {
     await ok(t.http('POST', `${c}/messages`, exact, { 'content-type': 'application/json' }));
     const over = body(LIMITS.bodyBytes + 1);
     expect(Buffer.byteLength(over)).toBe(LIMITS.bodyBytes + 1);
-    await expectRejected(t, cid, 413, 'BODY_TOO_LARGE', () => t.http('POST', `${c}/messages`, over, { 'content-type': 'application/json' }));
+    await expectRejected(t, cid, 413, 'BODY_TOO_LARGE', () =>
+      t.http('POST', `${c}/messages`, over, { 'content-type': 'application/json' }),
+    );
   });
 
   it('messages per post: 500 accepted, 501 and 0 refused', async () => {
@@ -82,23 +86,37 @@ describe('limits', () => {
   it('ids: 128 characters accepted, 129 refused (path and body)', async () => {
     const id128 = `c${'0'.repeat(127)}`;
     await ok(t.http('POST', '/v1/campaigns', { id: id128, name: 'Long id' }));
-    expectProblem(await t.http('POST', '/v1/campaigns', { id: `${id128}0`, name: 'Too long' }), 400, 'VALIDATION_FAILED');
+    expectProblem(
+      await t.http('POST', '/v1/campaigns', { id: `${id128}0`, name: 'Too long' }),
+      400,
+      'VALIDATION_FAILED',
+    );
     expectProblem(await t.http('GET', `/v1/campaigns/${id128}0`), 400, 'INVALID_ID');
     await ok(t.http('PUT', `${c}/locations/${id128}`, { name: 'Far' }));
-    await expectRejected(t, cid, 400, 'INVALID_ID', () => t.http('PUT', `${c}/locations/${id128}0`, { name: 'Too far' }));
-    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => t.http('POST', `${c}/commands/change-location`, { toLocationId: `${id128}0` }));
+    await expectRejected(t, cid, 400, 'INVALID_ID', () =>
+      t.http('PUT', `${c}/locations/${id128}0`, { name: 'Too far' }),
+    );
+    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () =>
+      t.http('POST', `${c}/commands/change-location`, { toLocationId: `${id128}0` }),
+    );
   });
 
   it('names: 200 characters accepted, 201 refused (campaign, location, NPC, quest, objective, speaker)', async () => {
     const n200 = 'n'.repeat(200);
     const n201 = 'n'.repeat(201);
     await ok(t.http('PUT', `${c}/locations/named`, { name: n200 }));
-    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => t.http('PUT', `${c}/locations/named2`, { name: n201 }));
+    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () =>
+      t.http('PUT', `${c}/locations/named2`, { name: n201 }),
+    );
     await ok(t.http('PUT', `${c}/npcs/named`, { name: n200 }));
     await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => t.http('PUT', `${c}/npcs/named2`, { name: n201 }));
     await ok(t.http('PUT', `${c}/quests/named`, { name: n200, objectives: [{ id: 'o', name: n200 }] }));
-    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => t.http('PUT', `${c}/quests/named2`, { name: n201, objectives: [] }));
-    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => t.http('PUT', `${c}/quests/named3`, { name: 'q', objectives: [{ id: 'o', name: n201 }] }));
+    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () =>
+      t.http('PUT', `${c}/quests/named2`, { name: n201, objectives: [] }),
+    );
+    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () =>
+      t.http('PUT', `${c}/quests/named3`, { name: 'q', objectives: [{ id: 'o', name: n201 }] }),
+    );
     await ok(post([msg({ speaker: n200 })]));
     await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => post([msg({ speaker: n201 })]));
     expectProblem(await t.http('POST', '/v1/campaigns', { name: n201 }), 400, 'VALIDATION_FAILED');
@@ -107,22 +125,32 @@ describe('limits', () => {
   it('aliases: 20 of 100 characters accepted; 21, or one of 101 characters, refused', async () => {
     const aliases = Array.from({ length: 20 }, (_, i) => `${i}`.padEnd(100, 'a'));
     await ok(t.http('PUT', `${c}/npcs/alias`, { name: 'Alias', aliases }));
-    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => t.http('PUT', `${c}/npcs/alias2`, { name: 'Alias', aliases: [...aliases, 'one more'] }));
-    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => t.http('PUT', `${c}/npcs/alias3`, { name: 'Alias', aliases: ['a'.repeat(101)] }));
+    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () =>
+      t.http('PUT', `${c}/npcs/alias2`, { name: 'Alias', aliases: [...aliases, 'one more'] }),
+    );
+    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () =>
+      t.http('PUT', `${c}/npcs/alias3`, { name: 'Alias', aliases: ['a'.repeat(101)] }),
+    );
   });
 
   it('objectives: 100 accepted, 101 refused', async () => {
     const objectives = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `o${i}`, name: `Objective ${i}` }));
     await ok(t.http('PUT', `${c}/quests/big`, { name: 'Big', objectives: objectives(100) }));
-    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => t.http('PUT', `${c}/quests/bigger`, { name: 'Bigger', objectives: objectives(101) }));
+    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () =>
+      t.http('PUT', `${c}/quests/bigger`, { name: 'Bigger', objectives: objectives(101) }),
+    );
   });
 
   it('per message: 64 tool calls, 100 audience entries, 100 npcIds accepted; one more refused', async () => {
     const calls = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `tc-${i}`, name: 'get_ship' }));
     await ok(post([msg({ role: 'assistant', toolCalls: calls(64) })]));
-    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => post([msg({ role: 'assistant', toolCalls: calls(65) })]));
+    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () =>
+      post([msg({ role: 'assistant', toolCalls: calls(65) })]),
+    );
     await ok(post([msg({ visibility: 'private', audience: Array(100).fill('mira') })]));
-    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => post([msg({ visibility: 'private', audience: Array(101).fill('mira') })]));
+    await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () =>
+      post([msg({ visibility: 'private', audience: Array(101).fill('mira') })]),
+    );
     await ok(post([msg({ npcIds: Array(100).fill('mira') })]));
     await expectRejected(t, cid, 400, 'VALIDATION_FAILED', () => post([msg({ npcIds: Array(101).fill('mira') })]));
   });
@@ -153,7 +181,11 @@ describe('limits', () => {
 
   it('headers: Idempotency-Key 1–200 visible ASCII characters, If-Match a version number', async () => {
     await ok(t.http('PUT', `${c}/locations/key`, { name: 'Key' }, { 'idempotency-key': 'k'.repeat(200) }));
-    await expectRejected(t, cid, 400, 'INVALID_IDEMPOTENCY_KEY', () => t.http('PUT', `${c}/locations/key2`, { name: 'Key' }, { 'idempotency-key': 'k'.repeat(201) }));
-    await expectRejected(t, cid, 400, 'INVALID_IF_MATCH', () => t.http('PUT', `${c}/locations/key3`, { name: 'Key' }, { 'if-match': 'latest' }));
+    await expectRejected(t, cid, 400, 'INVALID_IDEMPOTENCY_KEY', () =>
+      t.http('PUT', `${c}/locations/key2`, { name: 'Key' }, { 'idempotency-key': 'k'.repeat(201) }),
+    );
+    await expectRejected(t, cid, 400, 'INVALID_IF_MATCH', () =>
+      t.http('PUT', `${c}/locations/key3`, { name: 'Key' }, { 'if-match': 'latest' }),
+    );
   });
 });

@@ -21,7 +21,12 @@ async function setUp(s: Scenario): Promise<void> {
   await s.move('tavern');
 }
 
-const line = (content: string, extra: Record<string, unknown> = {}) => ({ role: 'player', speaker: 'Aria', content, ...extra });
+const line = (content: string, extra: Record<string, unknown> = {}) => ({
+  role: 'player',
+  speaker: 'Aria',
+  content,
+  ...extra,
+});
 
 // jest ignores the e2e project's testTimeout (a global option): booting apps inside a test needs more than 5 s cold.
 jest.setTimeout(60_000);
@@ -32,7 +37,9 @@ describe('memory pipeline over HTTP, AnthropicSummarizer against the local mock'
 
   beforeAll(async () => {
     mock = await startMockAnthropic();
-    t = await startTestApp({ env: { SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.baseUrl } });
+    t = await startTestApp({
+      env: { SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.baseUrl },
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -51,12 +58,18 @@ describe('memory pipeline over HTTP, AnthropicSummarizer against the local mock'
   it('leaving a location creates a location memory from its messages and moves its cursor', async () => {
     const s = scenario(t, 'pipe-loc');
     await setUp(s);
-    await s.say(line('I pay the barkeep 5 gold for the map.'), { role: 'dm', content: 'Far away, gulls cry.', locationId: 'docks' }, { role: 'dm', content: 'The fire crackles.' });
+    await s.say(
+      line('I pay the barkeep 5 gold for the map.'),
+      { role: 'dm', content: 'Far away, gulls cry.', locationId: 'docks' },
+      { role: 'dm', content: 'The fire crackles.' },
+    );
     const { version } = await s.move('docks');
     await s.settled();
 
     const requests = scopeRequests(mock);
-    expect(requests.filter((r) => r.scope === 'location')).toEqual([{ scope: 'location', subject: 'Rusty Anchor', indexes: [0, 2] }]);
+    expect(requests.filter((r) => r.scope === 'location')).toEqual([
+      { scope: 'location', subject: 'Rusty Anchor', indexes: [0, 2] },
+    ]);
     expect(mock.requests[0].headers.authorization ?? mock.requests[0].headers['x-api-key']).toMatch(/test-key/);
     expect(mock.requests[0].body.model).toBe('claude-haiku-4-5');
 
@@ -89,21 +102,34 @@ describe('memory pipeline over HTTP, AnthropicSummarizer against the local mock'
     await s.move('tavern');
     await s.settled();
     const text = (await s.context('?format=text')).text;
-    expect(text).toMatch(/^## Recent Location Memory\n- \d{4}-\d{2}-\d{2} \d{2}:\d{2} — Summary of 2 messages: The fire crackles\. The story moves on\.\n/);
+    expect(text).toMatch(
+      /^## Recent Location Memory\n- \d{4}-\d{2}-\d{2} \d{2}:\d{2} — Summary of 2 messages: The fire crackles\. The story moves on\.\n/,
+    );
   });
 
   it('NPC memories only for NPCs present at the left location AND mentioned there (window ±1)', async () => {
     const s = scenario(t, 'pipe-npc');
     await setUp(s);
-    await s.say(line('We sit down.'), line('Quiet music plays.'), line('I ask the barkeep for rumours.'), { role: 'dm', content: 'She shrugs.' }, line('Cara is at the docks, they say.'), line('Later.'));
+    await s.say(
+      line('We sit down.'),
+      line('Quiet music plays.'),
+      line('I ask the barkeep for rumours.'),
+      { role: 'dm', content: 'She shrugs.' },
+      line('Cara is at the docks, they say.'),
+      line('Later.'),
+    );
     await s.move('docks');
     await s.settled();
 
     const requests = scopeRequests(mock);
     expect(requests.filter((r) => r.scope === 'npc')).toEqual([{ scope: 'npc', subject: 'Mira', indexes: [1, 2, 3] }]);
-    expect(requests.filter((r) => r.scope === 'location')).toEqual([{ scope: 'location', subject: 'Rusty Anchor', indexes: [0, 1, 2, 3, 4, 5] }]);
+    expect(requests.filter((r) => r.scope === 'location')).toEqual([
+      { scope: 'location', subject: 'Rusty Anchor', indexes: [0, 1, 2, 3, 4, 5] },
+    ]);
     const npcs = (await s.memories('?scope=npc')).items;
-    expect(npcs.map((m: any) => [m.subjectId, m.npcIds, m.tags, m.sinceMessageIndex, m.throughMessageIndex])).toEqual([['mira', ['mira'], ['npc:mira', 'location:tavern'], 1, 3]]);
+    expect(npcs.map((m: any) => [m.subjectId, m.npcIds, m.tags, m.sinceMessageIndex, m.throughMessageIndex])).toEqual([
+      ['mira', ['mira'], ['npc:mira', 'location:tavern'], 1, 3],
+    ]);
     expect((await s.memories('?scope=npc&subjectId=bob')).items).toEqual([]);
     expect((await s.memories('?scope=npc&subjectId=cara')).items).toEqual([]);
     expect((await s.campaign()).cursors.npcs).toEqual({ mira: 3 });
@@ -114,11 +140,35 @@ describe('memory pipeline over HTTP, AnthropicSummarizer against the local mock'
     beforeAll(async () => setUp(s()));
 
     const kinds: Array<[string, string, Record<string, unknown>, string[], Record<string, unknown>]> = [
-      ['objective_completed', 'complete-objective', { questId: 'relic', objectiveId: 'map' }, ['world:objective_completed', 'quest:relic', 'objective:map'], { questId: 'relic' }],
-      ['quest_completed', 'complete-quest', { questId: 'relic' }, ['world:quest_completed', 'quest:relic'], { questId: 'relic' }],
+      [
+        'objective_completed',
+        'complete-objective',
+        { questId: 'relic', objectiveId: 'map' },
+        ['world:objective_completed', 'quest:relic', 'objective:map'],
+        { questId: 'relic' },
+      ],
+      [
+        'quest_completed',
+        'complete-quest',
+        { questId: 'relic' },
+        ['world:quest_completed', 'quest:relic'],
+        { questId: 'relic' },
+      ],
       ['act_progressed', 'progress-act', { actId: 'act-2' }, ['world:act_progressed', 'act:act-2'], {}],
-      ['location_cleared', 'update-location-state', { locationId: 'crypt', dangerLevel: 'CLEARED' }, ['world:location_cleared', 'location:crypt'], { locationId: 'crypt' }],
-      ['encounter_completed', 'update-location-state', { locationId: 'crypt', completeEncounter: 'lich' }, ['world:encounter_completed', 'location:crypt', 'encounter:lich'], { locationId: 'crypt', encounterId: 'lich' }],
+      [
+        'location_cleared',
+        'update-location-state',
+        { locationId: 'crypt', dangerLevel: 'CLEARED' },
+        ['world:location_cleared', 'location:crypt'],
+        { locationId: 'crypt' },
+      ],
+      [
+        'encounter_completed',
+        'update-location-state',
+        { locationId: 'crypt', completeEncounter: 'lich' },
+        ['world:encounter_completed', 'location:crypt', 'encounter:lich'],
+        { locationId: 'crypt', encounterId: 'lich' },
+      ],
     ];
 
     it.each(kinds)('%s', async (kind, command, body, tags, ids) => {
@@ -127,14 +177,29 @@ describe('memory pipeline over HTTP, AnthropicSummarizer against the local mock'
       await s().settled();
       expect(scopeRequests(mock)).toEqual([{ scope: 'world', subject: kind, indexes }]);
       const [newest] = (await s().memories('?scope=world&limit=1')).items;
-      expect(newest).toMatchObject({ scope: 'world', subjectId: 'world', tags, triggerVersion: version, sinceMessageIndex: indexes[0], throughMessageIndex: indexes[0], questId: null, encounterId: null, locationId: null, ...ids });
+      expect(newest).toMatchObject({
+        scope: 'world',
+        subjectId: 'world',
+        tags,
+        triggerVersion: version,
+        sinceMessageIndex: indexes[0],
+        throughMessageIndex: indexes[0],
+        questId: null,
+        encounterId: null,
+        locationId: null,
+        ...ids,
+      });
       expect((await s().campaign()).cursors.world).toBe(indexes[0]);
     });
 
     it('CLEARED and an encounter in one command: the second trigger finds nothing new', async () => {
       await s().location('vault', 'Vault', 'EXTREME');
       const { indexes } = await s().say(line('The vault guardian falls.'));
-      await s().command('update-location-state', { locationId: 'vault', dangerLevel: 'CLEARED', completeEncounter: 'guardian' });
+      await s().command('update-location-state', {
+        locationId: 'vault',
+        dangerLevel: 'CLEARED',
+        completeEncounter: 'guardian',
+      });
       await s().settled();
       expect(scopeRequests(mock)).toEqual([{ scope: 'world', subject: 'location_cleared', indexes }]);
       const [newest] = (await s().memories('?scope=world&limit=1')).items;
@@ -169,7 +234,8 @@ describe('memory pipeline over HTTP, AnthropicSummarizer against the local mock'
     await s.settled();
 
     const requests = scopeRequests(mock);
-    const flat = (scope: string, subject?: string) => requests.filter((r) => r.scope === scope && (!subject || r.subject === subject)).flatMap((r) => r.indexes);
+    const flat = (scope: string, subject?: string) =>
+      requests.filter((r) => r.scope === scope && (!subject || r.subject === subject)).flatMap((r) => r.indexes);
     expect(flat('location', 'Rusty Anchor')).toEqual(tavern);
     expect(flat('location', 'Docks')).toEqual([2]);
     expect(flat('world')).toEqual(all);
@@ -193,7 +259,13 @@ describe('memory pipeline over HTTP, AnthropicSummarizer against the local mock'
       expect.objectContaining({
         version: 1,
         type: 'MemorySkipped',
-        data: expect.objectContaining({ scope: 'location', subjectId: 'tavern', attempts: 2, triggerVersion: version, reason: expect.stringMatching(/^error: 500/) }),
+        data: expect.objectContaining({
+          scope: 'location',
+          subjectId: 'tavern',
+          attempts: 2,
+          triggerVersion: version,
+          reason: expect.stringMatching(/^error: 500/),
+        }),
       }),
     ]);
     expect((await s.memories()).items).toEqual([]);

@@ -12,7 +12,11 @@ import { startTestApp, tempDb } from './support/test-app';
   it('upgrades a database created by the first migration to the latest without losing data', async () => {
     const db = tempDb();
     // A database as the first release created it, with a campaign written through the service of that time.
-    const first = createDataSource({ database: { type: 'sqlite', path: db.path }, entities: ENTITIES, migrations: [MIGRATIONS[0]] });
+    const first = createDataSource({
+      database: { type: 'sqlite', path: db.path },
+      entities: ENTITIES,
+      migrations: [MIGRATIONS[0]],
+    });
     await first.initialize();
     await first.runMigrations();
     await first.query(
@@ -42,13 +46,17 @@ import { startTestApp, tempDb } from './support/test-app';
   });
 });
 
-/** A fresh database (a temp SQLite file, or a PostgreSQL schema) and data sources on it with a chosen migration list. */
+/**
+ * A fresh database (a temp SQLite file, or a PostgreSQL schema) and data sources on it with a chosen migration list.
+ */
 async function freshDatabase() {
   const pg = testDatabaseUrl();
   const schema = pg ? await createTestSchema(pg) : null;
   const file = pg ? null : tempDb();
   const open = async (migrations: typeof MIGRATIONS) => {
-    const database = schema ? { type: 'postgres' as const, url: schema.url } : { type: 'sqlite' as const, path: file!.path };
+    const database = schema
+      ? { type: 'postgres' as const, url: schema.url }
+      : { type: 'sqlite' as const, path: file!.path };
     const ds = createDataSource({ database, entities: ENTITIES, migrations });
     await ds.initialize();
     return ds;
@@ -58,13 +66,17 @@ async function freshDatabase() {
 
 describe('table owners migration (memory_checkpoints)', () => {
   const at = MIGRATIONS.indexOf(TableOwners1764400000000);
-  const columns = async (ds: DataSource) => (await ds.createQueryRunner().getTable('campaigns'))!.columns.map((c) => c.name).sort();
+  const columns = async (ds: DataSource) =>
+    (await ds.createQueryRunner().getTable('campaigns'))!.columns.map((c) => c.name).sort();
   const checkpoint = async (ds: DataSource) =>
     (await ds.query(`SELECT processed_version, memory_version FROM memory_checkpoints WHERE campaign_id = 'old'`)).map(
-      (r: { processed_version: number | string; memory_version: number | string }) => [Number(r.processed_version), Number(r.memory_version)],
+      (r: { processed_version: number | string; memory_version: number | string }) => [
+        Number(r.processed_version),
+        Number(r.memory_version),
+      ],
     );
 
-  it('carries each campaign\'s checkpoint over, gives it back on down, and keeps it through up, down, up', async () => {
+  it("carries each campaign's checkpoint over, gives it back on down, and keeps it through up, down, up", async () => {
     const db = await freshDatabase();
     try {
       const before = await db.open(MIGRATIONS.slice(0, at));
@@ -81,7 +93,9 @@ describe('table owners migration (memory_checkpoints)', () => {
         expect(await columns(ds)).toEqual(['created_at', 'id', 'name', 'state', 'version']);
 
         await ds.undoLastMigration();
-        const [row] = await ds.query(`SELECT version, processed_version, memory_version FROM campaigns WHERE id = 'old'`);
+        const [row] = await ds.query(
+          `SELECT version, processed_version, memory_version FROM campaigns WHERE id = 'old'`,
+        );
         expect([row.version, row.processed_version, row.memory_version].map(Number)).toEqual([5, 3, 2]);
         expect(await ds.createQueryRunner().hasTable('memory_checkpoints')).toBe(false);
 

@@ -18,7 +18,12 @@ describe('observability: request ids, structured logs, metrics, health', () => {
     await s.location('b', 'Beta');
     await s.move('a');
     await s.say({ role: 'dm', content: 'The bell rings twice.' });
-    const moved = await t.http('POST', '/v1/campaigns/obs/commands/change-location', { toLocationId: 'b' }, { 'x-request-id': 'req-move-42' });
+    const moved = await t.http(
+      'POST',
+      '/v1/campaigns/obs/commands/change-location',
+      { toLocationId: 'b' },
+      { 'x-request-id': 'req-move-42' },
+    );
     expect(moved.status).toBe(202);
     expect(moved.headers.get('x-request-id')).toBe('req-move-42');
     await s.settled();
@@ -28,7 +33,15 @@ describe('observability: request ids, structured logs, metrics, health', () => {
     const memoryEvents = await t.http('GET', '/v1/campaigns/obs/events?stream=memory');
     expect(memoryEvents.body.items[0].metadata.correlationId).toBe('req-move-42');
     const lines = parsed();
-    expect(lines.some((l) => l.msg === 'memory recorded' && l.correlationId === 'req-move-42' && l.campaignId === 'obs' && l.triggerVersion === moved.body.version)).toBe(true);
+    expect(
+      lines.some(
+        (l) =>
+          l.msg === 'memory recorded' &&
+          l.correlationId === 'req-move-42' &&
+          l.campaignId === 'obs' &&
+          l.triggerVersion === moved.body.version,
+      ),
+    ).toBe(true);
     expect(lines.some((l) => l.req?.id === 'req-move-42' || l.correlationId === 'req-move-42')).toBe(true);
   });
 
@@ -36,7 +49,9 @@ describe('observability: request ids, structured logs, metrics, health', () => {
     const res = await t.http('GET', '/metrics');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
-    expect(res.text).toMatch(/lorekeeper_http_request_duration_seconds_count\{method="POST",route="\/v1\/campaigns\/:cid\/commands\/change-location",status="202"\} \d+/);
+    expect(res.text).toMatch(
+      /lorekeeper_http_request_duration_seconds_count\{method="POST",route="\/v1\/campaigns\/:cid\/commands\/change-location",status="202"\} \d+/,
+    );
     expect(res.text).toMatch(/lorekeeper_events_appended_total\{type="MessageRecorded"\} 1/);
     expect(res.text).toMatch(/lorekeeper_memories_recorded_total\{scope="location"\} 1/);
     expect(res.text).toMatch(/lorekeeper_summarizer_calls_total\{scope="location"\} 1/);
@@ -51,6 +66,11 @@ describe('observability: request ids, structured logs, metrics, health', () => {
     expect(live.body.info.database.status).toBe('up');
     const ready = await t.http('GET', '/health/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ status: 'ok', database: 'up', worker: 'running', replica: { workerLag: { campaigns: 0, events: 0 } } });
+    expect(ready.body).toMatchObject({
+      status: 'ok',
+      database: 'up',
+      worker: 'running',
+      replica: { workerLag: { campaigns: 0, events: 0 } },
+    });
   });
 });

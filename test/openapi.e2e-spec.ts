@@ -30,10 +30,15 @@ describe('OpenAPI at /docs', () => {
   it('documents every mapped route with a summary, a success response and problem+json errors', async () => {
     const doc = (await t.http('GET', '/docs/openapi.json')).body;
     const documented = new Set<string>();
-    for (const [path, item] of Object.entries<any>(doc.paths)) for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${path}`);
-    const apiRoutes = routesOf(t.app).filter((r) => r.url.startsWith('/v1') || r.url.startsWith('/health') || r.url === '/metrics');
+    for (const [path, item] of Object.entries<any>(doc.paths))
+      for (const method of Object.keys(item)) documented.add(`${method.toUpperCase()} ${path}`);
+    const apiRoutes = routesOf(t.app).filter(
+      (r) => r.url.startsWith('/v1') || r.url.startsWith('/health') || r.url === '/metrics',
+    );
     expect(apiRoutes.length).toBeGreaterThan(15);
-    const missing = apiRoutes.map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`).filter((k) => !documented.has(k));
+    const missing = apiRoutes
+      .map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`)
+      .filter((k) => !documented.has(k));
     expect(missing).toEqual([]);
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       for (const op of Object.values<any>(item)) {
@@ -61,10 +66,12 @@ describe('OpenAPI at /docs', () => {
         if (!op.tags?.length) problems.push(`${where}: no tag`);
         for (const [status, r] of Object.entries<any>(op.responses)) {
           const json = r.content?.['application/json'];
-          if (status.startsWith('2') && json && !json.schema?.type) problems.push(`${where} ${status}: JSON body without a schema`);
+          if (status.startsWith('2') && json && !json.schema?.type)
+            problems.push(`${where} ${status}: JSON body without a schema`);
         }
         const secured = JSON.stringify(op.security ?? doc.security) === JSON.stringify([{ bearer: [] }]);
-        if (path.startsWith('/v1/') && (!secured || !op.responses['401'] || !op.responses['403'])) problems.push(`${where}: bearer security, 401 and 403`);
+        if (path.startsWith('/v1/') && (!secured || !op.responses['401'] || !op.responses['403']))
+          problems.push(`${where}: bearer security, 401 and 403`);
       }
     }
     expect(problems).toEqual([]);
@@ -77,22 +84,33 @@ describe('OpenAPI at /docs', () => {
 
   it('documents integer query parameters as integers and the Idempotency-Key and If-Match headers on writes', async () => {
     const doc = (await t.http('GET', '/docs/openapi.json')).body;
-    const query = (path: string) => Object.fromEntries(doc.paths[path].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema]));
+    const query = (path: string) =>
+      Object.fromEntries(
+        doc.paths[path].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema]),
+      );
     const context = query('/v1/campaigns/{cid}/context');
-    for (const name of ['limit', 'minVersion', 'waitMs', 'budget', 'tick']) expect(context[name]).toMatchObject({ type: 'integer' });
+    for (const name of ['limit', 'minVersion', 'waitMs', 'budget', 'tick'])
+      expect(context[name]).toMatchObject({ type: 'integer' });
     expect(context.waitMs).toMatchObject({ minimum: 0, maximum: 30_000 });
     expect(query('/v1/campaigns/{cid}/messages').limit).toMatchObject({ type: 'integer', minimum: 1 });
     const refs = (op: any) => op.parameters.map((p: any) => p.$ref).filter(Boolean);
-    expect(refs(doc.paths['/v1/campaigns/{cid}/messages'].post)).toEqual(['#/components/parameters/IdempotencyKey', '#/components/parameters/IfMatch']);
+    expect(refs(doc.paths['/v1/campaigns/{cid}/messages'].post)).toEqual([
+      '#/components/parameters/IdempotencyKey',
+      '#/components/parameters/IfMatch',
+    ]);
     expect(refs(doc.paths['/v1/broadcasts'].post)).toEqual(['#/components/parameters/IdempotencyKey']);
     expect(doc.components.parameters.IfMatch).toMatchObject({ name: 'If-Match', in: 'header' });
-    expect(doc.paths['/v1/campaigns/{cid}/messages'].post.responses['201'].headers['idempotent-replayed']).toBeDefined();
+    expect(
+      doc.paths['/v1/campaigns/{cid}/messages'].post.responses['201'].headers['idempotent-replayed'],
+    ).toBeDefined();
   });
 
   it('response schemas come from the zod schemas that check the answers: a documented body matches a real one', async () => {
     const doc = (await t.http('GET', '/docs/openapi.json')).body;
     const schema = doc.paths['/v1/campaigns/{cid}'].get.responses['200'].content['application/json'].schema;
-    expect(schema.required).toEqual(expect.arrayContaining(['id', 'version', 'processedVersion', 'locations', 'cursors']));
+    expect(schema.required).toEqual(
+      expect.arrayContaining(['id', 'version', 'processedVersion', 'locations', 'cursors']),
+    );
     expect(schema.properties.version).toMatchObject({ type: 'integer', minimum: 0 });
     await t.http('POST', '/v1/campaigns', { id: 'doc-check', name: 'Doc' });
     const real = await t.http('GET', '/v1/campaigns/doc-check');
@@ -104,13 +122,23 @@ describe('OpenAPI at /docs', () => {
     try {
       writeFileSync(join(dir, 'openapi.json'), (await t.http('GET', '/docs/openapi.json')).text);
       const redocly = join(REPO_ROOT, 'node_modules/@redocly/cli/bin/cli.js');
-      const out = await run(process.execPath, [redocly, 'lint', join(dir, 'openapi.json'), '--format=json', `--config=${join(REPO_ROOT, 'redocly.yaml')}`], { cwd: dir, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } }).catch(
-        (err: { stdout: string }) => err,
-      );
+      const out = await run(
+        process.execPath,
+        [redocly, 'lint', join(dir, 'openapi.json'), '--format=json', `--config=${join(REPO_ROOT, 'redocly.yaml')}`],
+        {
+          cwd: dir,
+          maxBuffer: 64 * 1024 * 1024,
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        },
+      ).catch((err: { stdout: string }) => err);
       const report = JSON.parse(out.stdout.slice(out.stdout.indexOf('{')));
-      const errors = report.problems.filter((p: any) => p.severity === 'error').map((p: any) => `${p.ruleId}: ${p.message}`);
+      const errors = report.problems
+        .filter((p: any) => p.severity === 'error')
+        .map((p: any) => `${p.ruleId}: ${p.message}`);
       expect(errors).toEqual([]);
-      expect(report.problems.filter((p: any) => p.ruleId === 'no-invalid-media-type-examples').map((p: any) => p.message)).toEqual([]);
+      expect(
+        report.problems.filter((p: any) => p.ruleId === 'no-invalid-media-type-examples').map((p: any) => p.message),
+      ).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -8,7 +8,9 @@ jest.setTimeout(120_000);
 /** In-world time: the story's clock, nothing like the server's. */
 const at = (minute: number) => `1490-05-01T18:${String(minute).padStart(2, '0')}:00.000Z`;
 
-/** Labels a line puts in front of what it says (`Mira Vell: `, `At The Gilded Goose: `), as the composer ignores them. */
+/**
+ * Labels a line puts in front of what it says (`Mira Vell: `, `At The Gilded Goose: `), as the composer ignores them.
+ */
 const LABELS = /^(?:[^\s:.!?"“”()[\]][^:.!?"“”()[\]]{0,60}?:\s+)+/u;
 const sentenceKey = (s: string) => s.replace(LABELS, '').toLowerCase().replace(/\s+/g, ' ').trim();
 const sentences = (text: string) =>
@@ -255,7 +257,8 @@ describe('a context a game master would paste (DESIGN §8)', () => {
     for (const budget of [50, 100, 150, 200, 250, 300, 400, 500, 700, 1000, 1500, 2000, 3000, 4000])
       for (const query of ['', '&query=altar%20coins']) {
         // Tokens before fitting: the same context with room for everything (its own drops — compaction, repeated
-        // sentences — aside), plus the Recall hits Recent Messages holds: they compete in Recall until the budget is met,
+        // sentences — aside), plus the Recall hits Recent Messages holds: they compete in Recall until the budget is
+        // met,
         // then leave it as `duplicate` drops, which therefore depend on the budget.
         const heldByRecent = (d: any) => d.section === 'recall' && d.reason === 'duplicate';
         const full = await json(`?agent=dm&budget=200000${query}`);
@@ -274,7 +277,8 @@ describe('a context a game master would paste (DESIGN §8)', () => {
         const lostMemory = byBudget.some(
           (d: any) => ['location', 'npc', 'world', 'recall'].includes(d.section) && d.reason === 'budget',
         );
-        // A memory goes only once Recent Messages is down to its newest 4; one of those goes only once no memory is left.
+        // A memory goes only once Recent Messages is down to its newest 4; one of those goes only once no memory is
+        // left.
         if (lostMemory)
           expect(recent.map((e: any) => e.ref)).toEqual(['4', '5', '6', '7'].slice(4 - Math.min(4, recent.length)));
         if (recent.length < 4) expect(memories).toEqual([]);

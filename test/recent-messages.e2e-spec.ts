@@ -24,7 +24,11 @@ describe('Recent Messages section over HTTP', () => {
     await s.create();
     await s.say(
       { role: 'system', content: SYSTEM },
-      ...Array.from({ length: 59 }, (_, i) => ({ role: i % 2 ? 'dm' : 'player', speaker: i % 2 ? null : 'Aria', content: `Line ${i + 1}\n  with a second line` })),
+      ...Array.from({ length: 59 }, (_, i) => ({
+        role: i % 2 ? 'dm' : 'player',
+        speaker: i % 2 ? null : 'Aria',
+        content: `Line ${i + 1}\n  with a second line`,
+      })),
     );
     const res = await s.context('?agent=agent&format=json');
     expect(res.status).toBe(200);
@@ -38,7 +42,9 @@ describe('Recent Messages section over HTTP', () => {
 
     const text = await s.context('?include=recent&format=text');
     // §8: a `### round N · <location>` header whenever round or location changes (this campaign has no location).
-    expect(text.text).toMatch(/^## Recent Messages\n### round 1\n\[0\] system: You are the ship AI[^\n]*\n\[40\] dm: Line 40 with a second line\n/);
+    expect(text.text).toMatch(
+      /^## Recent Messages\n### round 1\n\[0\] system: You are the ship AI[^\n]*\n\[40\] dm: Line 40 with a second line\n/,
+    );
     const only = await s.context('?include=recent');
     expect(only.body.sections.map((x: Section) => x.key)).toEqual(['recent']);
   });
@@ -46,7 +52,10 @@ describe('Recent Messages section over HTTP', () => {
   it('does not repeat the system message when it is still inside the window', async () => {
     const s = scenario(t, 'short');
     await s.create();
-    await s.say({ role: 'system', content: SYSTEM }, ...Array.from({ length: 9 }, (_, i) => ({ role: 'player', content: `Short ${i}` })));
+    await s.say(
+      { role: 'system', content: SYSTEM },
+      ...Array.from({ length: 9 }, (_, i) => ({ role: 'player', content: `Short ${i}` })),
+    );
     const recent = recentOf((await s.context('?include=recent')).body);
     expect(recent.entries.map((e) => e.ref)).toEqual(Array.from({ length: 10 }, (_, i) => String(i)));
   });
@@ -56,20 +65,43 @@ describe('Recent Messages section over HTTP', () => {
     await s.create();
     await s.say({ role: 'system', content: SYSTEM }); // 0
     await s.say(
-      { role: 'assistant', content: 'Checking ship and system.', toolCalls: [{ id: 'c1', name: 'get_ship' }, { id: 'c2', name: 'get_system' }] }, // 1
+      {
+        role: 'assistant',
+        content: 'Checking ship and system.',
+        toolCalls: [
+          { id: 'c1', name: 'get_ship' },
+          { id: 'c2', name: 'get_system' },
+        ],
+      }, // 1
       { role: 'tool', toolCallId: 'c1', content: '{"hull": 100, "fuel": 40}' }, // 2 compacted
       { role: 'tool', toolCallId: 'c2', content: '{"system": "Sol"}' }, // 3 compacted
     );
     await s.say(
-      { role: 'assistant', content: '', toolCalls: [{ id: 'c3', name: 'get_ship' }, { id: 'c4', name: 'scan_area' }] }, // 4
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'c3', name: 'get_ship' },
+          { id: 'c4', name: 'scan_area' },
+        ],
+      }, // 4
       { role: 'tool', toolCallId: 'c3', content: '{"hull": 90, "fuel": 35}' }, // 5 kept: newest get_ship
       { role: 'tool', toolCallId: 'c4', content: 'Two asteroids nearby.' }, // 6 kept
     );
     await s.say(
-      { role: 'assistant', content: 'Jumping.', toolCalls: [{ id: 'c5', name: 'get_system' }, { id: 'c6', name: 'scan_area' }, { id: 'c7', name: 'inspect_wreck' }] }, // 7
+      {
+        role: 'assistant',
+        content: 'Jumping.',
+        toolCalls: [
+          { id: 'c5', name: 'get_system' },
+          { id: 'c6', name: 'scan_area' },
+          { id: 'c7', name: 'inspect_wreck' },
+        ],
+      }, // 7
       { role: 'tool', toolCallId: 'c5', content: '{"system": "Vega"}' }, // 8 kept: newest get_system
       { role: 'tool', toolCallId: 'c6', content: 'Nothing nearby.' }, // 9 kept: scan_area is no snapshot tool
-      { role: 'tool', toolCallId: 'c7', content: '{"hull": 12, "fuel": 0, "ship": "wreck"}' }, // 10 kept: looks like ship state, is not get_ship
+      // 10 kept: looks like ship state, is not get_ship
+      { role: 'tool', toolCallId: 'c7', content: '{"hull": 12, "fuel": 0, "ship": "wreck"}' },
       { role: 'assistant', content: 'Done.' }, // 11
     );
     const res = await s.context('?agent=agent&format=json');
@@ -89,15 +121,50 @@ describe('Recent Messages section over HTTP', () => {
   it('the GET messages API returns the agent fields it was given', async () => {
     const res = await t.http('GET', '/v1/campaigns/tools/messages?after=0&limit=2');
     expect(res.body.items).toEqual([
-      expect.objectContaining({ index: 1, role: 'assistant', content: 'Checking ship and system.', toolCalls: [{ id: 'c1', name: 'get_ship' }, { id: 'c2', name: 'get_system' }], toolCallId: null, round: 1, visibility: 'public' }),
-      expect.objectContaining({ index: 2, role: 'tool', toolCallId: 'c1', toolCalls: [], reasoning: null, round: 1, visibility: 'public', audience: [] }),
+      expect.objectContaining({
+        index: 1,
+        role: 'assistant',
+        content: 'Checking ship and system.',
+        toolCalls: [
+          { id: 'c1', name: 'get_ship' },
+          { id: 'c2', name: 'get_system' },
+        ],
+        toolCallId: null,
+        round: 1,
+        visibility: 'public',
+      }),
+      expect.objectContaining({
+        index: 2,
+        role: 'tool',
+        toolCallId: 'c1',
+        toolCalls: [],
+        reasoning: null,
+        round: 1,
+        visibility: 'public',
+        audience: [],
+      }),
     ]);
     const s = scenario(t, 'fields');
     await s.create();
     await s.npc('vex', 'Vex', null);
-    await s.say({ role: 'assistant', content: 'Hm.', reasoning: 'Vex is lying.', visibility: 'private', audience: ['vex'] });
+    await s.say({
+      role: 'assistant',
+      content: 'Hm.',
+      reasoning: 'Vex is lying.',
+      visibility: 'private',
+      audience: ['vex'],
+    });
     const [m] = (await t.http('GET', '/v1/campaigns/fields/messages')).body.items;
-    expect(m).toMatchObject({ index: 0, role: 'assistant', reasoning: 'Vex is lying.', visibility: 'private', audience: ['vex'], round: 1, toolCalls: [], toolCallId: null });
+    expect(m).toMatchObject({
+      index: 0,
+      role: 'assistant',
+      reasoning: 'Vex is lying.',
+      visibility: 'private',
+      audience: ['vex'],
+      round: 1,
+      toolCalls: [],
+      toolCallId: null,
+    });
   });
 });
 
@@ -114,7 +181,10 @@ describe('Recent Messages with a small window and hot rounds', () => {
     await s.say({ role: 'assistant', content: 'Status please.', toolCalls: [{ id: 'old', name: 'get_status' }] }); // 0
     await s.say(...Array.from({ length: 5 }, (_, i) => ({ role: 'player', content: `Filler ${i}` }))); // 1–5
     await s.say({ role: 'tool', toolCallId: 'old', content: 'status: docked' }); // 6: its call is out of the window
-    await s.say({ role: 'assistant', content: 'Again.', toolCalls: [{ id: 'new', name: 'get_status' }] }, { role: 'tool', toolCallId: 'new', content: 'status: flying' }); // 7, 8
+    await s.say(
+      { role: 'assistant', content: 'Again.', toolCalls: [{ id: 'new', name: 'get_status' }] },
+      { role: 'tool', toolCallId: 'new', content: 'status: flying' },
+    ); // 7, 8
     const res = await s.context('?include=recent');
     expect(recentOf(res.body).entries.map((e) => e.ref)).toEqual(['5', '7', '8']);
     expect(res.body.dropped).toEqual([expect.objectContaining({ ref: '6', reason: 'compacted' })]);
@@ -127,7 +197,8 @@ describe('Recent Messages with a small window and hot rounds', () => {
     await s.command('end-round');
     await s.say({ role: 'player', content: 'Round two.' }); // 2
     await s.command('end-round');
-    await s.say(...Array.from({ length: 6 }, (_, i) => ({ role: 'player', content: `Round three, line ${i}.` }))); // 3–8
+    // 3–8
+    await s.say(...Array.from({ length: 6 }, (_, i) => ({ role: 'player', content: `Round three, line ${i}.` })));
     const recent = recentOf((await s.context('?include=recent')).body);
     expect(recent.entries.map((e) => e.ref)).toEqual(['0', '2', '3', '4', '5', '6', '7', '8']);
     expect(recent.entries[1].text).toBe('[2] player: Round two.');
@@ -142,6 +213,8 @@ describe('Recent Messages with a small window and hot rounds', () => {
     await s.create();
     const res = await s.context('?include=recent');
     expect(recentOf(res.body).entries).toEqual([]);
-    expect((await s.context('?include=recent&format=text')).text).toMatch(/^<!-- context: 0\/4000 tokens; dropped 0 -->\n$/);
+    expect((await s.context('?include=recent&format=text')).text).toMatch(
+      /^<!-- context: 0\/4000 tokens; dropped 0 -->\n$/,
+    );
   });
 });

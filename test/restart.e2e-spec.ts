@@ -17,7 +17,10 @@ jest.setTimeout(60_000);
   let t: TestApp | undefined;
 
   const start = async () => {
-    t = await startTestApp({ dbPath: db.path, env: { SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.baseUrl } });
+    t = await startTestApp({
+      dbPath: db.path,
+      env: { SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.baseUrl },
+    });
     return t;
   };
   const stop = async () => {
@@ -118,7 +121,9 @@ jest.setTimeout(60_000);
     expect(campaign.cursors.locations).toEqual({ tavern: 1 });
     expect(mock.requests).toHaveLength(2);
     const memoryEvents = (await again.http('GET', '/v1/campaigns/restart-catchup/events?stream=memory')).body.items;
-    expect(memoryEvents.map((e: any) => [e.type, e.data.triggerVersion, e.data.summary])).toEqual([['MemoryRecorded', version, 'Recovered 0,1.']]);
+    expect(memoryEvents.map((e: any) => [e.type, e.data.triggerVersion, e.data.summary])).toEqual([
+      ['MemoryRecorded', version, 'Recovered 0,1.'],
+    ]);
   });
 
   it('catches up on boot when events were written and the service closed before the worker finished', async () => {
@@ -141,7 +146,9 @@ jest.setTimeout(60_000);
     const s2 = scenario(again, 'restart-backlog');
     await s2.settled();
     const memories = (await s2.memories('?limit=100')).items;
-    expect(memories.map((m: any) => [m.subjectId, m.triggerVersion, m.sinceMessageIndex, m.throughMessageIndex])).toEqual([
+    expect(
+      memories.map((m: any) => [m.subjectId, m.triggerVersion, m.sinceMessageIndex, m.throughMessageIndex]),
+    ).toEqual([
       ['b', triggers[3], 3, 3],
       ['a', triggers[2], 2, 2],
       ['b', triggers[1], 1, 1],

@@ -43,7 +43,8 @@ describe('rolling "Previously" summary (DESIGN §8)', () => {
       if (round === 11) await s.command('progress-act', { actId: 'act-2' });
     });
     const rolling = summarizer.rolling();
-    // Three messages per round: round r holds indexes 3(r-1) .. 3r-1; hot = the round after the trigger and the 3 before it.
+    // Three messages per round: round r holds indexes 3(r-1) .. 3r-1; hot = the round after the trigger and the 3
+    // before it.
     const ranges = rolling.map((r) => [r.messages[0].index, r.messages[r.messages.length - 1].index]);
     expect(ranges).toEqual([
       [0, 2], // end of round 4 → round 1
@@ -54,15 +55,22 @@ describe('rolling "Previously" summary (DESIGN §8)', () => {
     ]);
     expect(rolling.map((r) => r.messages.length)).toEqual([3, 12, 6, 6, 12]);
     expect(rolling[0].previousSummary).toBeNull();
-    for (let i = 1; i < rolling.length; i++) expect(rolling[i].previousSummary).toBe(`${rolling[i - 1].previousSummary ? `${rolling[i - 1].previousSummary} ` : ''}Then messages ${ranges[i - 1][0]}-${ranges[i - 1][1]}.`);
+    for (let i = 1; i < rolling.length; i++)
+      expect(rolling[i].previousSummary).toBe(
+        `${rolling[i - 1].previousSummary ? `${rolling[i - 1].previousSummary} ` : ''}Then messages ${ranges[i - 1][0]}-${ranges[i - 1][1]}.`,
+      );
     expect(rolling.every((r) => r.maxWords === 150 && r.viewer === null)).toBe(true);
 
-    const events = (await s.context('').then(() => t.http('GET', '/v1/campaigns/rolling/events?stream=memory&limit=1000'))).body.items;
+    const events = (
+      await s.context('').then(() => t.http('GET', '/v1/campaigns/rolling/events?stream=memory&limit=1000'))
+    ).body.items;
     const updates = events.filter((e: any) => e.type === 'RollingSummaryUpdated');
     expect(updates.map((e: any) => e.data.throughMessageIndex)).toEqual([2, 14, 20, 26, 38]);
 
     const dm = await s.context('?agent=dm&format=text');
-    expect(dm.text).toContain('## Previously\nThen messages 0-2. Then messages 3-14. Then messages 15-20. Then messages 21-26. Then messages 27-38.');
+    expect(dm.text).toContain(
+      '## Previously\nThen messages 0-2. Then messages 3-14. Then messages 15-20. Then messages 21-26. Then messages 27-38.',
+    );
   });
 
   it('a failed rewrite records MemorySkipped, keeps the previous summary and cursor, and the next interval retries', async () => {
@@ -74,8 +82,20 @@ describe('rolling "Previously" summary (DESIGN §8)', () => {
     await play('rolling-fail', [8]);
     summarizer.failing.delete('rolling');
 
-    const skipped = (await t.http('GET', '/v1/campaigns/rolling-fail/events?stream=memory&limit=1000')).body.items.filter((e: any) => e.type === 'MemorySkipped');
-    expect(skipped).toEqual([expect.objectContaining({ data: expect.objectContaining({ scope: 'summary', subjectId: '*', attempts: 2, sinceMessageIndex: 3, throughMessageIndex: 14 }) })]);
+    const skipped = (
+      await t.http('GET', '/v1/campaigns/rolling-fail/events?stream=memory&limit=1000')
+    ).body.items.filter((e: any) => e.type === 'MemorySkipped');
+    expect(skipped).toEqual([
+      expect.objectContaining({
+        data: expect.objectContaining({
+          scope: 'summary',
+          subjectId: '*',
+          attempts: 2,
+          sinceMessageIndex: 3,
+          throughMessageIndex: 14,
+        }),
+      }),
+    ]);
     const dm = await s.context('?agent=dm&format=text');
     expect(dm.text).toContain('## Previously\nThen messages 0-2.\n');
 
@@ -84,7 +104,9 @@ describe('rolling "Previously" summary (DESIGN §8)', () => {
     const last = rolling[rolling.length - 1];
     expect(last.previousSummary).toBe('Then messages 0-2.');
     expect([last.messages[0].index, last.messages[last.messages.length - 1].index]).toEqual([3, 26]);
-    expect((await s.context('?agent=dm&format=text')).text).toContain('## Previously\nThen messages 0-2. Then messages 3-26.\n');
+    expect((await s.context('?agent=dm&format=text')).text).toContain(
+      '## Previously\nThen messages 0-2. Then messages 3-26.\n',
+    );
   });
 
   it('a campaign that never reaches a summary interval has no Previously section', async () => {

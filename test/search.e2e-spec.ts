@@ -5,7 +5,11 @@ import { startTestApp, TestApp } from './support/test-app';
 // The e2e project's testTimeout is not applied under jest 30 projects; boots and the fuzz run need more than 5 s.
 jest.setTimeout(60_000);
 
-const filler = (i: number) => ({ role: 'player', speaker: 'Aria', content: `Filler line ${i}: we walk on through the rain and talk about nothing much.` });
+const filler = (i: number) => ({
+  role: 'player',
+  speaker: 'Aria',
+  content: `Filler line ${i}: we walk on through the rain and talk about nothing much.`,
+});
 
 describe('GET /v1/campaigns/:cid/search over HTTP (FTS5 on a SQLite file)', () => {
   let t: TestApp;
@@ -22,17 +26,32 @@ describe('GET /v1/campaigns/:cid/search over HTTP (FTS5 on a SQLite file)', () =
     await s.npc('borin', 'Borin', 'tavern');
     await s.move('tavern');
     // index 0: the old message the agent must still find 500 messages later
-    await s.say({ role: 'npc', speaker: 'Borin', content: 'Bring me iron ore from the mine; iron ore sells for double in Brask.' });
+    await s.say({
+      role: 'npc',
+      speaker: 'Borin',
+      content: 'Bring me iron ore from the mine; iron ore sells for double in Brask.',
+    });
     await s.say({ role: 'narrator', content: 'Rain drums on the roof of the Café Lumière.' });
-    for (let from = 2; from < 500; from += 250) await s.say(...Array.from({ length: Math.min(250, 500 - from) }, (_, i) => filler(from + i)));
+    for (let from = 2; from < 500; from += 250)
+      await s.say(...Array.from({ length: Math.min(250, 500 - from) }, (_, i) => filler(from + i)));
     await s.say(
-      { role: 'player', speaker: 'Aria', content: 'I grip my iron sword and watch the ore cart roll by the door.' }, // 500
+      // 500
+      { role: 'player', speaker: 'Aria', content: 'I grip my iron sword and watch the ore cart roll by the door.' },
       { role: 'dm', content: 'Only iron bars in this chest.' }, // 501
-      { role: 'player', speaker: 'Aria', content: 'We walk the iron ore road to the mine gate.', locationId: 'mine' }, // 502
-      { role: 'assistant', content: 'Checking the ledger.', reasoning: 'The vault code is 4471; the smuggler Vessa must not learn it.' }, // 503
+      // 502
+      { role: 'player', speaker: 'Aria', content: 'We walk the iron ore road to the mine gate.', locationId: 'mine' },
+      {
+        role: 'assistant',
+        content: 'Checking the ledger.',
+        reasoning: 'The vault code is 4471; the smuggler Vessa must not learn it.',
+      }, // 503
     );
     await scenario(t, 'other').create();
-    await scenario(t, 'other').say({ role: 'player', content: 'Iron ore, iron ore, Vessa and the vault code everywhere.', reasoning: 'Vessa vault code iron ore' });
+    await scenario(t, 'other').say({
+      role: 'player',
+      content: 'Iron ore, iron ore, Vessa and the vault code everywhere.',
+      reasoning: 'Vessa vault code iron ore',
+    });
   });
   afterAll(async () => t.close());
 
@@ -74,7 +93,7 @@ describe('GET /v1/campaigns/:cid/search over HTTP (FTS5 on a SQLite file)', () =
     expect(refs(await search('main', '?q=ledger&in=reasoning'))).toEqual([]);
   });
 
-  it('never returns another campaign\'s messages', async () => {
+  it("never returns another campaign's messages", async () => {
     expect(refs(await search('other', '?q=iron%20ore'))).toEqual([0]);
     expect(refs(await search('main', '?q=Vessa'))).toEqual([]);
     expect(refs(await search('main', '?q=Vessa&in=reasoning'))).toEqual([503]);
@@ -116,7 +135,9 @@ describe('GET /v1/campaigns/:cid/search over HTTP (FTS5 on a SQLite file)', () =
     expect(memory.summary).toContain('Brinemoor');
     const res = await search('mem', '?q=brinemoor&in=memories');
     expect(res.status).toBe(200);
-    expect(res.body.items).toEqual([expect.objectContaining({ kind: 'memory', ref: memory.id, at: memory.createdAt, round: 1 })]);
+    expect(res.body.items).toEqual([
+      expect.objectContaining({ kind: 'memory', ref: memory.id, at: memory.createdAt, round: 1 }),
+    ]);
     expect(res.body.items[0].snippet).toContain('«Brinemoor»');
     expect(refs(await search('mem', '?q=brinemoor'))).toEqual([]); // the messages never name it
     expect(refs(await search('mem', '?q=brinemoor&in=memories&locationId=lighthouse'))).toEqual([memory.id]);
@@ -168,7 +189,42 @@ describe('GET /v1/campaigns/:cid/search over HTTP (FTS5 on a SQLite file)', () =
 
     it('random query strings give 200 or 400 INVALID_QUERY, never a 5xx (1,000 runs)', async () => {
       const version = (await t.http('GET', '/v1/campaigns/main')).body.version;
-      const pieces = fc.constantFrom('"', '*', '(', ')', 'AND', 'OR', 'NOT', 'NEAR', 'NEAR(', ' ', 'iron', 'ore', 'Café', ':', '^', '-', '+', '{', '}', "'", '\\', '/', '&', '|', '!', '<->', '\u0000', '\t', '🐉', 'é', 'e\u0301', '東京', 'ـ', '%');
+      const pieces = fc.constantFrom(
+        '"',
+        '*',
+        '(',
+        ')',
+        'AND',
+        'OR',
+        'NOT',
+        'NEAR',
+        'NEAR(',
+        ' ',
+        'iron',
+        'ore',
+        'Café',
+        ':',
+        '^',
+        '-',
+        '+',
+        '{',
+        '}',
+        "'",
+        '\\',
+        '/',
+        '&',
+        '|',
+        '!',
+        '<->',
+        '\u0000',
+        '\t',
+        '🐉',
+        'é',
+        'e\u0301',
+        '東京',
+        'ـ',
+        '%',
+      );
       const query = fc.oneof(
         fc.array(pieces, { maxLength: 12 }).map((p) => p.join('')),
         fc.array(fc.oneof(pieces, fc.string({ maxLength: 6 })), { maxLength: 10 }).map((p) => p.join(' ')),
@@ -182,7 +238,8 @@ describe('GET /v1/campaigns/:cid/search over HTTP (FTS5 on a SQLite file)', () =
           const res = await search('main', `?q=${encodeURIComponent(q)}&in=${scope}`);
           if (res.status === 200) ok++;
           // NUL and unpaired surrogates are refused before parsing, like in every other text input.
-          else if (res.status === 400 && (res.body.code === 'INVALID_QUERY' || res.body.code === 'VALIDATION_FAILED')) refused++;
+          else if (res.status === 400 && (res.body.code === 'INVALID_QUERY' || res.body.code === 'VALIDATION_FAILED'))
+            refused++;
           else throw new Error(`q=${JSON.stringify(q)} → ${res.status} ${res.text}`);
         }),
         { numRuns: 1000 },

@@ -31,13 +31,25 @@ describe('secrets stay secret (built service)', () => {
 
   it('never shows the model provider key, even when the provider echoes it back in a 401', async () => {
     const secret = `sk-ant-SECRET-${randomBytes(18).toString('hex')}`;
-    const credential = (n: number) => String(mock.requests[n].headers['x-api-key'] ?? mock.requests[n].headers.authorization);
+    const credential = (n: number) =>
+      String(mock.requests[n].headers['x-api-key'] ?? mock.requests[n].headers.authorization);
     // A hostile or misconfigured upstream that reflects the request headers in its error message.
     mock.setHandler((_body, n) => ({
       status: 401,
-      body: { type: 'error', error: { type: 'authentication_error', message: `invalid credentials ${credential(n)} (raw ${credential(n).replace(/^Bearer /, '')}); headers ${JSON.stringify(mock.requests[n].headers)}` } },
+      body: {
+        type: 'error',
+        error: {
+          type: 'authentication_error',
+          message: `invalid credentials ${credential(n)} (raw ${credential(n).replace(/^Bearer /, '')}); headers ${JSON.stringify(mock.requests[n].headers)}`,
+        },
+      },
     }));
-    const svc = await boot({ SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: secret, ANTHROPIC_BASE_URL: mock.baseUrl, SUMMARY_ATTEMPTS: '2' });
+    const svc = await boot({
+      SUMMARIZER: 'anthropic',
+      ANTHROPIC_API_KEY: secret,
+      ANTHROPIC_BASE_URL: mock.baseUrl,
+      SUMMARY_ATTEMPTS: '2',
+    });
     const seen: string[] = [];
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await request(svc.url, method, path, body);
@@ -49,7 +61,8 @@ describe('secrets stay secret (built service)', () => {
     await call('PUT', '/v1/campaigns/sec/locations/b', { name: 'B' });
     await call('POST', '/v1/campaigns/sec/commands/change-location', { toLocationId: 'a' });
     await call('POST', '/v1/campaigns/sec/messages', { messages: [{ role: 'dm', content: 'A door creaks.' }] });
-    const moved = (await call('POST', '/v1/campaigns/sec/commands/change-location', { toLocationId: 'b' })).body.version;
+    const moved = (await call('POST', '/v1/campaigns/sec/commands/change-location', { toLocationId: 'b' })).body
+      .version;
     const settled = await call('GET', `/v1/campaigns/sec/context?minVersion=${moved}&waitMs=15000`);
     expect(settled.body.processedVersion).toBe(moved);
 
@@ -57,7 +70,16 @@ describe('secrets stay secret (built service)', () => {
     expect(skipped).toHaveLength(1);
     expect(skipped[0].type).toBe('MemorySkipped');
     expect(skipped[0].data.reason).toMatch(/401/);
-    for (const path of ['/v1/campaigns/sec', '/v1/campaigns/sec/events', '/v1/campaigns/sec/memories', '/v1/campaigns/sec/context?format=text', '/metrics', '/health', '/docs']) await call('GET', path);
+    for (const path of [
+      '/v1/campaigns/sec',
+      '/v1/campaigns/sec/events',
+      '/v1/campaigns/sec/memories',
+      '/v1/campaigns/sec/context?format=text',
+      '/metrics',
+      '/health',
+      '/docs',
+    ])
+      await call('GET', path);
     await call('GET', '/v1/campaigns/sec/no-such-route');
 
     // The test could fail: the key really went out and really came back.

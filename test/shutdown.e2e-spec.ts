@@ -25,7 +25,13 @@ describe('SIGTERM graceful shutdown (built service)', () => {
   const boot = async (timeoutMs: number) => {
     const p = await startServiceProcess({
       dbPath: db.path,
-      env: { SUMMARIZER: 'anthropic', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: mock.baseUrl, SUMMARY_TIMEOUT_MS: String(timeoutMs), SUMMARY_ATTEMPTS: '2' },
+      env: {
+        SUMMARIZER: 'anthropic',
+        ANTHROPIC_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: mock.baseUrl,
+        SUMMARY_TIMEOUT_MS: String(timeoutMs),
+        SUMMARY_ATTEMPTS: '2',
+      },
     });
     procs.push(p);
     return p;
@@ -50,8 +56,11 @@ describe('SIGTERM graceful shutdown (built service)', () => {
     await call('PUT', '/v1/campaigns/term/locations/a', { name: 'Alpha' });
     await call('PUT', '/v1/campaigns/term/locations/b', { name: 'Beta' });
     await call('POST', '/v1/campaigns/term/commands/change-location', { toLocationId: 'a' });
-    await call('POST', '/v1/campaigns/term/messages', { messages: [{ role: 'dm', content: 'The bell of Alpha rings twice.' }] });
-    const trigger = (await call('POST', '/v1/campaigns/term/commands/change-location', { toLocationId: 'b' })).version as number;
+    await call('POST', '/v1/campaigns/term/messages', {
+      messages: [{ role: 'dm', content: 'The bell of Alpha rings twice.' }],
+    });
+    const trigger = (await call('POST', '/v1/campaigns/term/commands/change-location', { toLocationId: 'b' }))
+      .version as number;
     await waitFor('the summary request to reach the model', () => mock.requests.length >= 1);
 
     // A read that waits (up to 2.5 s) for a version that never comes: it is in flight when SIGTERM lands.
@@ -84,7 +93,9 @@ describe('SIGTERM graceful shutdown (built service)', () => {
     const settled = await request(again.url, 'GET', `/v1/campaigns/term/context?minVersion=${trigger}&waitMs=15000`);
     expect(settled.body.processedVersion).toBe(trigger);
     const memoryEvents = (await request(again.url, 'GET', '/v1/campaigns/term/events?stream=memory')).body.items;
-    expect(memoryEvents.map((e: any) => [e.type, e.data.scope, e.data.subjectId, e.data.triggerVersion])).toEqual([['MemoryRecorded', 'location', 'a', trigger]]);
+    expect(memoryEvents.map((e: any) => [e.type, e.data.scope, e.data.subjectId, e.data.triggerVersion])).toEqual([
+      ['MemoryRecorded', 'location', 'a', trigger],
+    ]);
     expect((await request(again.url, 'GET', '/v1/campaigns/term')).body.cursors.locations).toEqual({ a: 0 });
 
     again.kill('SIGTERM');

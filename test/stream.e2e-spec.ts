@@ -6,7 +6,12 @@ import { startTestApp, tempDb, TestApp } from './support/test-app';
 
 jest.setTimeout(60_000);
 
-const say = (content: string, extra: Record<string, unknown> = {}) => ({ role: 'player', speaker: 'Aria', content, ...extra });
+const say = (content: string, extra: Record<string, unknown> = {}) => ({
+  role: 'player',
+  speaker: 'Aria',
+  content,
+  ...extra,
+});
 
 /** A campaign with game events, a location memory and a world memory. */
 async function play(t: TestApp, id: string) {
@@ -40,8 +45,12 @@ describe('GET /v1/campaigns/:cid/stream', () => {
     const events = await stream.until(reached(game, memory));
     stream.close();
     const ids = idsOf(events);
-    expect(ids.filter((i) => i.startsWith('1:game:'))).toEqual(Array.from({ length: game }, (_, i) => `1:game:${i + 1}`));
-    expect(ids.filter((i) => i.startsWith('1:memory:'))).toEqual(Array.from({ length: memory }, (_, i) => `1:memory:${i + 1}`));
+    expect(ids.filter((i) => i.startsWith('1:game:'))).toEqual(
+      Array.from({ length: game }, (_, i) => `1:game:${i + 1}`),
+    );
+    expect(ids.filter((i) => i.startsWith('1:memory:'))).toEqual(
+      Array.from({ length: memory }, (_, i) => `1:memory:${i + 1}`),
+    );
     // Commit order: a memory outcome comes after the game event that triggered it.
     for (const [i, e] of events.entries()) {
       expect(e.event).toBe(e.data.type);
@@ -54,7 +63,14 @@ describe('GET /v1/campaigns/:cid/stream', () => {
     // The same data as the events API.
     const api = (await t.http('GET', '/v1/campaigns/order/events?stream=memory')).body.items;
     const first = events.find((e) => e.id === '1:memory:1')!;
-    expect(first.data).toEqual({ stream: 'memory', version: 1, type: api[0].type, data: api[0].data, triggerVersion: api[0].data.triggerVersion, recordedAt: api[0].recordedAt });
+    expect(first.data).toEqual({
+      stream: 'memory',
+      version: 1,
+      type: api[0].type,
+      data: api[0].data,
+      triggerVersion: api[0].data.triggerVersion,
+      recordedAt: api[0].recordedAt,
+    });
   });
 
   it('resumes after any id (Last-Event-ID or ?after=) with no gap and no duplicate', async () => {
@@ -69,9 +85,16 @@ describe('GET /v1/campaigns/:cid/stream', () => {
       expect(got).toEqual(full.slice(k + 1));
     }
     // ?after= is the same (Last-Event-ID wins when both are sent, as a browser reconnect sends it).
-    const viaQuery = await rawStream(t.url, `/v1/campaigns/resume/stream?after=${full[2]}`, {}, (text) => text.includes(`id: ${full[full.length - 1]}\n`));
+    const viaQuery = await rawStream(t.url, `/v1/campaigns/resume/stream?after=${full[2]}`, {}, (text) =>
+      text.includes(`id: ${full[full.length - 1]}\n`),
+    );
     expect(idsIn(viaQuery)).toEqual(full.slice(3));
-    const both = await rawStream(t.url, `/v1/campaigns/resume/stream?after=${full[0]}`, { 'last-event-id': full[4] }, (text) => text.includes(`id: ${full[full.length - 1]}\n`));
+    const both = await rawStream(
+      t.url,
+      `/v1/campaigns/resume/stream?after=${full[0]}`,
+      { 'last-event-id': full[4] },
+      (text) => text.includes(`id: ${full[full.length - 1]}\n`),
+    );
     expect(idsIn(both)).toEqual(full.slice(5));
   });
 
@@ -83,7 +106,9 @@ describe('GET /v1/campaigns/:cid/stream', () => {
     const events = await stream.until((ev) => idsOf(ev).includes('1:game:2'));
     expect(events[0].data).toMatchObject({ stream: 'game', version: 2, type: 'LocationRegistered' });
     stream.close();
-    const text = await rawStream(t.url, '/v1/campaigns/live/stream?after=1:game:2', {}, (txt) => txt.includes(': heartbeat'));
+    const text = await rawStream(t.url, '/v1/campaigns/live/stream?after=1:game:2', {}, (txt) =>
+      txt.includes(': heartbeat'),
+    );
     expect(text).toContain(': heartbeat\n\n');
     expect(idsIn(text)).toEqual([]);
   });
@@ -105,7 +130,14 @@ describe('GET /v1/campaigns/:cid/stream', () => {
       const body = (await res.json()) as { code: string };
       expect(['INVALID_EVENT_ID', 'VALIDATION_FAILED']).toContain(body.code);
     }
-    for (const q of ['?limit=0', '?limit=501', '?limit=x', '?before=1:game:99', '?before=nonsense', '?after=1:game:1']) {
+    for (const q of [
+      '?limit=0',
+      '?limit=501',
+      '?limit=x',
+      '?before=1:game:99',
+      '?before=nonsense',
+      '?after=1:game:1',
+    ]) {
       const res = await t.http('GET', `/v1/campaigns/bad-ids/timeline${q}`);
       expect(res.status).toBe(400);
       expect(['INVALID_EVENT_ID', 'VALIDATION_FAILED']).toContain(res.body.code);
@@ -120,12 +152,16 @@ describe('GET /v1/campaigns/:cid/stream', () => {
     const all = openStream(t.url, 'pages');
     const full = idsOf(await all.until(reached(game, memory)));
     all.close();
-    const newest = (await t.http('GET', '/v1/campaigns/pages/timeline?limit=4')).body.items.map((i: { id: string }) => i.id);
+    const newest = (await t.http('GET', '/v1/campaigns/pages/timeline?limit=4')).body.items.map(
+      (i: { id: string }) => i.id,
+    );
     expect(newest).toEqual(full.slice(-4));
     const paged: string[] = [];
     let before: string | undefined;
     for (;;) {
-      const page = (await t.http('GET', `/v1/campaigns/pages/timeline?limit=3${before ? `&before=${before}` : ''}`)).body.items.map((i: { id: string }) => i.id);
+      const page = (
+        await t.http('GET', `/v1/campaigns/pages/timeline?limit=3${before ? `&before=${before}` : ''}`)
+      ).body.items.map((i: { id: string }) => i.id);
       if (page.length === 0) break;
       paged.unshift(...page);
       before = page[0];
@@ -141,10 +177,18 @@ describe('GET /v1/campaigns (the campaign list)', () => {
     const t = await startTestApp({ env: { LOREKEEPER_API_KEYS: `${key},${scoped}=team-*` } });
     try {
       const auth = { authorization: `Bearer ${key}` };
-      for (const id of ['team-a', 'solo', 'team-b']) expect((await t.http('POST', '/v1/campaigns', { id, name: `Campaign ${id}` }, auth)).status).toBe(201);
+      for (const id of ['team-a', 'solo', 'team-b'])
+        expect((await t.http('POST', '/v1/campaigns', { id, name: `Campaign ${id}` }, auth)).status).toBe(201);
       const all = await t.http('GET', '/v1/campaigns', undefined, auth);
       expect(all.body.items.map((c: { id: string }) => c.id)).toEqual(['solo', 'team-a', 'team-b']);
-      expect(all.body.items[0]).toEqual({ id: 'solo', name: 'Campaign solo', version: 1, processedVersion: expect.any(Number), parent: null, createdAt: expect.any(String) });
+      expect(all.body.items[0]).toEqual({
+        id: 'solo',
+        name: 'Campaign solo',
+        version: 1,
+        processedVersion: expect.any(Number),
+        parent: null,
+        createdAt: expect.any(String),
+      });
       const page = await t.http('GET', '/v1/campaigns?after=solo&limit=1', undefined, auth);
       expect(page.body.items.map((c: { id: string }) => c.id)).toEqual(['team-a']);
       const mine = await t.http('GET', '/v1/campaigns', undefined, { authorization: `Bearer ${scoped}` });
@@ -168,13 +212,24 @@ describe('stream auth and campaign scoping', () => {
     const t = await startTestApp({ env: { LOREKEEPER_API_KEYS: `${key},${scoped}=team-*` } });
     try {
       const auth = { authorization: `Bearer ${key}` };
-      for (const id of ['team-a', 'solo']) expect((await t.http('POST', '/v1/campaigns', { id, name: id }, auth)).status).toBe(201);
+      for (const id of ['team-a', 'solo'])
+        expect((await t.http('POST', '/v1/campaigns', { id, name: id }, auth)).status).toBe(201);
       expect((await fetch(`${t.url}/v1/campaigns/team-a/stream`)).status).toBe(401);
-      expect((await fetch(`${t.url}/v1/campaigns/team-a/stream`, { headers: { authorization: 'Bearer wrong-key-0123456789' } })).status).toBe(401);
-      const hidden = await fetch(`${t.url}/v1/campaigns/solo/stream`, { headers: { authorization: `Bearer ${scoped}` } });
+      expect(
+        (
+          await fetch(`${t.url}/v1/campaigns/team-a/stream`, {
+            headers: { authorization: 'Bearer wrong-key-0123456789' },
+          })
+        ).status,
+      ).toBe(401);
+      const hidden = await fetch(`${t.url}/v1/campaigns/solo/stream`, {
+        headers: { authorization: `Bearer ${scoped}` },
+      });
       expect(hidden.status).toBe(404);
       expect(((await hidden.json()) as { code: string }).code).toBe('CAMPAIGN_NOT_FOUND');
-      expect((await fetch(`${t.url}/v1/campaigns/solo/timeline`, { headers: { authorization: `Bearer ${scoped}` } })).status).toBe(404);
+      expect(
+        (await fetch(`${t.url}/v1/campaigns/solo/timeline`, { headers: { authorization: `Bearer ${scoped}` } })).status,
+      ).toBe(404);
       const stream = openStream(t.url, 'team-a', { apiKey: scoped });
       const events = await stream.until((ev) => idsOf(ev).includes('1:game:1'));
       stream.close();
@@ -251,7 +306,13 @@ describe('a slow listener', () => {
 const idsIn = (text: string) => [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1]);
 
 /** Reads a stream as raw text until `done(text)` holds, then closes it. */
-function rawStream(url: string, path: string, headers: Record<string, string>, done: (text: string) => boolean, ms = 5000): Promise<string> {
+function rawStream(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  done: (text: string) => boolean,
+  ms = 5000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     const req = httpRequest(`${url}${path}`, { headers }, (res) => {

@@ -16,7 +16,8 @@ jest.setTimeout(60_000);
 describe('viewer-bound keys (token=<glob>@player:<id> / @npc:<id>)', () => {
   let t: TestApp;
   const cid = 'keep';
-  const admin = (method: string, path: string, body?: unknown) => t.http(method, `/v1/campaigns/${cid}${path}`, body, as(ADMIN));
+  const admin = (method: string, path: string, body?: unknown) =>
+    t.http(method, `/v1/campaigns/${cid}${path}`, body, as(ADMIN));
   const read = (token: string, path: string) => t.http('GET', `/v1/campaigns/${cid}${path}`, undefined, as(token));
 
   beforeAll(async () => {
@@ -31,11 +32,24 @@ describe('viewer-bound keys (token=<glob>@player:<id> / @npc:<id>)', () => {
       expect((await admin('PUT', path, body)).status).toBe(200);
     }
     expect((await admin('POST', '/commands/change-location', { toLocationId: 'hall' })).status).toBe(202);
-    expect((await admin('PUT', '/bible', { text: 'The keep guards the Emberstone.', dmOnly: 'Mira is the traitor Quillon.' })).status).toBe(200);
+    expect(
+      (
+        await admin('PUT', '/bible', {
+          text: 'The keep guards the Emberstone.',
+          dmOnly: 'Mira is the traitor Quillon.',
+        })
+      ).status,
+    ).toBe(200);
     const said = await admin('POST', '/messages', {
       messages: [
         { role: 'player', speaker: 'Aria', content: 'Aria asks about the lanternlight festival.' },
-        { role: 'npc', speaker: 'Mira', content: 'Mira whispers the password marrowgate.', visibility: 'private', audience: ['mira'] },
+        {
+          role: 'npc',
+          speaker: 'Mira',
+          content: 'Mira whispers the password marrowgate.',
+          visibility: 'private',
+          audience: ['mira'],
+        },
         { role: 'dm', content: 'The dm notes the hidden assassin Vexhollow.', visibility: 'dm' },
         { role: 'assistant', content: 'Thinking done.', reasoning: 'reasoning about Vexhollow privately' },
       ],
@@ -47,7 +61,11 @@ describe('viewer-bound keys (token=<glob>@player:<id> / @npc:<id>)', () => {
   const text = (res: { text: string }) => res.text;
 
   it('serves the context as the bound character, with or without naming it', async () => {
-    for (const path of ['/context?format=text', '/context?agent=player&viewer=aria&format=text', '/context?agent=player&format=text']) {
+    for (const path of [
+      '/context?format=text',
+      '/context?agent=player&viewer=aria&format=text',
+      '/context?agent=player&format=text',
+    ]) {
       const res = await read(ARIA, path);
       expect(res.status).toBe(200);
       expect(text(res)).toContain('lanternlight');
@@ -77,9 +95,17 @@ describe('viewer-bound keys (token=<glob>@player:<id> / @npc:<id>)', () => {
 
   it('is read-only: every write is 403 VIEWER_BOUND and appends nothing', async () => {
     const before = (await admin('GET', '')).body.version;
-    expectProblem(await t.http('POST', `/v1/campaigns/${cid}/messages`, { messages: [{ role: 'player', content: 'x' }] }, as(ARIA)), 403, 'VIEWER_BOUND');
+    expectProblem(
+      await t.http('POST', `/v1/campaigns/${cid}/messages`, { messages: [{ role: 'player', content: 'x' }] }, as(ARIA)),
+      403,
+      'VIEWER_BOUND',
+    );
     expectProblem(await t.http('PUT', `/v1/campaigns/${cid}/bible`, { text: 'mine' }, as(ARIA)), 403, 'VIEWER_BOUND');
-    expectProblem(await t.http('POST', '/v1/broadcasts', { content: 'hi', from: 'aria' }, as(ARIA)), 403, 'VIEWER_BOUND');
+    expectProblem(
+      await t.http('POST', '/v1/broadcasts', { content: 'hi', from: 'aria' }, as(ARIA)),
+      403,
+      'VIEWER_BOUND',
+    );
     expectProblem(await t.http('POST', '/v1/campaigns', { id: 'keep2', name: 'x' }, as(ARIA)), 403, 'VIEWER_BOUND');
     expect((await admin('GET', '')).body.version).toBe(before);
   });

@@ -22,17 +22,30 @@ describe('witness-scoped contexts', () => {
     await s().location('road', 'The King’s Road');
     await s().npc('mira', 'Mira', 'tavern', ['the barkeep']);
     await s().npc('jonas', 'Jonas', 'road');
-    for (const [id, name] of [['aria', 'Aria'], ['brannoc', 'Brannoc']]) await t.http('PUT', `/v1/campaigns/inn/players/${id}`, { name });
+    for (const [id, name] of [
+      ['aria', 'Aria'],
+      ['brannoc', 'Brannoc'],
+    ])
+      await t.http('PUT', `/v1/campaigns/inn/players/${id}`, { name });
     await s().move('tavern');
     await s().say(
       { role: 'dm', content: 'Mira leans over the bar and tells the party about the hidden vault beneath the cellar.' },
       { role: 'player', speaker: 'Aria', content: 'Aria asks Mira how anyone could open such a vault.' },
-      { role: 'dm', content: 'Only Aria notices the key-shaped scar on the barkeep’s wrist.', visibility: 'private', audience: ['aria'] },
+      {
+        role: 'dm',
+        content: 'Only Aria notices the key-shaped scar on the barkeep’s wrist.',
+        visibility: 'private',
+        audience: ['aria'],
+      },
       { role: 'dm', content: 'Note for the DM: the vault holds the stolen Sunstone.', visibility: 'dm' },
       { role: 'player', speaker: 'Brannoc', content: 'Brannoc orders another ale and listens.' },
     );
     await s().npc('jonas', 'Jonas', 'tavern'); // arrives after the conversation
-    await s().say({ role: 'npc', speaker: 'Jonas', content: 'Jonas stamps in from the road, shakes off the rain and asks what he missed.' });
+    await s().say({
+      role: 'npc',
+      speaker: 'Jonas',
+      content: 'Jonas stamps in from the road, shakes off the rain and asks what he missed.',
+    });
     await s().command('end-round');
     await t.http('PUT', '/v1/campaigns/inn/players/cass', { name: 'Cass' }); // joins in round 2
     for (let round = 2; round <= 5; round++) {
@@ -68,7 +81,10 @@ describe('witness-scoped contexts', () => {
       return res.body.sections.find((x: any) => x.key === 'recall').entries.map((e: any) => [Number(e.ref), e.rank]);
     };
     // §8: ranks 2 and 3 went to the tavern's memories (public input now), dropped as duplicates of these very lines.
-    expect(await recalled('aria')).toEqual([[1, 1], [2, 4]]);
+    expect(await recalled('aria')).toEqual([
+      [1, 1],
+      [2, 4],
+    ]);
     expect(await recalled('brannoc')).toEqual([[1, 1]]);
   });
 
@@ -116,9 +132,16 @@ describe('witness-scoped contexts', () => {
   });
 
   it('glossary terms reach only viewers who witnessed the message that coined them', async () => {
-    await s().say({ role: 'dm', content: 'A courier brings word of the Ember Gate.', visibility: 'private', audience: ['brannoc'] });
+    await s().say({
+      role: 'dm',
+      content: 'A courier brings word of the Ember Gate.',
+      visibility: 'private',
+      audience: ['brannoc'],
+    });
     await s().settled();
-    expect((await t.http('GET', '/v1/campaigns/inn/glossary')).body.items.map((g: any) => g.term)).toContain('Ember Gate');
+    expect((await t.http('GET', '/v1/campaigns/inn/glossary')).body.items.map((g: any) => g.term)).toContain(
+      'Ember Gate',
+    );
     expect(await ctx('?agent=player&viewer=brannoc&include=glossary')).toContain('- Ember Gate: ');
     expect(await ctx('?agent=player&viewer=aria&include=glossary')).not.toContain('Ember Gate');
     expect(await ctx('?agent=dm&include=glossary')).toContain('- Ember Gate: ');

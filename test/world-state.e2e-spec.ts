@@ -25,7 +25,13 @@ describe('facts, digest and HUD (e2e)', () => {
       ok,
       fact: (type: string, key: string, body: Record<string, unknown>) => ok('PUT', `/facts/${type}/${key}`, body),
       resolve: (type: string, key: string) => ok('POST', `/facts/${type}/${key}/resolve`),
-      digest: () => ok('GET', '/digest') as Promise<{ version: string; text: string; tokens: number; dropped: { ref: string; section: string; reason: string }[] }>,
+      digest: () =>
+        ok('GET', '/digest') as Promise<{
+          version: string;
+          text: string;
+          tokens: number;
+          dropped: { ref: string; section: string; reason: string }[];
+        }>,
       context: (query: string) => ok('GET', `/context?${query}`),
       version: async () => (await ok('GET', '')).version as number,
     };
@@ -35,7 +41,14 @@ describe('facts, digest and HUD (e2e)', () => {
     const c = await campaign('ws-basic');
     const put = await c.fact('conflict', 'geometers', { value: '  War with   the Geometers ', priority: 2 });
     expect(put.version).toBe(2);
-    expect(put.fact).toMatchObject({ type: 'conflict', key: 'geometers', value: 'War with   the Geometers', priority: 2, status: 'active', expiresAt: null });
+    expect(put.fact).toMatchObject({
+      type: 'conflict',
+      key: 'geometers',
+      value: 'War with   the Geometers',
+      priority: 2,
+      status: 'active',
+      expiresAt: null,
+    });
     await c.fact('buff', 'blessed', { value: 'Blessed by the moon', ttlSeconds: 600 });
     const d = await c.digest();
     expect(d.text).toBe('Buff: Blessed by the moon\nConflict: War with the Geometers');
@@ -43,7 +56,9 @@ describe('facts, digest and HUD (e2e)', () => {
     expect(d.dropped).toEqual([]);
     const events = (await c.ok('GET', '/events')).items.map((e: { type: string }) => e.type);
     expect(events).toEqual(['CampaignCreated', 'FactAsserted', 'FactAsserted']);
-    expect((await c.ok('GET', '/facts')).items.map((f: { key: string; expiresAt: string | null }) => [f.key, f.expiresAt])).toEqual([
+    expect(
+      (await c.ok('GET', '/facts')).items.map((f: { key: string; expiresAt: string | null }) => [f.key, f.expiresAt]),
+    ).toEqual([
       ['blessed', '2026-03-01T12:10:00.000Z'],
       ['geometers', null],
     ]);
@@ -99,13 +114,23 @@ describe('facts, digest and HUD (e2e)', () => {
 
   it('over DIGEST_MAX_TOKENS drops ephemeral lines first and reports every dropped fact', async () => {
     const c = await campaign('ws-trim');
-    for (let i = 0; i < 6; i++) await c.fact('relationship', `r${i}`, { value: `Relationship ${i}: the crew of the Kestrel trusts captain number ${i} with their lives` });
-    for (let i = 0; i < 8; i++) await c.fact('buff', `b${i}`, { value: `Buff ${i}: blessed by the ${i}th moon priestess for the whole of the coming journey`, ttlSeconds: 3600, priority: i % 2 });
+    for (let i = 0; i < 6; i++)
+      await c.fact('relationship', `r${i}`, {
+        value: `Relationship ${i}: the crew of the Kestrel trusts captain number ${i} with their lives`,
+      });
+    for (let i = 0; i < 8; i++)
+      await c.fact('buff', `b${i}`, {
+        value: `Buff ${i}: blessed by the ${i}th moon priestess for the whole of the coming journey`,
+        ttlSeconds: 3600,
+        priority: i % 2,
+      });
     await c.fact('weather', 'w', { value: 'Storm over the bay for the next three days and nights' });
     const d = await c.digest();
     expect(d.tokens).toBeLessThanOrEqual(180);
     expect(d.dropped.length).toBeGreaterThan(0);
-    expect(d.dropped.every((x) => x.ref.startsWith('buff:') && x.section === 'digest' && x.reason === 'budget')).toBe(true);
+    expect(d.dropped.every((x) => x.ref.startsWith('buff:') && x.section === 'digest' && x.reason === 'budget')).toBe(
+      true,
+    );
     // Lowest priority first: every even (priority 0) buff goes before any odd one.
     const firstOdd = d.dropped.findIndex((x) => Number(x.ref.slice(6)) % 2 === 1);
     if (firstOdd >= 0) expect(d.dropped.slice(firstOdd).every((x) => Number(x.ref.slice(6)) % 2 === 1)).toBe(true);
@@ -121,7 +146,10 @@ describe('facts, digest and HUD (e2e)', () => {
     await c.fact('quest', 'relic', { value: 'Find the relic of Varn' });
     const first = await c.context('agent=agent');
     expect(first.digest).toEqual({ version: (await c.digest()).version, injected: true });
-    expect(first.sections.find((s: { key: string }) => s.key === 'digest')).toMatchObject({ title: 'World State', entries: [{ ref: 'quest:relic', text: 'Quest: Find the relic of Varn' }] });
+    expect(first.sections.find((s: { key: string }) => s.key === 'digest')).toMatchObject({
+      title: 'World State',
+      entries: [{ ref: 'quest:relic', text: 'Quest: Find the relic of Varn' }],
+    });
     const held = first.digest.version;
     const second = await c.context(`agent=agent&digestVersion=${held}`);
     expect(second.digest).toEqual({ version: held, injected: false });
@@ -132,15 +160,26 @@ describe('facts, digest and HUD (e2e)', () => {
     const third = await c.context(`agent=agent&digestVersion=${held}`);
     expect(third.digest.injected).toBe(true);
     expect(third.digest.version).not.toBe(held);
-    expect(third.sections.find((s: { key: string }) => s.key === 'digest').entries[0].text).toBe('Quest: Bring the relic of Varn to the temple');
+    expect(third.sections.find((s: { key: string }) => s.key === 'digest').entries[0].text).toBe(
+      'Quest: Bring the relic of Varn to the temple',
+    );
     expect((await c.context('include=digest')).digest.injected).toBe(true);
     expect((await c.context('include=state')).digest).toBeUndefined();
   });
 
   it('players keep their stats in order and the HUD line stays within HUD_MAX_TOKENS', async () => {
     const c = await campaign('ws-hud');
-    const put = await c.ok('PUT', '/players/aria', { name: 'Aria', aliases: ['the Bold'], stats: { HP: '12/20', Gold: 35, Status: 'poisoned' } });
-    expect(put.player).toMatchObject({ id: 'aria', stats: { HP: '12/20', Gold: 35, Status: 'poisoned' }, registeredVersion: 2, hud: { text: 'HUD: HP 12/20 • Gold 35 • Status poisoned' } });
+    const put = await c.ok('PUT', '/players/aria', {
+      name: 'Aria',
+      aliases: ['the Bold'],
+      stats: { HP: '12/20', Gold: 35, Status: 'poisoned' },
+    });
+    expect(put.player).toMatchObject({
+      id: 'aria',
+      stats: { HP: '12/20', Gold: 35, Status: 'poisoned' },
+      registeredVersion: 2,
+      hud: { text: 'HUD: HP 12/20 • Gold 35 • Status poisoned' },
+    });
     const text = await t.http('GET', `${c.base}/context?agent=player&viewer=aria&include=hud,digest&format=text`);
     expect(text.text.startsWith('HUD: HP 12/20 • Gold 35 • Status poisoned\n')).toBe(true);
 
@@ -150,7 +189,9 @@ describe('facts, digest and HUD (e2e)', () => {
     const hud = ctx.sections.find((s: { key: string }) => s.key === 'hud');
     expect(hud.tokens).toBeLessThanOrEqual(40);
     expect(hud.entries[0].text.startsWith('HUD: Stat0 value number 0 • Stat1 value number 1')).toBe(true);
-    const dropped = ctx.dropped.filter((d: { section: string }) => d.section === 'hud').map((d: { ref: string }) => d.ref);
+    const dropped = ctx.dropped
+      .filter((d: { section: string }) => d.section === 'hud')
+      .map((d: { ref: string }) => d.ref);
     const kept = 12 - dropped.length;
     expect(dropped.length).toBeGreaterThan(0);
     expect(dropped).toEqual(Object.keys(many).slice(kept));
@@ -172,23 +213,58 @@ describe('facts, digest and HUD (e2e)', () => {
     const cases: [string, string, string, unknown, number, string][] = [
       ['value of the wrong type', 'PUT', '/facts/conflict/war', { value: 5 }, 400, 'VALIDATION_FAILED'],
       ['empty value', 'PUT', '/facts/conflict/war', { value: '   ' }, 400, 'VALIDATION_FAILED'],
-      ['priority not an integer', 'PUT', '/facts/conflict/war', { value: 'x', priority: 1.5 }, 400, 'VALIDATION_FAILED'],
+      [
+        'priority not an integer',
+        'PUT',
+        '/facts/conflict/war',
+        { value: 'x', priority: 1.5 },
+        400,
+        'VALIDATION_FAILED',
+      ],
       ['fact type with capitals', 'PUT', '/facts/Conflict/war', { value: 'x' }, 400, 'INVALID_FACT_TYPE'],
       ['fact key with bad characters', 'PUT', '/facts/conflict/w%21r', { value: 'x' }, 400, 'INVALID_ID'],
-      ['TTL on a past date', 'PUT', '/facts/timer/t', { value: 'x', expiresAt: '2026-02-01T00:00:00Z' }, 400, 'EXPIRES_IN_PAST'],
+      [
+        'TTL on a past date',
+        'PUT',
+        '/facts/timer/t',
+        { value: 'x', expiresAt: '2026-02-01T00:00:00Z' },
+        400,
+        'EXPIRES_IN_PAST',
+      ],
       ['missing TTL on an ephemeral type', 'PUT', '/facts/buff/b', { value: 'Blessed' }, 400, 'TTL_REQUIRED'],
-      ['ttlSeconds with expiresAt', 'PUT', '/facts/buff/b', { value: 'x', ttlSeconds: 5, expiresAt: '2027-01-01T00:00:00Z' }, 400, 'TTL_CONFLICT'],
+      [
+        'ttlSeconds with expiresAt',
+        'PUT',
+        '/facts/buff/b',
+        { value: 'x', ttlSeconds: 5, expiresAt: '2027-01-01T00:00:00Z' },
+        400,
+        'TTL_CONFLICT',
+      ],
       ['ttlSeconds zero', 'PUT', '/facts/buff/b', { value: 'x', ttlSeconds: 0 }, 400, 'INVALID_TTL'],
       ['ttlSeconds not an integer', 'PUT', '/facts/buff/b', { value: 'x', ttlSeconds: 1.5 }, 400, 'INVALID_TTL'],
       ['ttlSeconds as a string', 'PUT', '/facts/buff/b', { value: 'x', ttlSeconds: '60' }, 400, 'INVALID_TTL'],
       ['unknown fact status filter', 'GET', '/facts?status=pending', undefined, 400, 'INVALID_STATUS'],
       ['resolve with a body', 'POST', '/facts/conflict/known/resolve', { now: true }, 400, 'VALIDATION_FAILED'],
-      ['player stats of the wrong type', 'PUT', '/players/bob', { name: 'Bob', stats: { HP: { max: 3 } } }, 400, 'VALIDATION_FAILED'],
+      [
+        'player stats of the wrong type',
+        'PUT',
+        '/players/bob',
+        { name: 'Bob', stats: { HP: { max: 3 } } },
+        400,
+        'VALIDATION_FAILED',
+      ],
       ['player without a name', 'PUT', '/players/bob', { stats: { HP: 3 } }, 400, 'VALIDATION_FAILED'],
       ['player id taken by an NPC', 'PUT', '/players/borin', { name: 'Borin' }, 409, 'CHARACTER_ID_TAKEN'],
       ['unknown player', 'GET', '/players/nobody', undefined, 404, 'PLAYER_NOT_FOUND'],
       ['unknown viewer', 'GET', '/context?agent=player&viewer=nobody&include=hud', undefined, 404, 'VIEWER_NOT_FOUND'],
-      ['digestVersion not a SHA-256', 'GET', '/context?agent=agent&digestVersion=abc', undefined, 400, 'VALIDATION_FAILED'],
+      [
+        'digestVersion not a SHA-256',
+        'GET',
+        '/context?agent=agent&digestVersion=abc',
+        undefined,
+        400,
+        'VALIDATION_FAILED',
+      ],
     ];
     let c: Awaited<ReturnType<typeof campaign>>;
     beforeAll(async () => {

@@ -64,12 +64,15 @@ const record = db.transaction((campaignId: string, messages: MessageBody[]) => {
 
 const app = Fastify({ bodyLimit: 1024 * 1024 });
 app.get('/health', async () => ({ status: 'ok' }));
-app.post<{ Params: { cid: string }; Body: { messages?: MessageBody[] } }>('/v1/campaigns/:cid/messages', async (req, reply) => {
-  const messages = req.body?.messages;
-  if (!Array.isArray(messages) || messages.length === 0) return reply.code(400).send({ code: 'INVALID_BODY' });
-  const indexes = record(req.params.cid, messages);
-  return reply.code(201).send({ indexes, version: indexes[indexes.length - 1] + 1 });
-});
+app.post<{ Params: { cid: string }; Body: { messages?: MessageBody[] } }>(
+  '/v1/campaigns/:cid/messages',
+  async (req, reply) => {
+    const messages = req.body?.messages;
+    if (!Array.isArray(messages) || messages.length === 0) return reply.code(400).send({ code: 'INVALID_BODY' });
+    const indexes = record(req.params.cid, messages);
+    return reply.code(201).send({ indexes, version: indexes[indexes.length - 1] + 1 });
+  },
+);
 
 app.listen({ port: Number(process.env.PORT ?? 3001), host: process.env.HOST ?? '127.0.0.1' }).catch((err) => {
   process.stderr.write(`${String(err)}\n`);

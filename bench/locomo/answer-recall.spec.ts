@@ -2,7 +2,14 @@ import { answerRecall, contentWords, SMALL_STOP_WORDS, wordSet } from './answer-
 
 describe('LoCoMo answer-word recall', () => {
   it('keeps lower-cased alphanumeric content words and drops stop words', () => {
-    expect(contentWords('The LGBTQ support group, on 7 May 2023!')).toEqual(['lgbtq', 'support', 'group', '7', 'may', '2023']);
+    expect(contentWords('The LGBTQ support group, on 7 May 2023!')).toEqual([
+      'lgbtq',
+      'support',
+      'group',
+      '7',
+      'may',
+      '2023',
+    ]);
   });
 
   it('scores the share of answer words present in the served text', () => {

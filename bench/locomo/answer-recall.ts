@@ -1,9 +1,11 @@
 /** Words that carry no answer content; small on purpose (see /work/shared/eval/README.md). */
 export const STOP_WORDS = new Set(
-  ('a an the and or but of to in on at for with by from as is are was were be been being it its this that these those ' +
+  (
+    'a an the and or but of to in on at for with by from as is are was were be been being it its this that these those ' +
     'i you he she we they me him her us them my your his our their not no yes do does did so than then there here ' +
     'what which who whom when where why how all any some into about over after before up down out off again very just ' +
-    'also can will would should could has have had').split(' '),
+    'also can will would should could has have had'
+  ).split(' '),
 );
 
 /**
@@ -11,9 +13,11 @@ export const STOP_WORDS = new Set(
  * "not", "yes", "after", "again" count as answer words there.
  */
 export const SMALL_STOP_WORDS = new Set(
-  ('a an the i you he she it we they me him her us them my your his its our their mine yours hers ours theirs ' +
+  (
+    'a an the i you he she it we they me him her us them my your his its our their mine yours hers ours theirs ' +
     'is are was were be been being am do does did has have had will would shall should can could may might must ' +
-    'of to in on at for with by from into onto about over under after before between through during up down out off').split(' '),
+    'of to in on at for with by from into onto about over under after before between through during up down out off'
+  ).split(' '),
 );
 
 /** Lower-cased alphanumeric words minus stop words, in order (repeats kept). */
@@ -25,7 +29,11 @@ export function contentWords(text: string, stop: ReadonlySet<string> = STOP_WORD
 export const wordSet = (text: string): Set<string> => new Set(text.toLowerCase().match(/[a-z0-9]+/g) ?? []);
 
 /** Share of the answer's content words found in the served words; null when the answer has none. */
-export function answerRecall(answer: string, served: Set<string>, stop: ReadonlySet<string> = STOP_WORDS): number | null {
+export function answerRecall(
+  answer: string,
+  served: Set<string>,
+  stop: ReadonlySet<string> = STOP_WORDS,
+): number | null {
   const words = contentWords(answer, stop);
   if (words.length === 0) return null;
   return words.filter((w) => served.has(w)).length / words.length;

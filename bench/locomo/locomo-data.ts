@@ -32,7 +32,8 @@ export interface LocomoSession {
 }
 
 /** Where the data lives: LOCOMO_PATH, else ../shared/eval/locomo10.json next to the repository. */
-export const locomoPath = (repoRoot: string): string => process.env.LOCOMO_PATH ?? resolve(repoRoot, '../shared/eval/locomo10.json');
+export const locomoPath = (repoRoot: string): string =>
+  process.env.LOCOMO_PATH ?? resolve(repoRoot, '../shared/eval/locomo10.json');
 
 /** Reads the data set in place (it is CC BY-NC evaluation data: never copied into the project); null when absent. */
 export function loadLocomo(path: string): LocomoSample[] | null {
@@ -40,7 +41,20 @@ export function loadLocomo(path: string): LocomoSample[] | null {
   return JSON.parse(readFileSync(path, 'utf8')) as LocomoSample[];
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /** "1:56 pm on 8 May, 2023" → 2023-05-08T13:56:00.000Z (the data has no time zone; UTC is as good as any). */
 export function parseSessionDate(text: string): string {

@@ -47,9 +47,13 @@ export interface ProfileWindow {
 /** Now on the clock V8 stamps profile samples with, in µs. */
 export const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
-/** Reads the newest .cpuprofile in a folder and summarizes where time went (within `window` when given: boot excluded). */
+/**
+ * Reads the newest .cpuprofile in a folder and summarizes where time went (within `window` when given: boot excluded).
+ */
 export function summarizeProfileDir(dir: string, top = 12, window?: ProfileWindow): ProfileSummary | null {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort();
   if (files.length === 0) return null;
   const file = join(dir, files[files.length - 1]);
   return summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, file, top, window);
@@ -68,7 +72,8 @@ export function summarizeProfile(profile: CpuProfile, file: string, top = 12, wi
     const name = n.callFrame.functionName;
     let area = areaOf(n.callFrame.url);
     if (!area) {
-      if (name.startsWith('(')) area = name; // (garbage collector), (idle), (program)
+      if (name.startsWith('('))
+        area = name; // (garbage collector), (idle), (program)
       else area = parent.has(id) ? areaOfNode(parent.get(id)!) : '(native)';
     }
     areaCache.set(id, area);
@@ -81,7 +86,9 @@ export function summarizeProfile(profile: CpuProfile, file: string, top = 12, wi
     if (window && (at < window.fromUs || at > window.toUs)) return;
     selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
-  const total = [...selfMs.entries()].filter(([id]) => byId.get(id)!.callFrame.functionName !== '(idle)').reduce((a, [, ms]) => a + ms, 0);
+  const total = [...selfMs.entries()]
+    .filter(([id]) => byId.get(id)!.callFrame.functionName !== '(idle)')
+    .reduce((a, [, ms]) => a + ms, 0);
   const self = new Map<string, number>();
   const inclusive = new Map<string, number>();
   const fns = new Map<string, { area: string; ms: number }>();
@@ -102,8 +109,18 @@ export function summarizeProfile(profile: CpuProfile, file: string, top = 12, wi
   return {
     file,
     totalMs: Math.round(total),
-    selfByArea: [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([area, ms]) => ({ area, selfPct: pct(ms) })),
-    inclusiveByArea: [...inclusive.entries()].filter(([a]) => !a.startsWith('(')).sort((a, b) => b[1] - a[1]).slice(0, top).map(([area, ms]) => ({ area, inclusivePct: pct(ms) })),
-    topFunctions: [...fns.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, top).map(([fn, f]) => ({ fn, area: f.area, selfPct: pct(f.ms) })),
+    selfByArea: [...self.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([area, ms]) => ({ area, selfPct: pct(ms) })),
+    inclusiveByArea: [...inclusive.entries()]
+      .filter(([a]) => !a.startsWith('('))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([area, ms]) => ({ area, inclusivePct: pct(ms) })),
+    topFunctions: [...fns.entries()]
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .slice(0, top)
+      .map(([fn, f]) => ({ fn, area: f.area, selfPct: pct(f.ms) })),
   };
 }

@@ -1,7 +1,24 @@
-import { CampaignRecord, CampaignState, emptyState, evolve, GameEvent, Message, MessageRecord, toMessageRecord } from '@app/campaign';
+import {
+  CampaignRecord,
+  CampaignState,
+  emptyState,
+  evolve,
+  GameEvent,
+  Message,
+  MessageRecord,
+  toMessageRecord,
+} from '@app/campaign';
 import { EventRecord, gameStream, memoryStream } from '@app/event-store';
 import { createDataSource } from '@app/database';
-import { CursorRecord, MemoryCheckpointRecord, MemoryRecord, MemoryRecordedData, memoryId, npcWindow, toMemoryRecord } from '@app/memory';
+import {
+  CursorRecord,
+  MemoryCheckpointRecord,
+  MemoryRecord,
+  MemoryRecordedData,
+  memoryId,
+  npcWindow,
+  toMemoryRecord,
+} from '@app/memory';
 import { DataSource, EntityTarget } from 'typeorm';
 import { ENTITIES } from '../../apps/memory-service/src/core.module';
 import { MIGRATIONS } from '../../apps/memory-service/src/migrations';
@@ -58,7 +75,11 @@ export class HistorySeeder {
   ) {}
 
   static async open(dbPath: string): Promise<HistorySeeder> {
-    const ds = createDataSource({ database: { type: 'sqlite', path: dbPath }, entities: ENTITIES, migrations: MIGRATIONS });
+    const ds = createDataSource({
+      database: { type: 'sqlite', path: dbPath },
+      entities: ENTITIES,
+      migrations: MIGRATIONS,
+    });
     await ds.initialize();
     await ds.runMigrations({ transaction: 'each' });
     const db = (ds.driver as unknown as { databaseConnection: SqliteDb }).databaseConnection;
@@ -77,7 +98,9 @@ export class HistorySeeder {
     if (cached) return cached;
     const meta = this.ds.getMetadata(entity);
     const cols = meta.columns.filter((c) => !c.isGenerated);
-    const stmt = this.db.prepare(`INSERT INTO "${meta.tableName}" (${cols.map((c) => `"${c.databaseName}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
+    const stmt = this.db.prepare(
+      `INSERT INTO "${meta.tableName}" (${cols.map((c) => `"${c.databaseName}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
+    );
     const fn = (row: Row) => void stmt.run(...cols.map((c) => row[c.propertyName] ?? null));
     this.inserts.set(entity, fn);
     return fn;
@@ -126,13 +149,28 @@ export class HistorySeeder {
       version += 1;
       const at = recordedAt(version);
       state = { ...evolve(state, event, at), version };
-      pendingEvents.push({ streamId: gameStream(cid), version, type: event.type, data: JSON.stringify(event.data), metadata: meta, recordedAt: at });
-      if (event.type === 'MessageRecorded') pendingMessages.push(toMessageRecord(cid, event.data, version) as unknown as Row);
+      pendingEvents.push({
+        streamId: gameStream(cid),
+        version,
+        type: event.type,
+        data: JSON.stringify(event.data),
+        metadata: meta,
+        recordedAt: at,
+      });
+      if (event.type === 'MessageRecorded')
+        pendingMessages.push(toMessageRecord(cid, event.data, version) as unknown as Row);
       if (pendingEvents.length >= 20_000) flushAll();
       return version;
     };
 
-    const remember = (trigger: number, scope: 'location' | 'npc' | 'world', subjectId: string, window: Message[], summary: string, extra: Partial<MemoryRecordedData>) => {
+    const remember = (
+      trigger: number,
+      scope: 'location' | 'npc' | 'world',
+      subjectId: string,
+      window: Message[],
+      summary: string,
+      extra: Partial<MemoryRecordedData>,
+    ) => {
       if (!processed || window.length === 0) return;
       const through = window[window.length - 1].index;
       const data: MemoryRecordedData = {
@@ -176,17 +214,38 @@ export class HistorySeeder {
         .map((m) => m.content.split(/(?<=[.!?])\s/)[0])
         .join(' ');
 
-    append({ type: 'CampaignCreated', data: { campaignId: cid, name: `Seeded saga ${cid}`, settings: { perRoleMemory: false } } });
+    append({
+      type: 'CampaignCreated',
+      data: { campaignId: cid, name: `Seeded saga ${cid}`, settings: { perRoleMemory: false } },
+    });
     for (let i = 0; i < nLocations; i++) {
-      append({ type: 'LocationRegistered', data: { locationId: `loc-${i}`, name: nthName(LOCATION_NAMES, i), dangerLevel: 'MODERATE' } });
+      append({
+        type: 'LocationRegistered',
+        data: { locationId: `loc-${i}`, name: nthName(LOCATION_NAMES, i), dangerLevel: 'MODERATE' },
+      });
     }
     for (let i = 0; i < nNpcs; i++) {
-      append({ type: 'NpcRegistered', data: { npcId: `npc-${i}`, name: nthName(NPC_NAMES, i), aliases: i < ALIASES.length ? [ALIASES[i]] : [], locationId: `loc-${i % nLocations}` } });
+      append({
+        type: 'NpcRegistered',
+        data: {
+          npcId: `npc-${i}`,
+          name: nthName(NPC_NAMES, i),
+          aliases: i < ALIASES.length ? [ALIASES[i]] : [],
+          locationId: `loc-${i % nLocations}`,
+        },
+      });
     }
     let questNo = 0;
     const newQuest = () => {
       questNo += 1;
-      append({ type: 'QuestRegistered', data: { questId: `quest-${questNo}`, name: `The ${pick(['Lost', 'Burning', 'Silent', 'Hidden'])} ${pick(['Crown', 'Caravan', 'Oath', 'Bell'])} ${questNo}`, objectives: [1, 2, 3, 4].map((o) => ({ id: `obj-${o}`, name: `Step ${o}` })) } });
+      append({
+        type: 'QuestRegistered',
+        data: {
+          questId: `quest-${questNo}`,
+          name: `The ${pick(['Lost', 'Burning', 'Silent', 'Hidden'])} ${pick(['Crown', 'Caravan', 'Oath', 'Bell'])} ${questNo}`,
+          objectives: [1, 2, 3, 4].map((o) => ({ id: `obj-${o}`, name: `Step ${o}` })),
+        },
+      });
     };
     newQuest();
 
@@ -203,25 +262,45 @@ export class HistorySeeder {
       if (random() < 0.3 && movable.length && nLocations > 2) {
         const npc = pick(movable);
         const dest = `loc-${1 + Math.floor(random() * (nLocations - 1))}`;
-        append({ type: 'NpcUpdated', data: { npcId: npc.id, name: npc.name, aliases: npc.aliases, locationId: dest, fromLocationId: npc.locationId } });
+        append({
+          type: 'NpcUpdated',
+          data: {
+            npcId: npc.id,
+            name: npc.name,
+            aliases: npc.aliases,
+            locationId: dest,
+            fromLocationId: npc.locationId,
+          },
+        });
       }
       let to: string;
       if ((forceHome || sceneNo % 4 === 3) && from !== home) to = home;
       else {
         // Scenes happen where someone is to talk to, so every context has NPCs present.
-        const peopled = [...new Set(Object.values(state.npcs).map((n) => n.locationId))].filter((l): l is string => l !== null && l !== from && l !== home);
+        const peopled = [...new Set(Object.values(state.npcs).map((n) => n.locationId))].filter(
+          (l): l is string => l !== null && l !== from && l !== home,
+        );
         to = peopled.length ? pick(peopled) : `loc-${1 + Math.floor(random() * (nLocations - 1))}`;
         if (to === from) to = home;
       }
       const present = from ? Object.values(state.npcs).filter((n) => n.locationId === from) : [];
-      const trigger = append({ type: 'LocationChanged', data: { fromLocationId: from, toLocationId: to, npcsPresent: present.map((n) => n.id) } });
+      const trigger = append({
+        type: 'LocationChanged',
+        data: { fromLocationId: from, toLocationId: to, npcsPresent: present.map((n) => n.id) },
+      });
       if (from) {
         triggers += 1;
         const place = state.locations[from].name;
-        remember(trigger, 'location', from, scene, `At ${place}: ${gist(scene, 3)}`, { tags: [`location:${from}`], locationId: from });
+        remember(trigger, 'location', from, scene, `At ${place}: ${gist(scene, 3)}`, {
+          tags: [`location:${from}`],
+          locationId: from,
+        });
         for (const npc of present) {
           const window = npcWindow(npc, scene);
-          remember(trigger, 'npc', npc.id, window, `${npc.name}'s memory of ${place}: ${gist(window, 2)}`, { tags: [`npc:${npc.id}`, `location:${from}`], locationId: from });
+          remember(trigger, 'npc', npc.id, window, `${npc.name}'s memory of ${place}: ${gist(window, 2)}`, {
+            tags: [`npc:${npc.id}`, `location:${from}`],
+            locationId: from,
+          });
         }
       }
       scene = [];
@@ -257,7 +336,10 @@ export class HistorySeeder {
         let extra: Partial<MemoryRecordedData>;
         if (kind === 0) {
           act += 1;
-          world = append({ type: 'ActProgressed', data: { fromActId: act > 1 ? `act-${act - 1}` : null, toActId: `act-${act}` } });
+          world = append({
+            type: 'ActProgressed',
+            data: { fromActId: act > 1 ? `act-${act - 1}` : null, toActId: `act-${act}` },
+          });
           description = `The story moved to act ${act}.`;
           extra = { tags: ['world:act_progressed', `act:act-${act}`] };
         } else if (kind === 1) {
@@ -265,14 +347,24 @@ export class HistorySeeder {
           const next = quest.objectives.find((o) => !o.completed)!;
           world = append({ type: 'ObjectiveCompleted', data: { questId: quest.id, objectiveId: next.id } });
           description = `Objective "${next.name}" of quest "${quest.name}" completed.`;
-          extra = { tags: ['world:objective_completed', `quest:${quest.id}`, `objective:${next.id}`], questId: quest.id };
+          extra = {
+            tags: ['world:objective_completed', `quest:${quest.id}`, `objective:${next.id}`],
+            questId: quest.id,
+          };
           if (quest.objectives.every((o) => o.completed || o.id === next.id)) newQuest();
         } else {
           encounter += 1;
           const old = state.locations[to];
-          world = append({ type: 'LocationStateUpdated', data: { locationId: to, completedEncounterId: `enc-${encounter}`, fromDangerLevel: old.dangerLevel } });
+          world = append({
+            type: 'LocationStateUpdated',
+            data: { locationId: to, completedEncounterId: `enc-${encounter}`, fromDangerLevel: old.dangerLevel },
+          });
           description = `Encounter enc-${encounter} at ${old.name} completed.`;
-          extra = { tags: ['world:encounter_completed', `location:${to}`, `encounter:enc-${encounter}`], locationId: to, encounterId: `enc-${encounter}` };
+          extra = {
+            tags: ['world:encounter_completed', `location:${to}`, `encounter:enc-${encounter}`],
+            locationId: to,
+            encounterId: `enc-${encounter}`,
+          };
         }
         triggers += 1;
         remember(world, 'world', 'world', sinceWorld, `${description} ${gist(sinceWorld.slice(-2), 2)}`, extra);
@@ -296,6 +388,14 @@ export class HistorySeeder {
       checkpointRow({ campaignId: cid, processedVersion: processed ? version : 0, memoryVersion });
     })();
     const messages = state.messageCount;
-    return { campaignId: cid, events: version, messages, memories, triggers, stateBytes: JSON.stringify(state).length, seconds: (performance.now() - t0) / 1000 };
+    return {
+      campaignId: cid,
+      events: version,
+      messages,
+      memories,
+      triggers,
+      stateBytes: JSON.stringify(state).length,
+      seconds: (performance.now() - t0) / 1000,
+    };
   }
 }

@@ -31,7 +31,10 @@ export class HttpClient {
     for (;;) {
       const c = await this.get(`/v1/campaigns/${campaignId}`);
       if (c.processedVersion >= c.version) return;
-      if (Date.now() > deadline) throw new Error(`campaign ${campaignId}: worker at ${c.processedVersion} of ${c.version} after ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `campaign ${campaignId}: worker at ${c.processedVersion} of ${c.version} after ${timeoutMs} ms`,
+        );
       const wait = Math.min(30_000, Math.max(1, deadline - Date.now()));
       await this.send('GET', `/v1/campaigns/${campaignId}/context?minVersion=${c.version}&waitMs=${wait}`);
     }

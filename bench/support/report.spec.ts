@@ -25,7 +25,9 @@ describe('bench report', () => {
   });
 
   it('nests a sub-report (e.g. a profile) under its key', () => {
-    expect(renderFigures({ profile: { 'sampled ms': 10, top: [{ fn: 'query', pct: 12.5 }] } })).toContain('    top:\n    fn      pct\n    -----  ----\n    query  12.5');
+    expect(renderFigures({ profile: { 'sampled ms': 10, top: [{ fn: 'query', pct: 12.5 }] } })).toContain(
+      '    top:\n    fn      pct\n    -----  ----\n    query  12.5',
+    );
   });
 });
 

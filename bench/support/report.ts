@@ -26,7 +26,12 @@ export function table(rows: Row[], columns?: string[]): string {
   const cells = rows.map((r) => cols.map((c) => formatValue(r[c])));
   const widths = cols.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i].length)));
   const numeric = cols.map((c) => rows.every((r) => r[c] === undefined || r[c] === null || typeof r[c] === 'number'));
-  const line = (values: string[]) => '  ' + values.map((v, i) => (numeric[i] ? v.padStart(widths[i]) : v.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    '  ' +
+    values
+      .map((v, i) => (numeric[i] ? v.padStart(widths[i]) : v.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(cols), '  ' + widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
 }
 
@@ -41,9 +46,12 @@ export function renderFigures(figures: Figures): string {
     if (key === 'notes') continue;
     if (isScalar(value)) scalars.push({ figure: key, value: formatValue(value) });
     else if (Array.isArray(value) && value.every(isRow)) out.push(`  ${key}:`, table(value));
-    else if (Array.isArray(value) && value.every(isScalar)) scalars.push({ figure: key, value: value.map(formatValue).join(', ') });
-    else if (isRow(value) && Object.values(value).every(isRow)) out.push(`  ${key}:`, table(Object.entries(value).map(([k, r]) => ({ [key]: k, ...(r as Row) }))));
-    else if (isRow(value) && Object.values(value).every(isScalar)) out.push(`  ${key}:`, table(Object.entries(value).map(([k, v]) => ({ figure: k, value: formatValue(v) }))));
+    else if (Array.isArray(value) && value.every(isScalar))
+      scalars.push({ figure: key, value: value.map(formatValue).join(', ') });
+    else if (isRow(value) && Object.values(value).every(isRow))
+      out.push(`  ${key}:`, table(Object.entries(value).map(([k, r]) => ({ [key]: k, ...(r as Row) }))));
+    else if (isRow(value) && Object.values(value).every(isScalar))
+      out.push(`  ${key}:`, table(Object.entries(value).map(([k, v]) => ({ figure: k, value: formatValue(v) }))));
     else if (isRow(value)) out.push(`  ${key}:`, renderFigures(value).replace(/^/gm, '  '));
     else out.push(`  ${key}: ${JSON.stringify(value)}`);
   }

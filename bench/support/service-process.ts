@@ -84,7 +84,10 @@ export async function spawnServer(options: SpawnOptions): Promise<ServerProcess>
   Object.assign(env, { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, options.env ?? {});
   const logPath = join(options.dir, `server-${port}.log`);
   const log = openSync(logPath, 'a');
-  const args = [...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []), options.entry ?? serviceEntry()];
+  const args = [
+    ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []),
+    options.entry ?? serviceEntry(),
+  ];
   const started = performance.now();
   const spawnedUs = monotonicUs();
   const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', log, log] });
@@ -146,7 +149,11 @@ export const localServiceEnv = (dbPath: string, extra: Record<string, string> = 
 });
 
 /** Environment for the service with the real Anthropic adapter pointed at a local mock. */
-export const mockedAnthropicEnv = (dbPath: string, mockUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
+export const mockedAnthropicEnv = (
+  dbPath: string,
+  mockUrl: string,
+  extra: Record<string, string> = {},
+): Record<string, string> => ({
   DATABASE_URL: `sqlite:${dbPath}`,
   SUMMARIZER: 'anthropic',
   ANTHROPIC_API_KEY: 'test-key',

@@ -6,7 +6,8 @@ export function percentile(samples: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
 }
 
-export const mean = (samples: number[]): number => (samples.length ? samples.reduce((a, b) => a + b, 0) / samples.length : NaN);
+export const mean = (samples: number[]): number =>
+  samples.length ? samples.reduce((a, b) => a + b, 0) / samples.length : NaN;
 
 export const median = (samples: number[]): number => percentile(samples, 50);
 

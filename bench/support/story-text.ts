@@ -1,8 +1,43 @@
 /** Names and sentence templates for scripted and seeded campaigns: outcomes, names and numbers, like real play. */
-export const LOCATION_NAMES = ['Rusty Anchor Tavern', 'Ashen Road', 'Old Mine', 'Temple of Dawn', 'Blackwater Docks', 'Thornwood', 'Market Square', 'Iron Keep', 'Sunken Library', 'Crow Hill', 'Salt Marsh', 'Glass Bridge'];
-export const NPC_NAMES = ['Brom', 'Mira', 'Kael', 'Sister Yara', 'Old Tomas', 'Veska', 'Captain Rhel', 'Ilsa', 'Dunmore', 'Pell', 'Nyx', 'Orrin'];
+export const LOCATION_NAMES = [
+  'Rusty Anchor Tavern',
+  'Ashen Road',
+  'Old Mine',
+  'Temple of Dawn',
+  'Blackwater Docks',
+  'Thornwood',
+  'Market Square',
+  'Iron Keep',
+  'Sunken Library',
+  'Crow Hill',
+  'Salt Marsh',
+  'Glass Bridge',
+];
+export const NPC_NAMES = [
+  'Brom',
+  'Mira',
+  'Kael',
+  'Sister Yara',
+  'Old Tomas',
+  'Veska',
+  'Captain Rhel',
+  'Ilsa',
+  'Dunmore',
+  'Pell',
+  'Nyx',
+  'Orrin',
+];
 export const ALIASES = ['the barkeep', 'the priestess', 'the smith', 'the ferryman', 'the scholar', 'the guard'];
-export const ITEMS = ['a silver key', 'the old map', 'a sealed letter', 'twelve gold coins', 'a cracked amulet', 'the ledger', 'a vial of nightshade', 'the iron ring'];
+export const ITEMS = [
+  'a silver key',
+  'the old map',
+  'a sealed letter',
+  'twelve gold coins',
+  'a cracked amulet',
+  'the ledger',
+  'a vial of nightshade',
+  'the iron ring',
+];
 export const TEMPLATES = [
   '{npc} leans over the table and says the road to {loc} is watched at night, and that {n} riders passed before dawn.',
   'Aria pays {npc} {n} gold for {item} and promises to bring it back before the moon is full.',
@@ -29,7 +64,8 @@ export function rng(seed: number): () => number {
 }
 
 /** The n-th name of a list, numbered once the list runs out ("Brom 2"). */
-export const nthName = (names: string[], i: number): string => `${names[i % names.length]}${i >= names.length ? ` ${Math.floor(i / names.length) + 1}` : ''}`;
+export const nthName = (names: string[], i: number): string =>
+  `${names[i % names.length]}${i >= names.length ? ` ${Math.floor(i / names.length) + 1}` : ''}`;
 
 /** One line of play from a random template. */
 export function storyLine(random: () => number, npc: string, location: string): string {

@@ -23,7 +23,9 @@ describePg('event store on PostgreSQL', () => {
     expect(await store.streamVersion('s-1')).toBe(2);
     expect(await store.streamVersion('nothing')).toBe(0);
     const read = await store.readStream('s-1', { after: 1 });
-    expect(read).toEqual([expect.objectContaining({ version: 2, type: 'Thing', data: { n: 2 }, metadata: { correlationId: 'c2' } })]);
+    expect(read).toEqual([
+      expect.objectContaining({ version: 2, type: 'Thing', data: { n: 2 }, metadata: { correlationId: 'c2' } }),
+    ]);
   });
 
   it('rejects a stale expected version and appends nothing', async () => {
@@ -33,7 +35,9 @@ describePg('event store on PostgreSQL', () => {
   });
 
   it('lets exactly one of many concurrent appends at the same version win (the unique index decides, not a lock in this process)', async () => {
-    const attempts = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.append('race', 0, [ev(i), ev(i + 100)], 'now')));
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => store.append('race', 0, [ev(i), ev(i + 100)], 'now')),
+    );
     const won = attempts.filter((a) => a.status === 'fulfilled');
     const lost = attempts.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
     expect(won).toHaveLength(1);

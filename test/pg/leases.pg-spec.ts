@@ -47,7 +47,9 @@ describePg('campaign leases on PostgreSQL', () => {
     expect(b.metrics.takeovers).toBe(1);
     expect(b.metrics.recentTakeovers[0]).toEqual(expect.objectContaining({ campaignId: 'c1', from: 'a' }));
 
-    await t.dataSource.query(`INSERT INTO memory_checkpoints (campaign_id, processed_version, memory_version) VALUES ('c1', 0, 0)`);
+    await t.dataSource.query(
+      `INSERT INTO memory_checkpoints (campaign_id, processed_version, memory_version) VALUES ('c1', 0, 0)`,
+    );
     const commit = t.db.transaction(async (m) => {
       await m.query(`UPDATE memory_checkpoints SET processed_version = 5 WHERE campaign_id = 'c1'`);
       await a.ownership.fence(m, old);
@@ -62,7 +64,12 @@ describePg('campaign leases on PostgreSQL', () => {
   it('moves the worker checkpoint fenced in one transaction: only from where it was, never after a takeover', async () => {
     const a = replica('a', 300);
     const b = replica('b', 300);
-    const progress = async () => (await t.dataSource.query(`SELECT processed_version, memory_version FROM memory_checkpoints WHERE campaign_id = 'c1'`))[0];
+    const progress = async () =>
+      (
+        await t.dataSource.query(
+          `SELECT processed_version, memory_version FROM memory_checkpoints WHERE campaign_id = 'c1'`,
+        )
+      )[0];
     // What the worker commits last: the fence on the lease, then memory's own checkpoint move.
     const move = (ownership: PostgresLeaseOwnership, lease: CampaignLease, to: CheckpointMove) =>
       t.db.transaction(async (m) => {

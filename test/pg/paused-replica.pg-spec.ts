@@ -69,7 +69,11 @@ describePg('a replica paused past its lease (SIGSTOP) and resumed', () => {
     const p1 = await startReplica('p1', env(m1));
     replicas.push(p1);
     const call = async (method: string, path: string, body?: unknown): Promise<any> => {
-      const res = await fetch(`${p1.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${p1.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${await res.text()}`);
       return res.json();
     };
@@ -77,7 +81,12 @@ describePg('a replica paused past its lease (SIGSTOP) and resumed', () => {
     await call('PUT', '/v1/campaigns/paused/locations/a', { name: 'Quay' });
     await call('PUT', '/v1/campaigns/paused/locations/b', { name: 'Tower' });
     await call('POST', '/v1/campaigns/paused/commands/change-location', { toLocationId: 'a' });
-    await call('POST', '/v1/campaigns/paused/messages', { messages: [{ role: 'player', content: 'We wait for the tide.' }, { role: 'dm', content: 'The tide turns.' }] });
+    await call('POST', '/v1/campaigns/paused/messages', {
+      messages: [
+        { role: 'player', content: 'We wait for the tide.' },
+        { role: 'dm', content: 'The tide turns.' },
+      ],
+    });
     const { version } = await call('POST', '/v1/campaigns/paused/commands/change-location', { toLocationId: 'b' });
 
     await until('p1 to be summarizing', async () => m1.requests.length > 0);
@@ -86,7 +95,15 @@ describePg('a replica paused past its lease (SIGSTOP) and resumed', () => {
     p1.kill('SIGSTOP');
 
     // p1's lease runs out while it is frozen; p2 takes the campaign over and records the memory.
-    const memory = await until('p2 to record the memory', async () => (await db.query(`SELECT summary FROM memories WHERE campaign_id = 'paused' AND trigger_version = $1`, [version])).rows[0]);
+    const memory = await until(
+      'p2 to record the memory',
+      async () =>
+        (
+          await db.query(`SELECT summary FROM memories WHERE campaign_id = 'paused' AND trigger_version = $1`, [
+            version,
+          ])
+        ).rows[0],
+    );
     expect(memory.summary).toBe('Summary by p2, after the takeover.');
 
     // p1 wakes up with its model's answer already waiting, and its renewal overdue.
@@ -103,14 +120,26 @@ describePg('a replica paused past its lease (SIGSTOP) and resumed', () => {
     const recorded = await db.query(`SELECT data FROM events WHERE stream_id = 'memory-paused'`);
     const summaries = recorded.rows.map((r) => JSON.parse(r.data).summary);
     expect(summaries).toEqual(['Summary by p2, after the takeover.']);
-    const { rows } = await db.query(`SELECT version, processed_version FROM campaigns c JOIN memory_checkpoints k ON k.campaign_id = c.id WHERE c.id = 'paused'`);
+    const { rows } = await db.query(
+      `SELECT version, processed_version FROM campaigns c JOIN memory_checkpoints k ON k.campaign_id = c.id WHERE c.id = 'paused'`,
+    );
     expect(rows[0]).toEqual({ version, processed_version: version });
     expect(m1.requests).toHaveLength(1);
-    const takeovers = (await fetch(`${p2.url}/health/ready`).then((r) => r.json() as Promise<any>)).replica.recentTakeovers;
+    const takeovers = (await fetch(`${p2.url}/health/ready`).then((r) => r.json() as Promise<any>)).replica
+      .recentTakeovers;
     expect(takeovers).toEqual([expect.objectContaining({ campaignId: 'paused', from: 'p1' })]);
     // Usage ledger (§12): p2's call went into the memory; p1's is counted once, as abandoned, whoever marked it.
-    const calls = (await db.query(`SELECT outcome, memory_id, output_tokens FROM model_calls WHERE campaign_id = 'paused' ORDER BY id`)).rows;
-    expect(calls.filter((c) => c.outcome === 'ok')).toEqual([expect.objectContaining({ memory_id: `paused:${version}:location:a`, output_tokens: String(m2.delivered.output) })]);
+    const calls = (
+      await db.query(
+        `SELECT outcome, memory_id, output_tokens FROM model_calls WHERE campaign_id = 'paused' ORDER BY id`,
+      )
+    ).rows;
+    expect(calls.filter((c) => c.outcome === 'ok')).toEqual([
+      expect.objectContaining({
+        memory_id: `paused:${version}:location:a`,
+        output_tokens: String(m2.delivered.output),
+      }),
+    ]);
     expect(calls.filter((c) => c.outcome !== 'ok').map((c) => c.outcome)).toEqual(['abandoned']);
   }, 120_000);
 });

@@ -77,7 +77,12 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
     const failures: string[] = [];
 
     /** A client behind a load balancer: on a dead or draining replica, the same request (same key) goes to another. */
-    async function send(method: string, path: string, body: unknown, key?: string): Promise<{ status: number; body: any }> {
+    async function send(
+      method: string,
+      path: string,
+      body: unknown,
+      key?: string,
+    ): Promise<{ status: number; body: any }> {
       for (let attempt = 0; attempt < 100; attempt++) {
         const r = pick([...alive]);
         try {
@@ -129,17 +134,31 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
         // Only client (index mod CLIENTS) moves a campaign, so it knows where the party is.
         if (moving) {
           const to = at.get(campaign) === 'a' ? 'b' : 'a';
-          const res = await send('POST', `/v1/campaigns/${campaign}/commands/change-location`, { toLocationId: to }, key);
+          const res = await send(
+            'POST',
+            `/v1/campaigns/${campaign}/commands/change-location`,
+            { toLocationId: to },
+            key,
+          );
           if (res.status !== 202) failures.push(`move ${campaign} → ${res.status} ${JSON.stringify(res.body)}`);
           else {
             at.set(campaign, to);
             acks.push({ kind: 'move', campaign, version: res.body.version, to });
           }
         } else {
-          const contents = Array.from({ length: 1 + (seq % 2) }, (_, i) => `${key}-${i} ${Math.random() < 0.3 ? 'Bren nods.' : 'The wind rises.'}`);
-          const res = await send('POST', `/v1/campaigns/${campaign}/messages`, { messages: contents.map((content) => ({ role: 'player', content })) }, key);
+          const contents = Array.from(
+            { length: 1 + (seq % 2) },
+            (_, i) => `${key}-${i} ${Math.random() < 0.3 ? 'Bren nods.' : 'The wind rises.'}`,
+          );
+          const res = await send(
+            'POST',
+            `/v1/campaigns/${campaign}/messages`,
+            { messages: contents.map((content) => ({ role: 'player', content })) },
+            key,
+          );
           if (res.status !== 201) failures.push(`messages ${campaign} → ${res.status} ${JSON.stringify(res.body)}`);
-          else acks.push({ kind: 'messages', campaign, version: res.body.version, indexes: res.body.indexes, contents });
+          else
+            acks.push({ kind: 'messages', campaign, version: res.body.version, indexes: res.body.indexes, contents });
         }
       }
     };
@@ -150,8 +169,14 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
         const campaign = pick(ids);
         const res = await send('GET', `/v1/campaigns/${campaign}`, undefined);
         const before = seen.get(campaign) ?? { version: 0, processed: 0 };
-        if (res.body.version < before.version || res.body.processedVersion < before.processed) failures.push(`${campaign} went backwards: ${JSON.stringify(before)} → ${res.body.version}/${res.body.processedVersion}`);
-        seen.set(campaign, { version: Math.max(before.version, res.body.version), processed: Math.max(before.processed, res.body.processedVersion) });
+        if (res.body.version < before.version || res.body.processedVersion < before.processed)
+          failures.push(
+            `${campaign} went backwards: ${JSON.stringify(before)} → ${res.body.version}/${res.body.processedVersion}`,
+          );
+        seen.set(campaign, {
+          version: Math.max(before.version, res.body.version),
+          processed: Math.max(before.processed, res.body.processedVersion),
+        });
       }
     };
     // What each replica reports, sampled until it goes away.
@@ -200,12 +225,19 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
     };
 
     const sampling = sampler();
-    const [kill] = await Promise.all([chaos(), ...Array.from({ length: CLIENTS }, (_, n) => client(n)), reader(), reader()]);
+    const [kill] = await Promise.all([
+      chaos(),
+      ...Array.from({ length: CLIENTS }, (_, n) => client(n)),
+      reader(),
+      reader(),
+    ]);
 
     // Every campaign catches up on the survivor.
     const settleBy = Date.now() + 60_000;
     for (;;) {
-      const { rows } = await db.query(`SELECT count(*)::int AS n FROM campaigns c LEFT JOIN memory_checkpoints k ON k.campaign_id = c.id WHERE coalesce(k.processed_version, 0) < c.version`);
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM campaigns c LEFT JOIN memory_checkpoints k ON k.campaign_id = c.id WHERE coalesce(k.processed_version, 0) < c.version`,
+      );
       if (rows[0].n === 0) break;
       if (Date.now() > settleBy) throw new Error(`${rows[0].n} campaigns never caught up\n${r3.log()}`);
       await sleep(200);
@@ -221,7 +253,9 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
     // Every acknowledged write is there, exactly once.
     const messages = await db.query('SELECT campaign_id, idx, content FROM messages');
     const content = new Map(messages.rows.map((r) => [`${r.campaign_id}#${r.idx}`, r.content as string]));
-    const games = await db.query(`SELECT stream_id, stream_version, type, data FROM events WHERE stream_id LIKE 'campaign-%'`);
+    const games = await db.query(
+      `SELECT stream_id, stream_version, type, data FROM events WHERE stream_id LIKE 'campaign-%'`,
+    );
     const event = new Map(games.rows.map((r) => [`${r.stream_id}@${r.stream_version}`, r]));
     const missing: string[] = [];
     for (const ack of acks) {
@@ -231,7 +265,8 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
         });
       } else {
         const e = event.get(`campaign-${ack.campaign}@${ack.version}`);
-        if (e?.type !== 'LocationChanged' || JSON.parse(e.data).toLocationId !== ack.to) missing.push(`${ack.campaign} move @${ack.version}`);
+        if (e?.type !== 'LocationChanged' || JSON.parse(e.data).toLocationId !== ack.to)
+          missing.push(`${ack.campaign} move @${ack.version}`);
       }
     }
     expect(missing).toEqual([]);
@@ -239,15 +274,20 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
     expect(tokens.length).toBe(new Set(tokens).size);
 
     // Versions are gapless in every stream; every campaign's checkpoint reached its version.
-    const streams = await db.query('SELECT stream_id, count(*)::int AS n, min(stream_version) AS lo, max(stream_version) AS hi FROM events GROUP BY stream_id');
+    const streams = await db.query(
+      'SELECT stream_id, count(*)::int AS n, min(stream_version) AS lo, max(stream_version) AS hi FROM events GROUP BY stream_id',
+    );
     expect(streams.rows.filter((s) => s.lo !== 1 || s.hi !== s.n)).toEqual([]);
-    const campaigns = await db.query(`SELECT c.id, c.version, k.processed_version, (SELECT max(stream_version) FROM events WHERE stream_id = 'campaign-' || c.id) AS hi
+    const campaigns =
+      await db.query(`SELECT c.id, c.version, k.processed_version, (SELECT max(stream_version) FROM events WHERE stream_id = 'campaign-' || c.id) AS hi
       FROM campaigns c LEFT JOIN memory_checkpoints k ON k.campaign_id = c.id`);
     expect(campaigns.rows).toHaveLength(CAMPAIGNS);
     expect(campaigns.rows.filter((c) => c.version !== c.hi || c.processed_version !== c.version)).toEqual([]);
 
     // No (scope, subject, trigger) was summarized twice, in the log or in the projection.
-    const recorded = await db.query(`SELECT stream_id, data FROM events WHERE stream_id LIKE 'memory-%' AND type = 'MemoryRecorded'`);
+    const recorded = await db.query(
+      `SELECT stream_id, data FROM events WHERE stream_id LIKE 'memory-%' AND type = 'MemoryRecorded'`,
+    );
     const keys = recorded.rows.map((r) => {
       const d = JSON.parse(r.data);
       return `${r.stream_id}/${d.scope}/${d.subjectId}/${d.triggerVersion}`;
@@ -258,14 +298,18 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
     expect(memoryRows).toBe(keys.length);
 
     // SIGTERM: drained, released its leases, exited within 10 s.
-    if (!(kill.exit.signal === 'SIGTERM' || kill.exit.code === 0)) throw new Error(`r2 exit ${JSON.stringify(kill.exit)} after ${kill.termMs} ms\n${r2.log(30)}`);
+    if (!(kill.exit.signal === 'SIGTERM' || kill.exit.code === 0))
+      throw new Error(`r2 exit ${JSON.stringify(kill.exit)} after ${kill.termMs} ms\n${r2.log(30)}`);
     expect(kill.termMs).toBeLessThan(10_000);
     const { rows: r2Leases } = await db.query(`SELECT campaign_id FROM leases WHERE owner = 'r2'`);
     expect(r2Leases).toEqual([]);
 
     // Takeover of the SIGKILLed replica's leases: by the others, within TTL + one poll (+ slack).
     const takeovers = [...ready.values()].flatMap((s) => s.replica.recentTakeovers).filter((t) => t.from === 'r1');
-    const delays = takeovers.map((t) => ({ ...t, afterKillMs: new Date(t.acquiredAt).getTime() - kill.killedAt.getTime() }));
+    const delays = takeovers.map((t) => ({
+      ...t,
+      afterKillMs: new Date(t.acquiredAt).getTime() - kill.killedAt.getTime(),
+    }));
     process.stdout.write(
       `\nfailover: r1 SIGKILLed holding ${kill.heldAtKill.length} leases (${kill.behindAtKill.length} with work waiting); ${delays.length} taken over (TTL ${TTL} ms, poll ${POLL} ms)\n` +
         delays

@@ -26,7 +26,10 @@ describePg('the event stream on two replicas of one PostgreSQL database', () => 
     const started = Date.now();
     await listener.until((ev) => idsOf(ev).includes('1:game:2'), 5000);
     expect(Date.now() - started).toBeLessThan(5000);
-    await onA.say({ role: 'player', speaker: 'Aria', content: 'One' }, { role: 'player', speaker: 'Aria', content: 'Two' });
+    await onA.say(
+      { role: 'player', speaker: 'Aria', content: 'One' },
+      { role: 'player', speaker: 'Aria', content: 'Two' },
+    );
     await onA.move('tavern');
     await listener.until((ev) => idsOf(ev).includes('1:game:5'), 5000);
     listener.close();

@@ -32,7 +32,10 @@ export function status(turn: number) {
     skills: { mining: 12, trading: 8, combat: 3 },
     missions: [{ id: 'm1', title: 'Deliver ore to Station 4', reward: 500 }],
     notifications: Array.from({ length: 8 }, (_, i) => `Note ${turn}-${i}: market prices moved in sys-${i}`),
-    log: Array.from({ length: 12 }, (_, i) => ({ at: turn * 10 + i, text: `Event ${i} of turn ${turn}: routine telemetry and chatter` })),
+    log: Array.from({ length: 12 }, (_, i) => ({
+      at: turn * 10 + i,
+      text: `Event ${i} of turn ${turn}: routine telemetry and chatter`,
+    })),
   };
 }
 
@@ -44,7 +47,18 @@ export function ship(turn: number) {
     hull: { current: 100 - (turn % 10), max: 100 },
     shield: { current: 50, max: 50 },
     cargo: { used: turn % 50, capacity: 50, items: [{ item: 'ore', qty: turn % 50 }] },
-    modules: Array.from({ length: 10 }, (_, i) => ({ slot: i, id: `mod-${i}`, name: `Module ${i}`, power: i * 3, heat: i * 2, status: 'online' })),
-    upgrades: Array.from({ length: 15 }, (_, i) => ({ id: `up-${i}`, name: `Upgrade ${i}`, effect: `+${i}% efficiency on subsystem ${i}` })),
+    modules: Array.from({ length: 10 }, (_, i) => ({
+      slot: i,
+      id: `mod-${i}`,
+      name: `Module ${i}`,
+      power: i * 3,
+      heat: i * 2,
+      status: 'online',
+    })),
+    upgrades: Array.from({ length: 15 }, (_, i) => ({
+      id: `up-${i}`,
+      name: `Upgrade ${i}`,
+      effect: `+${i}% efficiency on subsystem ${i}`,
+    })),
   };
 }

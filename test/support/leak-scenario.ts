@@ -38,30 +38,117 @@ export interface ScriptedMessage {
 // The party is in the hall in round 1 and in the vault in round 2; Mira stays in the hall, Vex in the vault.
 // "Obsidian Gate" is coined in a dm-only note and used again in public in round 2: whoever witnessed that use knows it.
 export const SCRIPT: ScriptedMessage[] = [
-  { marker: 'MKHALLPUBA', round: 1, role: 'player', speaker: 'Aria', locationId: 'hall', visibility: 'public', witnesses: ['player:aria', 'npc:mira'] },
-  { marker: 'MKHALLPUBB', round: 1, role: 'npc', speaker: 'Mira', locationId: 'hall', visibility: 'public', witnesses: ['player:aria', 'npc:mira'] },
+  {
+    marker: 'MKHALLPUBA',
+    round: 1,
+    role: 'player',
+    speaker: 'Aria',
+    locationId: 'hall',
+    visibility: 'public',
+    witnesses: ['player:aria', 'npc:mira'],
+  },
+  {
+    marker: 'MKHALLPUBB',
+    round: 1,
+    role: 'npc',
+    speaker: 'Mira',
+    locationId: 'hall',
+    visibility: 'public',
+    witnesses: ['player:aria', 'npc:mira'],
+  },
   // Mira whispers to Aria: Aria is the audience, Mira the speaker.
-  { marker: 'MKWHISPERARIA', round: 1, role: 'npc', speaker: 'Mira', locationId: 'hall', visibility: 'private', audience: ['aria'], witnesses: ['player:aria', 'npc:mira'] },
-  { marker: 'MKWHISPERMIRA', round: 1, role: 'dm', locationId: 'hall', visibility: 'private', audience: ['mira'], witnesses: ['npc:mira'] },
-  { marker: 'MKDMNOTEONE', round: 1, role: 'dm', locationId: 'hall', visibility: 'dm', place: 'Obsidian Gate', witnesses: [] },
+  {
+    marker: 'MKWHISPERARIA',
+    round: 1,
+    role: 'npc',
+    speaker: 'Mira',
+    locationId: 'hall',
+    visibility: 'private',
+    audience: ['aria'],
+    witnesses: ['player:aria', 'npc:mira'],
+  },
+  {
+    marker: 'MKWHISPERMIRA',
+    round: 1,
+    role: 'dm',
+    locationId: 'hall',
+    visibility: 'private',
+    audience: ['mira'],
+    witnesses: ['npc:mira'],
+  },
+  {
+    marker: 'MKDMNOTEONE',
+    round: 1,
+    role: 'dm',
+    locationId: 'hall',
+    visibility: 'dm',
+    place: 'Obsidian Gate',
+    witnesses: [],
+  },
   // A dm-only line Mira speaks (speaker in capitals): she witnesses it, the players do not, and no memory holds it.
-  { marker: 'MKDMBYMIRA', round: 1, role: 'npc', speaker: 'MIRA', locationId: 'hall', visibility: 'dm', witnesses: ['npc:mira'] },
-  { marker: 'MKVAULTPUBX', round: 1, role: 'npc', speaker: 'Vex', locationId: 'vault', visibility: 'public', witnesses: ['npc:vex'] },
-  { marker: 'MKVAULTPUBC', round: 2, role: 'player', speaker: 'Aria', locationId: 'vault', visibility: 'public', witnesses: ['player:aria', 'npc:vex'] },
+  {
+    marker: 'MKDMBYMIRA',
+    round: 1,
+    role: 'npc',
+    speaker: 'MIRA',
+    locationId: 'hall',
+    visibility: 'dm',
+    witnesses: ['npc:mira'],
+  },
+  {
+    marker: 'MKVAULTPUBX',
+    round: 1,
+    role: 'npc',
+    speaker: 'Vex',
+    locationId: 'vault',
+    visibility: 'public',
+    witnesses: ['npc:vex'],
+  },
+  {
+    marker: 'MKVAULTPUBC',
+    round: 2,
+    role: 'player',
+    speaker: 'Aria',
+    locationId: 'vault',
+    visibility: 'public',
+    witnesses: ['player:aria', 'npc:vex'],
+  },
   // Vex whispers to Aria: Aria is the audience, Vex the speaker.
-  { marker: 'MKWHISPERVEX', round: 2, role: 'npc', speaker: 'Vex', locationId: 'vault', visibility: 'private', audience: ['aria'], witnesses: ['player:aria', 'npc:vex'] },
+  {
+    marker: 'MKWHISPERVEX',
+    round: 2,
+    role: 'npc',
+    speaker: 'Vex',
+    locationId: 'vault',
+    visibility: 'private',
+    audience: ['aria'],
+    witnesses: ['player:aria', 'npc:vex'],
+  },
   { marker: 'MKDMNOTETWO', round: 2, role: 'dm', locationId: 'vault', visibility: 'dm', witnesses: [] },
-  { marker: 'MKVAULTPUBD', round: 2, role: 'narrator', locationId: 'vault', visibility: 'public', place: 'Obsidian Gate', witnesses: ['player:aria', 'npc:vex'] },
+  {
+    marker: 'MKVAULTPUBD',
+    round: 2,
+    role: 'narrator',
+    locationId: 'vault',
+    visibility: 'public',
+    place: 'Obsidian Gate',
+    witnesses: ['player:aria', 'npc:vex'],
+  },
 ];
 
 /** The text a scripted message is recorded with (its marker, and its place when it names one). */
-export const contentOf = (m: ScriptedMessage): string => `${m.speaker ?? 'The narrator'} speaks of ${m.marker}${m.place ? ` at the ${m.place}` : ''} here.`;
+export const contentOf = (m: ScriptedMessage): string =>
+  `${m.speaker ?? 'The narrator'} speaks of ${m.marker}${m.place ? ` at the ${m.place}` : ''} here.`;
 
 export const ALL_MESSAGES = new Set(SCRIPT.map((m) => m.marker));
 export const PUBLIC_MESSAGES = new Set(SCRIPT.filter((m) => m.visibility === 'public').map((m) => m.marker));
 export const DM_ONLY_MESSAGES = new Set(SCRIPT.filter((m) => m.visibility === 'dm').map((m) => m.marker));
 export const witnessedBy = (viewer: Viewer, round?: 1 | 2): Set<string> =>
-  new Set(SCRIPT.filter((m) => m.witnesses.includes(viewer) && (round === undefined || m.round === round)).map((m) => m.marker));
+  new Set(
+    SCRIPT.filter((m) => m.witnesses.includes(viewer) && (round === undefined || m.round === round)).map(
+      (m) => m.marker,
+    ),
+  );
 
 /**
  * A mock summarizer that repeats its input: every memory, "Previously" and definition carries exactly the markers of
@@ -92,13 +179,22 @@ export class EchoSummarizer implements Summarizer {
 }
 
 /** Builds the scripted campaign `cid` through the API with `headers` (a full key); waits for the worker. */
-export async function buildLeakCampaign(t: TestApp, cid: string, o: { perRoleMemory: boolean; headers?: Record<string, string> }): Promise<void> {
+export async function buildLeakCampaign(
+  t: TestApp,
+  cid: string,
+  o: { perRoleMemory: boolean; headers?: Record<string, string> },
+): Promise<void> {
   const ok = async (method: string, path: string, body?: unknown): Promise<HttpResult> => {
     const res = await t.http(method, `/v1/campaigns/${cid}${path}`, body, o.headers);
     if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${res.text}`);
     return res;
   };
-  const created = await t.http('POST', '/v1/campaigns', { id: cid, name: 'Leak keep', perRoleMemory: o.perRoleMemory }, o.headers);
+  const created = await t.http(
+    'POST',
+    '/v1/campaigns',
+    { id: cid, name: 'Leak keep', perRoleMemory: o.perRoleMemory },
+    o.headers,
+  );
   if (created.status !== 201) throw new Error(`create → ${created.status} ${created.text}`);
   await ok('PUT', '/locations/hall', { name: 'Hall' });
   await ok('PUT', '/locations/vault', { name: 'Vault' });
@@ -145,4 +241,5 @@ export const sorted = (s: Iterable<string>): string[] => [...s].sort();
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** DESIGN §8's "whole word, case-insensitive" (a glossary term's use). */
-export const usesWord = (text: string, word: string): boolean => new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(word)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);
+export const usesWord = (text: string, word: string): boolean =>
+  new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(word)}(?![\\p{L}\\p{N}_])`, 'iu').test(text);

@@ -19,7 +19,10 @@ export function startPostgres(): Promise<PostgresServer> {
   const given = process.env.TEST_DATABASE_URL;
   if (given) return Promise.resolve({ url: given, stop: async () => undefined });
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [join(ROOT, 'scripts', 'with-postgres.sh'), process.execPath, '-e', HOLD], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('bash', [join(ROOT, 'scripts', 'with-postgres.sh'), process.execPath, '-e', HOLD], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     const onData = (chunk: Buffer) => {
@@ -38,6 +41,8 @@ export function startPostgres(): Promise<PostgresServer> {
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-    child.once('exit', (code) => reject(new Error(`with-postgres.sh exited with ${code}: ${out.trim().split('\n').slice(-5).join(' | ')}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`with-postgres.sh exited with ${code}: ${out.trim().split('\n').slice(-5).join(' | ')}`)),
+    );
   });
 }

@@ -46,7 +46,12 @@ export class RecordingSummarizer implements Summarizer {
   /** "Previously" that says which messages it covered, so tests can read the chain. */
   summarizeRolling(input: RollingSummaryInput, signal?: AbortSignal) {
     return this.run('rolling', input, async () => {
-      if (this.rollingStyle === 'echo') return { text: [input.previousSummary ?? '', ...input.messages.map((m) => m.content)].join(' ').trim(), inputTokens: 10, outputTokens: 10 };
+      if (this.rollingStyle === 'echo')
+        return {
+          text: [input.previousSummary ?? '', ...input.messages.map((m) => m.content)].join(' ').trim(),
+          inputTokens: 10,
+          outputTokens: 10,
+        };
       const covered = `messages ${input.messages[0].index}-${input.messages[input.messages.length - 1].index}`;
       const text = `${input.previousSummary ? `${input.previousSummary} ` : ''}Then ${covered}${input.viewer ? ` for ${input.viewer}` : ''}.`;
       return { text, inputTokens: 10, outputTokens: 10 };

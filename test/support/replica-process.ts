@@ -40,7 +40,11 @@ export interface ReplicaProcess {
 }
 
 /** Starts `node dist/…/main.js` on a free loopback port and waits until /health answers. */
-export async function startReplica(id: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ReplicaProcess> {
+export async function startReplica(
+  id: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<ReplicaProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, MAIN], {
     cwd: ROOT,

@@ -13,9 +13,12 @@ export function scenario(t: TestApp, campaignId: string) {
         if (r.status !== 201) throw new Error(`create → ${r.status} ${r.text}`);
         return r.body;
       }),
-    location: (id: string, name: string, dangerLevel?: string) => ok('PUT', `/locations/${id}`, { name, ...(dangerLevel ? { dangerLevel } : {}) }),
-    npc: (id: string, name: string, locationId: string | null, aliases?: string[]) => ok('PUT', `/npcs/${id}`, { name, locationId, ...(aliases ? { aliases } : {}) }),
-    quest: (id: string, name: string, objectives: { id: string; name: string }[]) => ok('PUT', `/quests/${id}`, { name, objectives }),
+    location: (id: string, name: string, dangerLevel?: string) =>
+      ok('PUT', `/locations/${id}`, { name, ...(dangerLevel ? { dangerLevel } : {}) }),
+    npc: (id: string, name: string, locationId: string | null, aliases?: string[]) =>
+      ok('PUT', `/npcs/${id}`, { name, locationId, ...(aliases ? { aliases } : {}) }),
+    quest: (id: string, name: string, objectives: { id: string; name: string }[]) =>
+      ok('PUT', `/quests/${id}`, { name, objectives }),
     say: (...messages: Record<string, unknown>[]) => ok('POST', '/messages', { messages }),
     move: (toLocationId: string) => ok('POST', '/commands/change-location', { toLocationId }),
     command: (name: string, body: unknown = {}) => ok('POST', `/commands/${name}`, body),

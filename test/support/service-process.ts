@@ -30,12 +30,14 @@ export function ensureBuilt(): void {
       mkdirSync(lock);
       break;
     } catch {
-      if (Date.now() - started > 180_000) throw new Error(`build lock ${lock} held for 3 minutes; remove it if no build is running`);
+      if (Date.now() - started > 180_000)
+        throw new Error(`build lock ${lock} held for 3 minutes; remove it if no build is running`);
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
     }
   }
   try {
-    if (!fresh()) execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/build.js')], { cwd: REPO_ROOT, stdio: 'pipe' });
+    if (!fresh())
+      execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/build.js')], { cwd: REPO_ROOT, stdio: 'pipe' });
   } finally {
     rmdirSync(lock);
   }
@@ -89,7 +91,9 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.once('exit', (code, signal) => res({ code, signal })),
+  );
   const deadline = Date.now() + (options.bootTimeoutMs ?? 30_000);
   let done = false;
   void exited.then(() => (done = true));

@@ -10,7 +10,11 @@ export interface OpenStream {
   close(): void;
 }
 
-export function openStream(baseUrl: string, campaignId: string, o: { after?: string; apiKey?: string } = {}): OpenStream {
+export function openStream(
+  baseUrl: string,
+  campaignId: string,
+  o: { after?: string; apiKey?: string } = {},
+): OpenStream {
   const client = new LorekeeperClient({ baseUrl, apiKey: o.apiKey });
   const abort = new AbortController();
   const events: StreamEvent[] = [];
@@ -42,7 +46,11 @@ export function openStream(baseUrl: string, campaignId: string, o: { after?: str
             resolve(events);
           } else if (done) {
             cleanup();
-            reject(new Error(`stream ended before the expected events; got ${events.map((e) => e.id ?? e.event).join(', ')}`));
+            reject(
+              new Error(
+                `stream ended before the expected events; got ${events.map((e) => e.id ?? e.event).join(', ')}`,
+              ),
+            );
           }
         };
         const timer = setTimeout(() => {
@@ -64,4 +72,5 @@ export const idsOf = (events: StreamEvent[]) => events.filter((e) => e.id !== un
 
 /** Whether the events hold game version `game` and memory version `memory`. */
 export const reached = (game: number, memory: number) => (events: StreamEvent[]) =>
-  events.some((e) => e.data?.stream === 'game' && e.data.version >= game) && (memory === 0 || events.some((e) => e.data?.stream === 'memory' && e.data.version >= memory));
+  events.some((e) => e.data?.stream === 'game' && e.data.version >= game) &&
+  (memory === 0 || events.some((e) => e.data?.stream === 'memory' && e.data.version >= memory));

@@ -33,7 +33,9 @@ export interface TestAppOptions {
   dbPath?: string;
   /** Capture JSON log lines (enables logging at LOG_LEVEL, default info). */
   logs?: string[];
-  /** Check each JSON answer against its documented schema (default on; benches turn it off: production never checks). */
+  /**
+   * Check each JSON answer against its documented schema (default on; benches turn it off: production never checks).
+   */
   checkResponses?: boolean;
 }
 
@@ -74,9 +76,23 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     databaseUrl = created.url;
   }
   const logs = options.logs;
-  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: logs ? 'info' : 'silent', SUMMARIZER: 'local', ...options.env });
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: logs ? 'info' : 'silent',
+    SUMMARIZER: 'local',
+    ...options.env,
+  });
   const logDestination = logs ? { write: (line: string) => void logs.push(line) } : undefined;
-  const app = await createApp(config, { summarizer: options.summarizer, clock: options.clock, logDestination, checkResponses: options.checkResponses ?? true }, logs ? undefined : false).catch((err) => {
+  const app = await createApp(
+    config,
+    {
+      summarizer: options.summarizer,
+      clock: options.clock,
+      logDestination,
+      checkResponses: options.checkResponses ?? true,
+    },
+    logs ? undefined : false,
+  ).catch((err) => {
     if (schema) schema.open--;
     throw err;
   });
@@ -96,7 +112,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
 }
 
-export async function request(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+export async function request(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResult> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.body = typeof body === 'string' ? body : JSON.stringify(body);

@@ -21,7 +21,11 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   const pg = testDatabaseUrl();
   if (pg) {
     const schema = await createTestSchema(pg);
-    const dataSource = createDataSource({ database: { type: 'postgres', url: schema.url }, entities: ENTITIES, migrations: MIGRATIONS });
+    const dataSource = createDataSource({
+      database: { type: 'postgres', url: schema.url },
+      entities: ENTITIES,
+      migrations: MIGRATIONS,
+    });
     await dataSource.initialize();
     await runMigrations(dataSource);
     return {
@@ -35,7 +39,11 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     };
   }
   const file = tempDb();
-  const dataSource = createDataSource({ database: { type: 'sqlite', path: file.path }, entities: ENTITIES, migrations: MIGRATIONS });
+  const dataSource = createDataSource({
+    database: { type: 'sqlite', path: file.path },
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+  });
   await dataSource.initialize();
   await runMigrations(dataSource);
   return {

@@ -47,5 +47,9 @@ export async function createTestSchema(base: string, name = uniqueSchemaName()):
   await adminQuery(base, `CREATE SCHEMA IF NOT EXISTS "${name}"`).catch((err: { code?: string }) => {
     if (err.code !== '23505' && err.code !== '42P06') throw err;
   });
-  return { name, url: schemaUrl(base, name), drop: () => adminQuery(base, `DROP SCHEMA IF EXISTS "${name}" CASCADE`).then(() => undefined) };
+  return {
+    name,
+    url: schemaUrl(base, name),
+    drop: () => adminQuery(base, `DROP SCHEMA IF EXISTS "${name}" CASCADE`).then(() => undefined),
+  };
 }

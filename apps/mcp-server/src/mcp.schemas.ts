@@ -140,7 +140,10 @@ export const input = {
     campaignId,
     account: id,
     tool: id.describe('the game tool whose latest result this is, e.g. get_status'),
-    content: z.unknown().refine((v) => v !== undefined, 'is required').describe('the tool result (any JSON)'),
+    content: z
+      .unknown()
+      .refine((v) => v !== undefined, 'is required')
+      .describe('the tool result (any JSON)'),
     tick: tick.optional(),
     capturedAt: isoTime.optional(),
     merge: z.boolean().optional().describe('deep-merge into the stored content (partial tools)'),

@@ -81,8 +81,9 @@ describe('ServiceCall error messages', () => {
 
   it('gives up after timeoutMs and says so', async () => {
     const hang = ((_url: string, init?: RequestInit) =>
-      new Promise((_res, rej) => init?.signal?.addEventListener('abort', () => rej(init.signal!.reason)))) as
-      typeof fetch;
+      new Promise((_res, rej) =>
+        init?.signal?.addEventListener('abort', () => rej(init.signal!.reason)),
+      )) as typeof fetch;
     const call = new ServiceCall({ baseUrl: 'http://lk.test', fetch: hang, timeoutMs: 50 });
     expect(await failure(call, () => call.client.getCampaign('c'))).toContain('no answer within 50 ms');
   });

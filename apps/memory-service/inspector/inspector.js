@@ -5,7 +5,14 @@ const $ = (id) => document.getElementById(id);
 const PAGE = 100;
 /** Live events beyond this many rows drop the oldest rows (still reachable with "Load older"): the page stays fast. */
 const MAX_ROWS = 1000;
-const state = { key: sessionStorage.getItem('lorekeeper-key') ?? '', campaign: null, stream: null, oldest: null, openapi: null, nextCampaigns: null };
+const state = {
+  key: sessionStorage.getItem('lorekeeper-key') ?? '',
+  campaign: null,
+  stream: null,
+  oldest: null,
+  openapi: null,
+  nextCampaigns: null,
+};
 
 function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
@@ -57,12 +64,20 @@ async function loadCampaigns(after) {
   if (!after) list.replaceChildren();
   for (const c of items) {
     const forked = c.parent ? ` · fork of ${c.parent.id} at v${c.parent.version}` : '';
-    const button = el('button', { type: 'button', 'data-id': c.id, onclick: () => openCampaign(c.id) }, c.name, el('br'), el('small', {}, `${c.id} · v${c.version}${forked}`));
+    const button = el(
+      'button',
+      { type: 'button', 'data-id': c.id, onclick: () => openCampaign(c.id) },
+      c.name,
+      el('br'),
+      el('small', {}, `${c.id} · v${c.version}${forked}`),
+    );
     list.append(el('li', { 'data-campaign': c.id, 'data-parent': c.parent?.id }, button));
   }
   // The fork tree: a fork goes under its parent when the parent is listed too.
   for (const li of [...list.querySelectorAll('li[data-parent]')]) {
-    const parent = [...list.querySelectorAll('li[data-campaign]')].find((p) => p.dataset.campaign === li.dataset.parent);
+    const parent = [...list.querySelectorAll('li[data-campaign]')].find(
+      (p) => p.dataset.campaign === li.dataset.parent,
+    );
     if (!parent) continue;
     let forks = parent.querySelector(':scope > ul');
     if (!forks) parent.append((forks = el('ul', { 'aria-label': `forks of ${parent.dataset.campaign}` })));
@@ -77,11 +92,13 @@ $('more-campaigns').addEventListener('click', () => loadCampaigns(state.nextCamp
 async function openCampaign(id) {
   state.stream?.abort();
   state.campaign = id;
-  for (const b of document.querySelectorAll('#campaigns button')) b.setAttribute('aria-current', String(b.dataset.id === id));
+  for (const b of document.querySelectorAll('#campaigns button'))
+    b.setAttribute('aria-current', String(b.dataset.id === id));
   $('campaign').hidden = false;
   const c = await api(`/v1/campaigns/${encodeURIComponent(id)}`);
   $('campaign-title').textContent = c.name;
-  $('campaign-meta').textContent = `${c.id} · game version ${c.version} · processed ${c.processedVersion} · round ${c.round ?? 1}`;
+  $('campaign-meta').textContent =
+    `${c.id} · game version ${c.version} · processed ${c.processedVersion} · round ${c.round ?? 1}`;
   renderActions();
   renderAsOf();
   await Promise.all([loadTimeline(), loadMemories(c)]);
@@ -136,7 +153,9 @@ async function loadTimeline() {
 
 $('older').addEventListener('click', async () => {
   if (!state.oldest) return;
-  const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/timeline?limit=${PAGE}&before=${state.oldest}`);
+  const { items } = await api(
+    `/v1/campaigns/${encodeURIComponent(state.campaign)}/timeline?limit=${PAGE}&before=${state.oldest}`,
+  );
   $('timeline').prepend(...items.map((i) => timelineItem(i, false)));
   state.oldest = items[0]?.id ?? state.oldest;
   $('older').disabled = items.length < PAGE;
@@ -213,8 +232,18 @@ async function loadMemories(campaign) {
     groups.get(key).push(m);
   }
   const cursorOf = (scope, subject) =>
-    scope === 'world' ? c.cursors.world : scope === 'location' ? c.cursors.locations[subject] : scope === 'npc' ? c.cursors.npcs[subject] : undefined;
-  const scopes = [['world', ''], ...Object.keys(c.cursors.locations).map((id) => ['location', id]), ...Object.keys(c.cursors.npcs).map((id) => ['npc', id])];
+    scope === 'world'
+      ? c.cursors.world
+      : scope === 'location'
+        ? c.cursors.locations[subject]
+        : scope === 'npc'
+          ? c.cursors.npcs[subject]
+          : undefined;
+  const scopes = [
+    ['world', ''],
+    ...Object.keys(c.cursors.locations).map((id) => ['location', id]),
+    ...Object.keys(c.cursors.npcs).map((id) => ['npc', id]),
+  ];
   for (const key of groups.keys()) {
     const [scope, subject] = key.split(':');
     if (!scopes.some(([s, id]) => s === scope && id === subject)) scopes.push([scope, subject]);
@@ -227,15 +256,25 @@ async function loadMemories(campaign) {
       return el(
         'details',
         { open: list.length > 0, class: 'scope', 'data-scope': `${scope}:${subject}` },
-        el('summary', {}, `${scopeName(scope, subject)} — cursor ${cursor ?? -1} · ${list.length} memor${list.length === 1 ? 'y' : 'ies'}`),
+        el(
+          'summary',
+          {},
+          `${scopeName(scope, subject)} — cursor ${cursor ?? -1} · ${list.length} memor${list.length === 1 ? 'y' : 'ies'}`,
+        ),
         ...list.map((m) =>
           el(
             'div',
             { class: 'memory-item' },
             m.summary,
             el('br'),
-            el('small', {}, `messages ${m.sinceMessageIndex}–${m.throughMessageIndex} · trigger game v${m.triggerVersion} · ${m.createdAt}`),
-            offers('/v1/campaigns/{cid}/memories/{memoryId}/history', 'get') ? el('button', { type: 'button', onclick: (e) => showHistory(m.id, e.target) }, 'History') : null,
+            el(
+              'small',
+              {},
+              `messages ${m.sinceMessageIndex}–${m.throughMessageIndex} · trigger game v${m.triggerVersion} · ${m.createdAt}`,
+            ),
+            offers('/v1/campaigns/{cid}/memories/{memoryId}/history', 'get')
+              ? el('button', { type: 'button', onclick: (e) => showHistory(m.id, e.target) }, 'History')
+              : null,
           ),
         ),
       );
@@ -248,8 +287,16 @@ $('refresh-memories').addEventListener('click', () => loadMemories());
 const offers = (path, method) => Boolean(state.openapi?.paths?.[path]?.[method]);
 
 async function showHistory(memoryId, button) {
-  const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/memories/${encodeURIComponent(memoryId)}/history`);
-  button.replaceWith(el('ol', { class: 'history' }, ...items.map((h) => el('li', {}, `r${h.revision} ${h.reason} (${h.origin}, v${h.version}): ${h.summary}`))));
+  const { items } = await api(
+    `/v1/campaigns/${encodeURIComponent(state.campaign)}/memories/${encodeURIComponent(memoryId)}/history`,
+  );
+  button.replaceWith(
+    el(
+      'ol',
+      { class: 'history' },
+      ...items.map((h) => el('li', {}, `r${h.revision} ${h.reason} (${h.origin}, v${h.version}): ${h.summary}`)),
+    ),
+  );
 }
 
 // ---- context viewer -----------------------------------------------------------------------------
@@ -267,7 +314,11 @@ $('context-form').addEventListener('submit', async (e) => {
 
 function bar(tokens, budget, cls = '') {
   const pct = Math.min(100, (100 * tokens) / Math.max(1, budget));
-  return el('div', { class: `bar ${cls}`, role: 'img', 'aria-label': `${tokens} of ${budget} tokens` }, el('span', { style: `width:${pct}%` }));
+  return el(
+    'div',
+    { class: `bar ${cls}`, role: 'img', 'aria-label': `${tokens} of ${budget} tokens` },
+    el('span', { style: `width:${pct}%` }),
+  );
 }
 
 function renderContext(ctx) {
@@ -276,7 +327,13 @@ function renderContext(ctx) {
     el('p', { id: 'context-total' }, `${used} of ${budget} tokens used${ctx.overBudget ? ' — over budget' : ''}`),
     bar(used, budget, ctx.overBudget ? 'over' : 'total'),
     ...ctx.sections.map((s) =>
-      el('div', { class: 'section', 'data-key': s.key }, el('strong', {}, s.title), ` — ${s.tokens} tokens, ${s.entries.length} entr${s.entries.length === 1 ? 'y' : 'ies'}`, bar(s.tokens, budget)),
+      el(
+        'div',
+        { class: 'section', 'data-key': s.key },
+        el('strong', {}, s.title),
+        ` — ${s.tokens} tokens, ${s.entries.length} entr${s.entries.length === 1 ? 'y' : 'ies'}`,
+        bar(s.tokens, budget),
+      ),
     ),
     el('h4', {}, `Dropped (${ctx.dropped.length})`),
   ];
@@ -285,8 +342,32 @@ function renderContext(ctx) {
       el(
         'table',
         { id: 'dropped' },
-        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Section'), el('th', { scope: 'col' }, 'Entry'), el('th', { scope: 'col' }, 'Tokens'), el('th', { scope: 'col' }, 'Reason'))),
-        el('tbody', {}, ...ctx.dropped.map((d) => el('tr', {}, el('td', {}, d.section), el('td', {}, String(d.ref)), el('td', {}, String(d.tokens)), el('td', {}, d.reason)))),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { scope: 'col' }, 'Section'),
+            el('th', { scope: 'col' }, 'Entry'),
+            el('th', { scope: 'col' }, 'Tokens'),
+            el('th', { scope: 'col' }, 'Reason'),
+          ),
+        ),
+        el(
+          'tbody',
+          {},
+          ...ctx.dropped.map((d) =>
+            el(
+              'tr',
+              {},
+              el('td', {}, d.section),
+              el('td', {}, String(d.ref)),
+              el('td', {}, String(d.tokens)),
+              el('td', {}, d.reason),
+            ),
+          ),
+        ),
       ),
     );
   } else parts.push(el('p', { class: 'hint' }, 'Nothing was dropped.'));
@@ -296,11 +377,38 @@ function renderContext(ctx) {
 
 // ---- game master actions (only those the service's OpenAPI document lists) ----------------------
 const ACTIONS = [
-  { label: 'Fork campaign', path: '/v1/campaigns/{cid}/fork', method: 'post', ask: () => ({ name: prompt('Name of the fork?') ?? undefined }) },
-  { label: 'Rewind…', path: '/v1/campaigns/{cid}/rewind', method: 'post', ask: () => ({ toVersion: Number(prompt('Rewind to game version?')) }) },
-  { label: 'Retract messages…', path: '/v1/campaigns/{cid}/messages/retract', method: 'post', ask: () => ({ indexes: (prompt('Message indexes to retract (comma separated)?') ?? '').split(',').map(Number) }) },
-  { label: 'Correct a memory…', path: '/v1/campaigns/{cid}/memories/{memoryId}', method: 'put', memory: true, ask: () => ({ summary: prompt('New wording?') ?? '' }) },
-  { label: 'Delete a memory…', path: '/v1/campaigns/{cid}/memories/{memoryId}', method: 'delete', memory: true, ask: () => undefined },
+  {
+    label: 'Fork campaign',
+    path: '/v1/campaigns/{cid}/fork',
+    method: 'post',
+    ask: () => ({ name: prompt('Name of the fork?') ?? undefined }),
+  },
+  {
+    label: 'Rewind…',
+    path: '/v1/campaigns/{cid}/rewind',
+    method: 'post',
+    ask: () => ({ toVersion: Number(prompt('Rewind to game version?')) }),
+  },
+  {
+    label: 'Retract messages…',
+    path: '/v1/campaigns/{cid}/messages/retract',
+    method: 'post',
+    ask: () => ({ indexes: (prompt('Message indexes to retract (comma separated)?') ?? '').split(',').map(Number) }),
+  },
+  {
+    label: 'Correct a memory…',
+    path: '/v1/campaigns/{cid}/memories/{memoryId}',
+    method: 'put',
+    memory: true,
+    ask: () => ({ summary: prompt('New wording?') ?? '' }),
+  },
+  {
+    label: 'Delete a memory…',
+    path: '/v1/campaigns/{cid}/memories/{memoryId}',
+    method: 'delete',
+    memory: true,
+    ask: () => undefined,
+  },
 ];
 
 function renderAsOf() {
@@ -311,7 +419,9 @@ function renderAsOf() {
 function renderActions() {
   const paths = state.openapi?.paths ?? {};
   const offered = ACTIONS.filter((a) => paths[a.path]?.[a.method]);
-  $('actions').replaceChildren(...offered.map((a) => el('button', { type: 'button', onclick: () => runAction(a) }, a.label)));
+  $('actions').replaceChildren(
+    ...offered.map((a) => el('button', { type: 'button', onclick: () => runAction(a) }, a.label)),
+  );
   $('actions-note').textContent = offered.length
     ? 'Each action asks for confirmation before it is sent.'
     : 'This service does not offer fork, rewind, retract, correct or delete yet (they are not in /docs/openapi.json); they appear here once it does.';
@@ -325,9 +435,18 @@ async function runAction(action) {
     path = path.replace('{memoryId}', encodeURIComponent(id));
   }
   const body = action.ask();
-  if (!confirm(`${action.label.replace('…', '')}: send ${action.method.toUpperCase()} ${path}${body ? ` ${JSON.stringify(body)}` : ''}?`)) return;
+  if (
+    !confirm(
+      `${action.label.replace('…', '')}: send ${action.method.toUpperCase()} ${path}${body ? ` ${JSON.stringify(body)}` : ''}?`,
+    )
+  )
+    return;
   try {
-    await api(path, { method: action.method.toUpperCase(), headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
+    await api(path, {
+      method: action.method.toUpperCase(),
+      headers: body ? { 'content-type': 'application/json' } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
     status(`${action.label.replace('…', '')} done`);
     await openCampaign(state.campaign);
   } catch (err) {
@@ -346,7 +465,9 @@ async function start() {
   }
   $('key-form').hidden = true;
   $('app').hidden = false;
-  state.openapi = await fetch('/docs/openapi.json').then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  state.openapi = await fetch('/docs/openapi.json')
+    .then((r) => (r.ok ? r.json() : null))
+    .catch(() => null);
   status('Pick a campaign');
   const first = document.querySelector('#campaigns button');
   if (first) first.focus();

@@ -27,11 +27,23 @@ export class AppModule {
   static forRoot(config: AppConfig, overrides: CoreOverrides = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [
-        CoreModule.forRoot(config, overrides),
-        TerminusModule.forRoot({ logger: false }),
+      imports: [CoreModule.forRoot(config, overrides), TerminusModule.forRoot({ logger: false })],
+      controllers: [
+        MetricsController,
+        CampaignsController,
+        MessagesController,
+        CommandsController,
+        MemoriesController,
+        HealthController,
+        LoreController,
+        GameStateController,
+        WorldStateController,
+        SearchController,
+        BroadcastsController,
+        StreamController,
+        InspectorController,
+        UsageController,
       ],
-      controllers: [MetricsController, CampaignsController, MessagesController, CommandsController, MemoriesController, HealthController, LoreController, GameStateController, WorldStateController, SearchController, BroadcastsController, StreamController, InspectorController, UsageController],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useClass: SchemaValidationPipe },

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { AppConfig } from '@app/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { AppModule } from './app.module';
@@ -22,7 +22,10 @@ const fromFastify = (name: string): CompilerFactory => {
   const selector = createRequire(require.resolve('fastify'))(name) as () => CompilerFactory;
   return selector();
 };
-const lazy = (name: string) => (...args: unknown[]) => fromFastify(name)(...args);
+const lazy =
+  (name: string) =>
+  (...args: unknown[]) =>
+    fromFastify(name)(...args);
 
 /**
  * Fastify loads ajv and fast-json-stringify (≈ 100 modules, ≈ 5 % of a cached boot) when it starts, for route
@@ -43,7 +46,11 @@ export function routesOf(app: NestFastifyApplication): { method: string; url: st
 }
 
 /** Builds the Nest app on Fastify with the body limit, problem+json errors and request ids. */
-export async function createApp(config: AppConfig, overrides: CoreOverrides = {}, logger: false | undefined = undefined): Promise<NestFastifyApplication> {
+export async function createApp(
+  config: AppConfig,
+  overrides: CoreOverrides = {},
+  logger: false | undefined = undefined,
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     ...hardenedFastifyOptions,
     ...serverOptions(config),
@@ -74,6 +81,15 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
     logging.installRequestLogging(fastify);
   }
   acceptJsonOnly(fastify);
+  installHooks(app, fastify);
+  installApiKeyAuth(fastify, config);
+  serveOpenApi(app);
+  // No enableShutdownHooks(): main.ts installs the graceful SIGTERM handler (graceful-shutdown.ts).
+  return app;
+}
+
+/** Route list (OpenAPI completeness test), request metrics, request ids and `connection: close` while closing. */
+function installHooks(app: NestFastifyApplication, fastify: FastifyInstance): void {
   const routes: { method: string; url: string }[] = [];
   ROUTES.set(app, routes);
   fastify.addHook('onRoute', (r) => {
@@ -82,7 +98,10 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
   const metrics = app.get(Metrics);
   fastify.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions?.url ?? 'unmatched';
-    metrics.httpDuration.observe({ method: req.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    metrics.httpDuration.observe(
+      { method: req.method, route, status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
   });
   // Shutting down: answers to in-flight requests close their connection, so keep-alive clients move on.
   let closing = false;
@@ -93,8 +112,4 @@ export async function createApp(config: AppConfig, overrides: CoreOverrides = {}
     void reply.header('x-request-id', String(req.id));
     if (closing) void reply.header('connection', 'close');
   });
-  installApiKeyAuth(fastify, config);
-  serveOpenApi(app);
-  // No enableShutdownHooks(): main.ts installs the graceful SIGTERM handler (graceful-shutdown.ts).
-  return app;
 }

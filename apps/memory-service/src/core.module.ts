@@ -1,10 +1,4 @@
-import {
-  APPEND_OBSERVER,
-  AppendObserver,
-  CampaignModule,
-  CampaignReader,
-  CampaignRecord,
-} from '@app/campaign';
+import { APPEND_OBSERVER, AppendObserver, CampaignModule, CampaignReader, CampaignRecord } from '@app/campaign';
 import { MessageRecord, MessageWitnessRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextModule } from '@app/context';

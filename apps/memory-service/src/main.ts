@@ -24,7 +24,10 @@ async function main(): Promise<void> {
   if (config.bootCache === 'warm') return warmBootCache(app, port);
   // After the first requests, so the code cache also holds what serving compiles; off the boot's critical path.
   setTimeout(finishBootCache, BOOT_CACHE_WRITE_DELAY_MS).unref();
-  process.stdout.write(`Lorekeeper listening on http://${config.host}:${port} (database ${config.database.type}, summarizer ${config.summarizer})\n`);
+  process.stdout.write(
+    `Lorekeeper listening on http://${config.host}:${port} (database ${config.database.type}, summarizer ` +
+      `${config.summarizer})\n`,
+  );
 }
 
 const BOOT_CACHE_WRITE_DELAY_MS = 2_000;

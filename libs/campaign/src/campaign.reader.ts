@@ -28,7 +28,8 @@ interface ListRow {
   created_at: string;
 }
 
-const streamOf = (campaignId: string, stream: 'game' | 'memory') => (stream === 'game' ? gameStream(campaignId) : memoryStream(campaignId));
+const streamOf = (campaignId: string, stream: 'game' | 'memory') =>
+  stream === 'game' ? gameStream(campaignId) : memoryStream(campaignId);
 
 /** Read side of the campaign projections; every read is an indexed lookup or range (but the glossary text search). */
 export class CampaignReader {
@@ -80,7 +81,14 @@ export class CampaignReader {
    */
   messagesForScope(
     campaignId: string,
-    o: { locationId?: string; afterIndex: number; beforeVersion: number; roles?: string[]; maxRound?: number; witnessedBy?: string },
+    o: {
+      locationId?: string;
+      afterIndex: number;
+      beforeVersion: number;
+      roles?: string[];
+      maxRound?: number;
+      witnessedBy?: string;
+    },
   ): Promise<StoredMessage[]> {
     return this.db.read((m) => q.messagesForScope(m, campaignId, { ...o, seenBy: o.witnessedBy }));
   }
@@ -120,7 +128,11 @@ export class CampaignReader {
     return this.db.read((m) => q.contentsContaining(m, campaignId, needles, viewer));
   }
 
-  async events(campaignId: string, stream: 'game' | 'memory', o: { after?: number; until?: number; limit: number }): Promise<StoredEvent[]> {
+  async events(
+    campaignId: string,
+    stream: 'game' | 'memory',
+    o: { after?: number; until?: number; limit: number },
+  ): Promise<StoredEvent[]> {
     return this.store.readStream(streamOf(campaignId, stream), { after: o.after, until: o.until, limit: o.limit });
   }
 
@@ -156,7 +168,9 @@ export class CampaignReader {
 
   /** Every campaign's game version (compared with memory's checkpoints: which campaigns are behind). */
   async versions(): Promise<Map<string, number>> {
-    const { rows } = await this.db.read((m) => sql<{ id: string; version: number | string }>(m, 'SELECT "id", "version" FROM "campaigns"'));
+    const { rows } = await this.db.read((m) =>
+      sql<{ id: string; version: number | string }>(m, 'SELECT "id", "version" FROM "campaigns"'),
+    );
     return new Map(rows.map((r) => [r.id, Number(r.version)]));
   }
 
@@ -166,6 +180,7 @@ export class CampaignReader {
    * one event id (docs/stream.md). SQLite has one writer, so the order holds already.
    */
   async lockForAppend(m: EntityManager, campaignId: string): Promise<void> {
-    if (this.db.dialect === 'postgres') await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
+    if (this.db.dialect === 'postgres')
+      await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
   }
 }

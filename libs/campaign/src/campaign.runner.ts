@@ -48,7 +48,11 @@ export class CampaignRunner {
     private readonly idempotency = new IdempotencyStore(),
   ) {}
 
-  async run<C extends CampaignCommand>(campaignId: string, command: C, meta: WriteMeta): Promise<CommandOutcome<ReplyOf<C['type']>>> {
+  async run<C extends CampaignCommand>(
+    campaignId: string,
+    command: C,
+    meta: WriteMeta,
+  ): Promise<CommandOutcome<ReplyOf<C['type']>>> {
     for (let attempt = 0; ; attempt++) {
       try {
         const { outcome, state } = await this.db.transaction((m) => this.once(m, campaignId, command, meta));
@@ -62,9 +66,14 @@ export class CampaignRunner {
           (meta.idempotency !== undefined && isUniqueViolation(err));
         if (!raced) throw err;
         if (meta.expectedVersion !== undefined) {
-          throw new DomainError('precondition', 'VERSION_MISMATCH', `campaign ${campaignId} changed concurrently; expected version ${meta.expectedVersion}`);
+          throw new DomainError(
+            'precondition',
+            'VERSION_MISMATCH',
+            `campaign ${campaignId} changed concurrently; expected version ${meta.expectedVersion}`,
+          );
         }
-        if (attempt >= MAX_RACE_RETRIES) throw new DomainError('conflict', 'CONCURRENT_WRITE', `campaign ${campaignId} is too busy; retry`);
+        if (attempt >= MAX_RACE_RETRIES)
+          throw new DomainError('conflict', 'CONCURRENT_WRITE', `campaign ${campaignId} is too busy; retry`);
         // Jitter, so that writers who keep colliding (e.g. on several replicas) spread out.
         await new Promise((r) => setTimeout(r, Math.random() * Math.min(100, 2 ** attempt)));
       }
@@ -79,18 +88,29 @@ export class CampaignRunner {
     meta: WriteMeta,
   ): Promise<{ outcome: CommandOutcome<ReplyOf<C['type']>>; state?: CampaignState }> {
     // PostgreSQL: writers of one campaign queue on its row, on every replica, instead of racing to a retry.
-    if (this.db.dialect === 'postgres') await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
+    if (this.db.dialect === 'postgres')
+      await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
     const idem = meta.idempotency;
     const prior = idem && (await this.idempotency.replay<unknown>(m, idem));
     if (prior !== undefined) return { outcome: replayOf(prior) };
     const state = await this.projector.load(m, campaignId);
     if (meta.expectedVersion !== undefined && meta.expectedVersion !== state.version) {
-      throw new DomainError('precondition', 'VERSION_MISMATCH', `campaign ${campaignId} is at version ${state.version}, not ${meta.expectedVersion}`);
+      throw new DomainError(
+        'precondition',
+        'VERSION_MISMATCH',
+        `campaign ${campaignId} is at version ${state.version}, not ${meta.expectedVersion}`,
+      );
     }
     const decided = decide(state, await this.withToolCalls(m, campaignId, command));
     const now = this.clock.now().toISOString();
     const metadata = { ...meta.metadata, ...(idem ? { idempotencyKey: idem.key } : {}) };
-    const events = await this.store.append(gameStream(campaignId), state.version, decided.map((e) => ({ ...e, metadata })), now, m);
+    const events = await this.store.append(
+      gameStream(campaignId),
+      state.version,
+      decided.map((e) => ({ ...e, metadata })),
+      now,
+      m,
+    );
     const after = events.length ? await this.projector.apply(m, state, events) : state;
     const reply = replyTo(after, command, decided);
     if (idem) await this.idempotency.record(m, idem, 0, { reply } satisfies StoredReply, now);
@@ -98,7 +118,11 @@ export class CampaignRunner {
   }
 
   /** Tool results must name an earlier call (DESIGN §7): look up only the ids the batch uses. */
-  private async withToolCalls<C extends CampaignCommand>(m: EntityManager, campaignId: string, command: C): Promise<CampaignCommand> {
+  private async withToolCalls<C extends CampaignCommand>(
+    m: EntityManager,
+    campaignId: string,
+    command: C,
+  ): Promise<CampaignCommand> {
     if (command.type !== 'RecordMessages') return command;
     const wanted = [...new Set(command.messages.map((x) => x.toolCallId).filter((x): x is string => !!x))];
     if (wanted.length === 0) return command;
@@ -112,7 +136,8 @@ export class CampaignRunner {
 }
 
 function replayOf<R>(stored: unknown): CommandOutcome<R> {
-  const isReply = typeof stored === 'object' && stored !== null && Object.keys(stored).length === 1 && 'reply' in stored;
+  const isReply =
+    typeof stored === 'object' && stored !== null && Object.keys(stored).length === 1 && 'reply' in stored;
   if (isReply) return { reply: (stored as StoredReply).reply as R, replayed: true, events: [] };
   return { reply: undefined as R, replayed: true, events: [], storedBody: stored };
 }

@@ -77,7 +77,13 @@ export class LorekeeperClient {
   }
 
   /** One request; JSON in, JSON (or text) out; problem+json becomes a LorekeeperError. */
-  async request<T = any>(method: string, path: string, body?: unknown, query: Query = {}, write: WriteOptions = {}): Promise<T> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    query: Query = {},
+    write: WriteOptions = {},
+  ): Promise<T> {
     const qs = Object.entries(query)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
@@ -94,7 +100,8 @@ export class LorekeeperClient {
     });
     const text = await res.text();
     const json = res.headers.get('content-type')?.includes('json') && text ? JSON.parse(text) : undefined;
-    if (!res.ok) throw new LorekeeperError(res.status, String(json?.code ?? `HTTP_${res.status}`), json ?? { detail: text });
+    if (!res.ok)
+      throw new LorekeeperError(res.status, String(json?.code ?? `HTTP_${res.status}`), json ?? { detail: text });
     return (json ?? text) as T;
   }
 
@@ -111,20 +118,39 @@ export class LorekeeperClient {
   putLocation(campaignId: string, locationId: string, body: { name: string; dangerLevel?: string }, w?: WriteOptions) {
     return this.request('PUT', this.c(campaignId, `/locations/${encodeURIComponent(locationId)}`), body, {}, w);
   }
-  putNpc(campaignId: string, npcId: string, body: { name: string; aliases?: string[]; locationId?: string | null }, w?: WriteOptions) {
+  putNpc(
+    campaignId: string,
+    npcId: string,
+    body: { name: string; aliases?: string[]; locationId?: string | null },
+    w?: WriteOptions,
+  ) {
     return this.request('PUT', this.c(campaignId, `/npcs/${encodeURIComponent(npcId)}`), body, {}, w);
   }
-  putQuest(campaignId: string, questId: string, body: { name: string; objectives: { id: string; name: string }[] }, w?: WriteOptions) {
+  putQuest(
+    campaignId: string,
+    questId: string,
+    body: { name: string; objectives: { id: string; name: string }[] },
+    w?: WriteOptions,
+  ) {
     return this.request('PUT', this.c(campaignId, `/quests/${encodeURIComponent(questId)}`), body, {}, w);
   }
-  recordMessages(campaignId: string, messages: MessageInput[], w?: WriteOptions): Promise<{ indexes: number[]; version: number }> {
+  recordMessages(
+    campaignId: string,
+    messages: MessageInput[],
+    w?: WriteOptions,
+  ): Promise<{ indexes: number[]; version: number }> {
     return this.request('POST', this.c(campaignId, '/messages'), { messages }, {}, w);
   }
   listMessages(campaignId: string, query: { after?: number; limit?: number; locationId?: string } = {}) {
     return this.request('GET', this.c(campaignId, '/messages'), undefined, query);
   }
   /** POST …/commands/<name> → {version}. */
-  command(campaignId: string, name: string, body: Record<string, unknown> = {}, w?: WriteOptions): Promise<{ version: number }> {
+  command(
+    campaignId: string,
+    name: string,
+    body: Record<string, unknown> = {},
+    w?: WriteOptions,
+  ): Promise<{ version: number }> {
     return this.request('POST', this.c(campaignId, `/commands/${name}`), body, {}, w);
   }
   changeLocation(campaignId: string, toLocationId: string, w?: WriteOptions) {
@@ -139,7 +165,11 @@ export class LorekeeperClient {
   progressAct(campaignId: string, actId: string, w?: WriteOptions) {
     return this.command(campaignId, 'progress-act', { actId }, w);
   }
-  updateLocationState(campaignId: string, body: { locationId: string; dangerLevel?: string; completeEncounter?: string }, w?: WriteOptions) {
+  updateLocationState(
+    campaignId: string,
+    body: { locationId: string; dangerLevel?: string; completeEncounter?: string },
+    w?: WriteOptions,
+  ) {
     return this.command(campaignId, 'update-location-state', body, w);
   }
   endRound(campaignId: string, w?: WriteOptions) {
@@ -152,7 +182,16 @@ export class LorekeeperClient {
     return this.request('GET', this.c(campaignId, '/events'), undefined, query);
   }
   /** Ranked full-text search (DESIGN §7 query language). */
-  search(campaignId: string, query: { q: string; in?: 'messages' | 'reasoning' | 'memories'; limit?: number; role?: string; locationId?: string }) {
+  search(
+    campaignId: string,
+    query: {
+      q: string;
+      in?: 'messages' | 'reasoning' | 'memories';
+      limit?: number;
+      role?: string;
+      locationId?: string;
+    },
+  ) {
     return this.request('GET', this.c(campaignId, '/search'), undefined, query);
   }
   postBroadcast(body: { content: string; from: string }, w?: WriteOptions) {
@@ -243,7 +282,10 @@ export class LorekeeperClient {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     if (o.after !== undefined) headers['last-event-id'] = o.after;
-    const res = await this.fetcher(`${this.options.baseUrl.replace(/\/$/, '')}${this.c(campaignId, '/stream')}`, { headers, signal: o.signal });
+    const res = await this.fetcher(`${this.options.baseUrl.replace(/\/$/, '')}${this.c(campaignId, '/stream')}`, {
+      headers,
+      signal: o.signal,
+    });
     if (!res.ok || !res.body) {
       const text = await res.text();
       const json = res.headers.get('content-type')?.includes('json') && text ? JSON.parse(text) : undefined;

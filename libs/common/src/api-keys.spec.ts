@@ -31,7 +31,11 @@ describe('parseApiKeys', () => {
 
 describe('viewer-bound entries', () => {
   it('reads token=<glob>@player:<id> and @npc:<id>', () => {
-    expect(parseApiKeys('aaaaaaaaaaaaaaaa=acme-*@player:aria, bbbbbbbbbbbbbbbb=acme-1@npc:mira, aaaaaaaaaaaaaaaa=shared@player:aria')).toEqual([
+    expect(
+      parseApiKeys(
+        'aaaaaaaaaaaaaaaa=acme-*@player:aria, bbbbbbbbbbbbbbbb=acme-1@npc:mira, aaaaaaaaaaaaaaaa=shared@player:aria',
+      ),
+    ).toEqual([
       { token: 'aaaaaaaaaaaaaaaa', scope: 'acme-*', viewer: { kind: 'player', id: 'aria' } },
       { token: 'bbbbbbbbbbbbbbbb', scope: 'acme-1', viewer: { kind: 'npc', id: 'mira' } },
       { token: 'aaaaaaaaaaaaaaaa', scope: 'shared', viewer: { kind: 'player', id: 'aria' } },

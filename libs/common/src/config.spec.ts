@@ -45,12 +45,23 @@ describe('configuration', () => {
 
   it('refuses SUMMARIZER=openai without OPENAI_BASE_URL or OPENAI_MODEL, naming the missing variable', () => {
     expect(() => loadConfig({ SUMMARIZER: 'openai', OPENAI_MODEL: 'llama3.2' })).toThrow(/OPENAI_BASE_URL/);
-    expect(() => loadConfig({ SUMMARIZER: 'openai', OPENAI_BASE_URL: 'http://localhost:11434/v1' })).toThrow(/OPENAI_MODEL/);
+    expect(() => loadConfig({ SUMMARIZER: 'openai', OPENAI_BASE_URL: 'http://localhost:11434/v1' })).toThrow(
+      /OPENAI_MODEL/,
+    );
   });
 
   it('takes a local Ollama with three variables, no key', () => {
-    const c = loadConfig({ SUMMARIZER: 'openai', OPENAI_BASE_URL: 'http://localhost:11434/v1', OPENAI_MODEL: 'llama3.2' });
-    expect(c).toMatchObject({ summarizer: 'openai', openaiBaseUrl: 'http://localhost:11434/v1', openaiModel: 'llama3.2', openaiApiKey: undefined });
+    const c = loadConfig({
+      SUMMARIZER: 'openai',
+      OPENAI_BASE_URL: 'http://localhost:11434/v1',
+      OPENAI_MODEL: 'llama3.2',
+    });
+    expect(c).toMatchObject({
+      summarizer: 'openai',
+      openaiBaseUrl: 'http://localhost:11434/v1',
+      openaiModel: 'llama3.2',
+      openaiApiKey: undefined,
+    });
   });
 
   it('never repeats a secret in a configuration error', () => {
@@ -67,8 +78,15 @@ describe('configuration', () => {
   });
 
   it('reads MODEL_PRICES per million tokens over the built-in prices, cache prices defaulting to the input price', () => {
-    expect(loadConfig({}).modelPrices['claude-haiku-4-5']).toEqual({ input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 });
-    const prices = loadConfig({ MODEL_PRICES: '{"llama3.2":{"input":0,"output":0},"gpt-4o-mini":{"input":0.15,"output":0.6,"cacheRead":0.075}}' }).modelPrices;
+    expect(loadConfig({}).modelPrices['claude-haiku-4-5']).toEqual({
+      input: 1,
+      output: 5,
+      cacheRead: 0.1,
+      cacheWrite: 1.25,
+    });
+    const prices = loadConfig({
+      MODEL_PRICES: '{"llama3.2":{"input":0,"output":0},"gpt-4o-mini":{"input":0.15,"output":0.6,"cacheRead":0.075}}',
+    }).modelPrices;
     expect(prices['gpt-4o-mini']).toEqual({ input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0.15 });
     expect(prices['llama3.2']).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
     expect(prices['claude-haiku-4-5']).toBeDefined();
@@ -78,7 +96,9 @@ describe('configuration', () => {
     // The README keeps a short table; the full one moved to docs/configuration.md (issue 22).
     const section = readFileSync(join(__dirname, '../../../docs/configuration.md'), 'utf8');
     const documented = new Set([...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
-    const schemaKeys = Object.keys((configSchema as unknown as { shape?: object }).shape ?? (configSchema as any).def?.in?.shape ?? {});
+    const schemaKeys = Object.keys(
+      (configSchema as unknown as { shape?: object }).shape ?? (configSchema as any).def?.in?.shape ?? {},
+    );
     expect(schemaKeys.length).toBeGreaterThan(10);
     expect([...documented].sort()).toEqual([...schemaKeys].sort());
   });

@@ -34,7 +34,10 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LEASE_TTL_MS: int(10000, 100),
     LEASE_POLL_MS: int(1000, 10),
-    REPLICA_ID: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'letters, digits, . _ : - (≤ 64)').optional(),
+    REPLICA_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'letters, digits, . _ : - (≤ 64)')
+      .optional(),
     TICK_SECONDS: int(10, 1),
     STATE_MAX_TOKENS: int(500, 10),
     DIGEST_MAX_TOKENS: int(180, 10),
@@ -121,7 +124,10 @@ export interface AppConfig {
   contextTokenBudget: number;
   /** LOREKEEPER_API_KEYS as given: `token[=campaign-glob],…` (see parseApiKeys); unset = no authentication. */
   apiKeys?: string;
-  /** Event stream (DESIGN §11): comment heartbeat, fallback poll, and how long a listener may not read before it is cut off. */
+  /**
+   * Event stream (DESIGN §11): comment heartbeat, fallback poll, and how long a listener may not read before it is cut
+   * off.
+   */
   streamHeartbeatMs: number;
   streamPollMs: number;
   streamStallMs: number;
@@ -150,7 +156,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: e.PORT,
     host: e.HOST,
-    database: url.startsWith('sqlite:') ? { type: 'sqlite', path: url.slice('sqlite:'.length) } : { type: 'postgres', url },
+    database: url.startsWith('sqlite:')
+      ? { type: 'sqlite', path: url.slice('sqlite:'.length) }
+      : { type: 'postgres', url },
     summarizer: e.SUMMARIZER ?? (e.ANTHROPIC_API_KEY ? 'anthropic' : 'local'),
     anthropicApiKey: e.ANTHROPIC_API_KEY,
     anthropicBaseUrl: e.ANTHROPIC_BASE_URL,

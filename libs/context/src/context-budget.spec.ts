@@ -4,26 +4,54 @@ import { ContextSection as Section } from './context.types';
 import { TokenCounter as Counter } from './token-counter.port';
 
 /** These specs test the drop order itself: MIN_RECENT_MESSAGES off (its own spec sets it). */
-const composerOf = (counter: Counter, sections: Section[], share = DEFAULT_RECALL_SHARE) => new ContextComposer(counter, sections, share, 0);
-import { BuiltSection, ContextRequest, ContextSection, ContextSnapshot, SectionEntry, SectionKey } from './context.types';
+const composerOf = (counter: Counter, sections: Section[], share = DEFAULT_RECALL_SHARE) =>
+  new ContextComposer(counter, sections, share, 0);
+import {
+  BuiltSection,
+  ContextRequest,
+  ContextSection,
+  ContextSnapshot,
+  SectionEntry,
+  SectionKey,
+} from './context.types';
 
 const words = { count: (t: string) => (t.trim() ? t.trim().split(/\s+/).length : 0) };
 const snapshot: ContextSnapshot = { state: { ...emptyState('c'), version: 1 }, processedVersion: 1 };
-const request = (extra: Partial<ContextRequest> = {}): ContextRequest => ({ campaignId: 'c', agent: 'dm', limit: 3, legacy: false, ...extra });
+const request = (extra: Partial<ContextRequest> = {}): ContextRequest => ({
+  campaignId: 'c',
+  agent: 'dm',
+  limit: 3,
+  legacy: false,
+  ...extra,
+});
 
 /** A section of `n` entries of `size` words each, refs `<key>0…`, createdAt ordered oldest first. */
 function fixed(key: SectionKey, n: number, size: number, extra: Partial<BuiltSection> = {}): ContextSection {
-  const entries = (): SectionEntry[] => Array.from({ length: n }, (_, i) => ({ ref: `${key}${i}`, createdAt: `2026-01-01T00:0${i}:00Z`, text: [...Array(size - 1).fill('w'), `${key}${i}`].join(' ') }));
+  const entries = (): SectionEntry[] =>
+    Array.from({ length: n }, (_, i) => ({
+      ref: `${key}${i}`,
+      createdAt: `2026-01-01T00:0${i}:00Z`,
+      text: [...Array(size - 1).fill('w'), `${key}${i}`].join(' '),
+    }));
   return { key, title: key, build: async () => ({ key, title: key, entries: entries(), ...extra }) };
 }
 
 /** A Recall hit of `size` words at `rank`. */
-const hit = (ref: string, rank: number, size: number): SectionEntry => ({ ref, rank, text: [...Array(size - 1).fill('w'), ref].join(' ') });
+const hit = (ref: string, rank: number, size: number): SectionEntry => ({
+  ref,
+  rank,
+  text: [...Array(size - 1).fill('w'), ref].join(' '),
+});
 
 describe('ContextComposer budget (DESIGN §8)', () => {
   // Heading "## x" counts 2 words; an entry of k words counts k.
   it('drops Recent oldest first, then Recall lowest rank, then memories oldest first; never the bible; drops add up to what was saved', async () => {
-    const composer = composerOf(words, [fixed('bible', 1, 20), fixed('world', 2, 10), fixed('recall', 2, 10), fixed('recent', 3, 10)]);
+    const composer = composerOf(words, [
+      fixed('bible', 1, 20),
+      fixed('world', 2, 10),
+      fixed('recall', 2, 10),
+      fixed('recent', 3, 10),
+    ]);
     const all = await composer.compose(request(), snapshot, 10_000);
     expect(all.used).toBe(22 + 22 + 22 + 32);
     const tight = await composer.compose(request(), snapshot, 40);
@@ -66,18 +94,33 @@ describe('ContextComposer budget (DESIGN §8)', () => {
     expect(kept('recent')).toEqual([]);
     expect(tight.used).toBe(52);
     expect(tight.dropped).toHaveLength(38);
-    expect(new Set(tight.dropped.map((d) => d.ref))).toEqual(new Set([...Array.from({ length: 35 }, (_, i) => `recall${i + 5}`), 'recent0', 'recent1', 'recent2']));
+    expect(new Set(tight.dropped.map((d) => d.ref))).toEqual(
+      new Set([...Array.from({ length: 35 }, (_, i) => `recall${i + 5}`), 'recent0', 'recent1', 'recent2']),
+    );
     expect(tight.dropped.filter((d) => d.section === 'recall').every((d) => d.tokens === 10)).toBe(true);
     expect(all.used - tight.dropped.reduce((n, d) => n + d.tokens, 0)).toBe(tight.used);
   });
 
   it('a recall hit Recent Messages holds is left out, and comes back at its rank when the budget takes it from Recent', async () => {
-    const recent: ContextSection = { key: 'recent', title: 'recent', build: async () => ({ key: 'recent', title: 'recent', entries: ['10', '11', '12'].map((ref) => ({ ref, text: 'w w w w' })) }) };
+    const recent: ContextSection = {
+      key: 'recent',
+      title: 'recent',
+      build: async () => ({
+        key: 'recent',
+        title: 'recent',
+        entries: ['10', '11', '12'].map((ref) => ({ ref, text: 'w w w w' })),
+      }),
+    };
     const recall: ContextSection = {
       key: 'recall',
       title: 'recall',
       after: true,
-      build: async () => ({ key: 'recall', title: 'recall', limit: 5, entries: ['3', '10', '7'].map((ref, i) => ({ ref, rank: i + 1, text: 'w w w w' })) }),
+      build: async () => ({
+        key: 'recall',
+        title: 'recall',
+        limit: 5,
+        entries: ['3', '10', '7'].map((ref, i) => ({ ref, rank: i + 1, text: 'w w w w' })),
+      }),
     };
     const composer = composerOf(words, [recent, recall]);
     const roomy = await composer.compose(request({ query: 'q' }), snapshot, 1000);
@@ -93,11 +136,22 @@ describe('ContextComposer budget (DESIGN §8)', () => {
   });
 
   it('counts a group header once per run of its group, and the last entry of a group takes its header along', async () => {
-    const day = (ref: string, seq: number, group: string, rank: number): SectionEntry => ({ ref, seq, group, rank, text: 'w w w' });
+    const day = (ref: string, seq: number, group: string, rank: number): SectionEntry => ({
+      ref,
+      seq,
+      group,
+      rank,
+      text: 'w w w',
+    });
     const recall: ContextSection = {
       key: 'recall',
       title: 'recall',
-      build: async () => ({ key: 'recall', title: 'recall', timeline: true, entries: [day('5', 5, 'round 2', 1), day('1', 1, 'round 1', 2), day('6', 6, 'round 2', 3)] }),
+      build: async () => ({
+        key: 'recall',
+        title: 'recall',
+        timeline: true,
+        entries: [day('5', 5, 'round 2', 1), day('1', 1, 'round 1', 2), day('6', 6, 'round 2', 3)],
+      }),
     };
     const composer = composerOf(words, [recall]);
     // "## recall" 2 + headers "### round 1" 3 + "### round 2" 3 + 3 entries × 3.
@@ -115,7 +169,11 @@ describe('ContextComposer budget (DESIGN §8)', () => {
 
   it('a shorter hit of lower rank fills the room a dropped longer one left; drops still add up', async () => {
     const entries = () => [hit('a', 1, 5), hit('b', 2, 10), hit('c', 3, 3), hit('d', 4, 4)];
-    const recall: ContextSection = { key: 'recall', title: 'recall', build: async () => ({ key: 'recall', title: 'recall', entries: entries() }) };
+    const recall: ContextSection = {
+      key: 'recall',
+      title: 'recall',
+      build: async () => ({ key: 'recall', title: 'recall', entries: entries() }),
+    };
     const composer = composerOf(words, [fixed('bible', 1, 5), recall]);
     const all = await composer.compose(request({ query: 'q' }), snapshot, 1000);
     // bible 2 + 5, recall 2 + 22: over 20, d, c and b go (lowest rank first), leaving 6 spare: c (3) comes back,
@@ -128,7 +186,11 @@ describe('ContextComposer budget (DESIGN §8)', () => {
   });
 
   it('no room goes back to Recall once the budget took a memory', async () => {
-    const recall: ContextSection = { key: 'recall', title: 'recall', build: async () => ({ key: 'recall', title: 'recall', entries: [hit('a', 1, 3)] }) };
+    const recall: ContextSection = {
+      key: 'recall',
+      title: 'recall',
+      build: async () => ({ key: 'recall', title: 'recall', entries: [hit('a', 1, 3)] }),
+    };
     // recall 5 + world 22 = 27 over 20: recall goes first (5), still over, so the memory goes (22): 20 are left,
     // room for a, which stays out.
     const c = await composerOf(words, [fixed('world', 1, 20), recall]).compose(request({ query: 'q' }), snapshot, 20);
@@ -138,7 +200,15 @@ describe('ContextComposer budget (DESIGN §8)', () => {
 
   it('builds Recall last, seeing the other sections', async () => {
     let seen: string[] = [];
-    const recall: ContextSection = { key: 'recall', title: 'Recalled', after: true, build: async ({ others }) => ((seen = (others ?? []).map((s) => s.key)), { key: 'recall', title: 'Recalled', entries: [] }) };
+    const recall: ContextSection = {
+      key: 'recall',
+      title: 'Recalled',
+      after: true,
+      build: async ({ others }) => (
+        (seen = (others ?? []).map((s) => s.key)),
+        { key: 'recall', title: 'Recalled', entries: [] }
+      ),
+    };
     await composerOf(words, [recall, fixed('recent', 1, 1), fixed('glossary', 1, 1)]).compose(request(), snapshot, 100);
     expect(seen.sort()).toEqual(['glossary', 'recent']);
   });

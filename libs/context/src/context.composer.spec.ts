@@ -5,8 +5,16 @@ import { ContextSection as Section } from './context.types';
 import { TokenCounter as Counter } from './token-counter.port';
 
 /** These specs test the drop order itself: MIN_RECENT_MESSAGES off (its own spec sets it). */
-const composerOf = (counter: Counter, sections: Section[], share = DEFAULT_RECALL_SHARE) => new ContextComposer(counter, sections, share, 0);
-import { BuiltSection, ContextRequest, ContextSection, ContextSnapshot, SectionEntry, SectionKey } from './context.types';
+const composerOf = (counter: Counter, sections: Section[], share = DEFAULT_RECALL_SHARE) =>
+  new ContextComposer(counter, sections, share, 0);
+import {
+  BuiltSection,
+  ContextRequest,
+  ContextSection,
+  ContextSnapshot,
+  SectionEntry,
+  SectionKey,
+} from './context.types';
 import { memoryLine, oneLine, toMinute } from './format';
 import { LocationSection } from './sections/location.section';
 import { NpcSection } from './sections/npc.section';
@@ -30,11 +38,22 @@ class FixedSection implements ContextSection {
   ) {}
   async build(): Promise<BuiltSection | null> {
     if (this.entries === null) return null;
-    return { key: this.key, title: this.title, entries: this.entries.map((e) => ({ ...e })), ...structuredClone(this.more) };
+    return {
+      key: this.key,
+      title: this.title,
+      entries: this.entries.map((e) => ({ ...e })),
+      ...structuredClone(this.more),
+    };
   }
 }
 
-const request = (over: Partial<ContextRequest> = {}): ContextRequest => ({ campaignId: 'c1', agent: 'narrative', limit: 3, legacy: false, ...over });
+const request = (over: Partial<ContextRequest> = {}): ContextRequest => ({
+  campaignId: 'c1',
+  agent: 'narrative',
+  limit: 3,
+  legacy: false,
+  ...over,
+});
 
 const snapshot = (over: Partial<CampaignSnapshot['state']> = {}): ContextSnapshot => ({
   state: { ...emptyState('c1'), version: 7, ...over },
@@ -75,7 +94,10 @@ describe('ContextComposer', () => {
   });
 
   it('include returns exactly the listed sections; unregistered keys and null builds are left out', async () => {
-    const composer = composerOf(counter, [new FixedSection('world', 'World Memory', entries('w', 1)), new FixedSection('npc', 'NPC Memory', null)]);
+    const composer = composerOf(counter, [
+      new FixedSection('world', 'World Memory', entries('w', 1)),
+      new FixedSection('npc', 'NPC Memory', null),
+    ]);
     const c = await composer.compose(request({ include: ['world', 'npc', 'glossary'] }), snapshot(), null);
     expect(c.sections.map((s) => s.key)).toEqual(['world']);
   });
@@ -139,7 +161,17 @@ describe('ContextComposer', () => {
 
     it('then recall, lowest rank (last) first, then memories oldest first across location, npc and world', async () => {
       const c = await composeWith(6 + 5 + 3 + 3);
-      expect(c.dropped.map((d) => `${d.section}:${d.ref}`)).toEqual(['recent:r1', 'recent:r2', 'recent:r3', 'recall:k3', 'recall:k2', 'recall:k1', 'world:w1', 'location:l1', 'location:l2']);
+      expect(c.dropped.map((d) => `${d.section}:${d.ref}`)).toEqual([
+        'recent:r1',
+        'recent:r2',
+        'recent:r3',
+        'recall:k3',
+        'recall:k2',
+        'recall:k1',
+        'world:w1',
+        'location:l1',
+        'location:l2',
+      ]);
       // §8 "token counts that add up": the last entry of an emptied section takes its heading along.
       expect(c.dropped.map((d) => d.tokens)).toEqual([3, 3, 3 + 3, 3, 3, 3 + 2, 3, 3, 3 + 4]);
       expect(c.dropped.every((d) => d.reason === 'budget')).toBe(true);
@@ -173,8 +205,12 @@ describe('ContextComposer', () => {
 
   it('reports entries a section dropped itself (compaction) before budget drops, and merges extra fields', async () => {
     const composer = composerOf(counter, [
-      new FixedSection('recent', 'Recent Messages', entries('r', 2), { dropped: [{ section: 'recent', ref: '4', tokens: 9, reason: 'compacted' }] }),
-      new FixedSection('digest', 'World State', [{ ref: 'digest', text: 'x' }], { extra: { digest: { version: 'abc', injected: true } } }),
+      new FixedSection('recent', 'Recent Messages', entries('r', 2), {
+        dropped: [{ section: 'recent', ref: '4', tokens: 9, reason: 'compacted' }],
+      }),
+      new FixedSection('digest', 'World State', [{ ref: 'digest', text: 'x' }], {
+        extra: { digest: { version: 'abc', injected: true } },
+      }),
     ]);
     const c = await composer.compose(request({ include: ['recent', 'digest'] }), snapshot(), 4 + 3 + 3);
     expect(c.dropped).toEqual([
@@ -197,7 +233,9 @@ describe('format', () => {
   });
 
   it('memoryLine is `- YYYY-MM-DD HH:MM — summary` on one line', () => {
-    expect(memoryLine('2026-05-01T10:15:42.000Z', 'The party left.\n\nMira stayed.')).toBe('- 2026-05-01 10:15 — The party left. Mira stayed.');
+    expect(memoryLine('2026-05-01T10:15:42.000Z', 'The party left.\n\nMira stayed.')).toBe(
+      '- 2026-05-01 10:15 — The party left. Mira stayed.',
+    );
   });
 });
 
@@ -256,14 +294,25 @@ describe('the narrative memory sections', () => {
 
   const composerOver = (memories: FakeMemories) => {
     const reader = memories as unknown as MemoryReader;
-    return composerOf(new WordCounter(), [new LocationSection(reader), new NpcSection(reader), new WorldSection(reader)]);
+    return composerOf(new WordCounter(), [
+      new LocationSection(reader),
+      new NpcSection(reader),
+      new WorldSection(reader),
+    ]);
   };
 
   it('shows the last N of each scope oldest → newest, one line each', async () => {
     const memories = store();
     const c = await composerOver(memories).compose(request({ legacy: true, limit: 3 }), snapshot(tavernState), null);
     expect(c.sections.map((s) => [s.title, s.entries.map((e) => e.text)])).toEqual([
-      ['Recent Location Memory', ['- 2026-03-01 10:00 — Second visit.', '- 2026-03-01 11:00 — Third visit.', '- 2026-03-01 12:00 — Fourth visit.']],
+      [
+        'Recent Location Memory',
+        [
+          '- 2026-03-01 10:00 — Second visit.',
+          '- 2026-03-01 11:00 — Third visit.',
+          '- 2026-03-01 12:00 — Fourth visit.',
+        ],
+      ],
       ['NPC Memory', ['- 2026-03-01 10:00 — Mira met the party.', '- 2026-03-01 10:00 — Zed lost at cards.']],
       ['World Memory', ['- 2026-03-01 13:00 — The relic was found.']],
     ]);
@@ -278,11 +327,18 @@ describe('the narrative memory sections', () => {
   it('NPC memory covers only the NPCs now at the current location, ordered by name', async () => {
     const memories = store();
     await composerOver(memories).compose(request({ legacy: true }), snapshot(tavernState), null);
-    expect(memories.calls.filter((call) => call.scope === 'npc').map((call) => call.subjectId)).toEqual(['mira', 'zed']);
+    expect(memories.calls.filter((call) => call.scope === 'npc').map((call) => call.subjectId)).toEqual([
+      'mira',
+      'zed',
+    ]);
   });
 
   it('with the party nowhere, location and NPC sections are empty and world memory still shows', async () => {
-    const c = await composerOver(store()).compose(request({ legacy: true }), snapshot({ npcs: tavernState.npcs }), null);
+    const c = await composerOver(store()).compose(
+      request({ legacy: true }),
+      snapshot({ npcs: tavernState.npcs }),
+      null,
+    );
     expect(c.sections.map((s) => [s.key, s.entries.length])).toEqual([
       ['location', 0],
       ['npc', 0],
@@ -291,19 +347,33 @@ describe('the narrative memory sections', () => {
   });
 
   describe('no sentence twice (DESIGN §8)', () => {
-    const composeDm = (sections: ContextSection[]) => composerOf(new WordCounter(), sections).compose(request({ agent: "dm" }), snapshot(), 10_000);
+    const composeDm = (sections: ContextSection[]) =>
+      composerOf(new WordCounter(), sections).compose(request({ agent: 'dm' }), snapshot(), 10_000);
 
     it('removes from summaries what an earlier entry or a message holds, labels aside; an emptied entry is a `duplicate` drop', async () => {
       const c = await composeDm([
-        new FixedSection('previously', 'Previously', [{ ref: 'through:4', text: 'Aria: I slide three coins to Mira. The rain stops.' }]),
-        new FixedSection('location', 'Recent Location Memory', [
-          { ref: 'm1', createdAt: '2026-03-01T10:00:00.000Z', text: '- 2026-03-01 10:00 — At The Inn: Aria: I slide  three coins to MIRA. Mira pockets the coins. Brannoc waits.' },
-          { ref: 'm2', createdAt: '2026-03-02T10:00:00.000Z', text: '- 2026-03-02 10:00 — At The Inn: The rain stops.' },
+        new FixedSection('previously', 'Previously', [
+          { ref: 'through:4', text: 'Aria: I slide three coins to Mira. The rain stops.' },
         ]),
-        new FixedSection('recent', 'Recent Messages', [{ ref: '9', text: '[9] Brannoc: Brannoc waits.', body: 'Brannoc waits.' }]),
+        new FixedSection('location', 'Recent Location Memory', [
+          {
+            ref: 'm1',
+            createdAt: '2026-03-01T10:00:00.000Z',
+            text: '- 2026-03-01 10:00 — At The Inn: Aria: I slide  three coins to MIRA. Mira pockets the coins. Brannoc waits.',
+          },
+          {
+            ref: 'm2',
+            createdAt: '2026-03-02T10:00:00.000Z',
+            text: '- 2026-03-02 10:00 — At The Inn: The rain stops.',
+          },
+        ]),
+        new FixedSection('recent', 'Recent Messages', [
+          { ref: '9', text: '[9] Brannoc: Brannoc waits.', body: 'Brannoc waits.' },
+        ]),
       ]);
       const location = c.sections.find((x) => x.key === 'location')!;
-      // The header moves to the first kept sentence; the removed sentence's speaker label does not (Mira said the next one).
+      // The header moves to the first kept sentence; the removed sentence's speaker label does not (Mira said the next
+      // one).
       expect(location.entries.map((e) => e.text)).toEqual(['- 2026-03-01 10:00 — At The Inn: Mira pockets the coins.']);
       expect(c.dropped).toEqual([{ section: 'location', ref: 'm2', tokens: 10, reason: 'duplicate' }]);
       // Messages are never cut.

@@ -51,7 +51,10 @@ export class ContextComposer {
   constructor(
     private readonly counter: TokenCounter,
     sections: ContextSection[],
-    /** Share of the room Recent Messages and a query's extra recall hits hold that those hits may keep (tuned on LoCoMo, docs/layered-context.md). */
+    /**
+     * Share of the room Recent Messages and a query's extra recall hits hold that those hits may keep (tuned on LoCoMo,
+     * docs/layered-context.md).
+     */
     private readonly recallShare = DEFAULT_RECALL_SHARE,
     private readonly minRecent = DEFAULT_MIN_RECENT_MESSAGES,
   ) {
@@ -62,7 +65,12 @@ export class ContextComposer {
     return this.table.has(key);
   }
 
-  async compose(request: ContextRequest, snapshot: ContextSnapshot, budget: number | null, audience: Audience = OMNISCIENT): Promise<ComposedContext> {
+  async compose(
+    request: ContextRequest,
+    snapshot: ContextSnapshot,
+    budget: number | null,
+    audience: Audience = OMNISCIENT,
+  ): Promise<ComposedContext> {
     const wanted = new Set(request.include ?? PRESETS[request.agent]);
     const keys = SECTION_ORDER.filter((k) => wanted.has(k) && this.table.has(k));
     const first = keys.filter((k) => !this.table.get(k)!.after);
@@ -72,9 +80,14 @@ export class ContextComposer {
     // run side by side.
     let turn: Promise<void> = Promise.resolve();
     const starts = first.map((_k, i) => (i === 0 ? turn : (turn = turn.then(giveBack))));
-    (await Promise.all(first.map((k, i) => starts[i].then(() => this.table.get(k)!.build({ request, snapshot, audience }))))).forEach((b, i) => built.set(first[i], b));
+    (
+      await Promise.all(
+        first.map((k, i) => starts[i].then(() => this.table.get(k)!.build({ request, snapshot, audience }))),
+      )
+    ).forEach((b, i) => built.set(first[i], b));
     const others = [...built.values()].filter((s): s is BuiltSection => s !== null && !s.omitted);
-    for (const k of keys.filter((k) => this.table.get(k)!.after)) built.set(k, await this.table.get(k)!.build({ request, snapshot, audience, others }));
+    for (const k of keys.filter((k) => this.table.get(k)!.after))
+      built.set(k, await this.table.get(k)!.build({ request, snapshot, audience, others }));
     const present = keys.map((k) => built.get(k) ?? null).filter((s): s is BuiltSection => s !== null);
     // §3 no request holds the event loop long (issue 18): the reads are done, and over entries at the size limits
     // each step below is work of its own, so the loop is given back between them (and inside the warm-ups).
@@ -97,7 +110,17 @@ export class ContextComposer {
       used = this.refill(fitted.refill.recall, fitted.refill.gone, dropped, budget!, used, recent);
     }
     const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
-    return { version: snapshot.state.version, processedVersion: snapshot.processedVersion, request, sections, budget, used, dropped, overBudget: budget !== null && used > budget, extra };
+    return {
+      version: snapshot.state.version,
+      processedVersion: snapshot.processedVersion,
+      request,
+      sections,
+      budget,
+      used,
+      dropped,
+      overBudget: budget !== null && used > budget,
+      extra,
+    };
   }
 
   /**
@@ -168,7 +191,8 @@ export class ContextComposer {
   private sectionTokens(s: BuiltSection): number {
     if (s.entries.length === 0) return 0;
     const heading = s.inline ? 0 : this.counter.count(`## ${s.title}\n`);
-    if (!s.entries.some((e) => e.group !== undefined)) return heading + s.entries.reduce((n, e) => n + (e.tokens ?? 0), 0);
+    if (!s.entries.some((e) => e.group !== undefined))
+      return heading + s.entries.reduce((n, e) => n + (e.tokens ?? 0), 0);
     return heading + layoutTokens(s.entries, s.timeline === true, (header) => this.counter.count(`${header}\n`));
   }
 
@@ -184,7 +208,8 @@ export class ContextComposer {
     const recallGone: Gone[] = [];
     /**
      * Drops `count` entries from `index` on, the last first. Each is reported with its own tokens; what else went with
-     * them (group headers, the heading when the section empties) counts on the last reported, so drops and `used` add up.
+     * them (group headers, the heading when the section empties) counts on the last reported, so drops and `used` add
+     * up.
      */
     const drop = (section: ComposedSection, index: number, count = 1) => {
       const gone = section.entries.splice(index, count).reverse();
@@ -287,10 +312,14 @@ const sum = (sections: ComposedSection[]) => sections.reduce((n, s) => n + s.tok
 const isRecalledMemory = (e: SectionEntry) => /^- \[[^\]]*\] Memory \(/u.test(e.text);
 
 /** An entry the no-sentence-twice rule may shorten: a Previously or memory entry, or a Recall memory hit. */
-const shortenable = (s: ComposedSection, e: SectionEntry) => SUMMARY_SECTIONS.has(s.key) || (s.key === 'recall' && isRecalledMemory(e));
+const shortenable = (s: ComposedSection, e: SectionEntry) =>
+  SUMMARY_SECTIONS.has(s.key) || (s.key === 'recall' && isRecalledMemory(e));
 
-/** What dedupe splits into sentences: a shortenable entry's summary, else what the entry says (a message's own words). */
-const dedupeText = (s: ComposedSection, e: SectionEntry) => (shortenable(s, e) ? splitEntryLine(e.text).summary : (e.body ?? e.text));
+/**
+ * What dedupe splits into sentences: a shortenable entry's summary, else what the entry says (a message's own words).
+ */
+const dedupeText = (s: ComposedSection, e: SectionEntry) =>
+  shortenable(s, e) ? splitEntryLine(e.text).summary : (e.body ?? e.text);
 
 /** A memory line's fixed part (`- 2026-05-01 10:15 — `, a Recall hit's `- [when] Memory (…): `) and its summary. */
 function splitEntryLine(text: string): { prefix: string; summary: string } {

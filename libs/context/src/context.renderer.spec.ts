@@ -2,7 +2,12 @@ import { ComposedContext, ComposedSection } from './context.composer';
 import { renderJson, renderText } from './context.renderer';
 import { ContextRequest } from './context.types';
 
-const section = (key: ComposedSection['key'], title: string, lines: string[], more: Partial<ComposedSection> = {}): ComposedSection => ({
+const section = (
+  key: ComposedSection['key'],
+  title: string,
+  lines: string[],
+  more: Partial<ComposedSection> = {},
+): ComposedSection => ({
   key,
   title,
   entries: lines.map((text, i) => ({ ref: `${key}-${i}`, text, createdAt: '2026-03-01T10:00:00.000Z', tokens: 5 })),
@@ -10,7 +15,11 @@ const section = (key: ComposedSection['key'], title: string, lines: string[], mo
   ...more,
 });
 
-const composed = (request: Partial<ContextRequest>, sections: ComposedSection[], more: Partial<ComposedContext> = {}): ComposedContext => ({
+const composed = (
+  request: Partial<ContextRequest>,
+  sections: ComposedSection[],
+  more: Partial<ComposedContext> = {},
+): ComposedContext => ({
   version: 12,
   processedVersion: 11,
   request: { campaignId: 'c1', agent: 'narrative', limit: 3, legacy: true, ...request },
@@ -24,7 +33,10 @@ const composed = (request: Partial<ContextRequest>, sections: ComposedSection[],
 });
 
 const narrative = () => [
-  section('location', 'Recent Location Memory', ['- 2026-03-01 10:00 — The party haggled.', '- 2026-03-01 11:00 — Mira left.']),
+  section('location', 'Recent Location Memory', [
+    '- 2026-03-01 10:00 — The party haggled.',
+    '- 2026-03-01 11:00 — Mira left.',
+  ]),
   section('npc', 'NPC Memory', []),
   section('world', 'World Memory', ['- 2026-03-01 12:00 — The relic was found.']),
 ];
@@ -45,11 +57,22 @@ describe('renderText', () => {
   });
 
   it('is empty when every section is empty', () => {
-    expect(renderText(composed({}, [section('location', 'Recent Location Memory', []), section('world', 'World Memory', [])]))).toBe('');
+    expect(
+      renderText(
+        composed({}, [section('location', 'Recent Location Memory', []), section('world', 'World Memory', [])]),
+      ),
+    ).toBe('');
   });
 
   it('renders an inline section as its line without a heading', () => {
-    const text = renderText(composed({ legacy: false }, [section('hud', 'HUD', ['HUD: HP 3'], { inline: true }), section('world', 'World Memory', ['- w'])], { budget: 4000 }), false);
+    const text = renderText(
+      composed(
+        { legacy: false },
+        [section('hud', 'HUD', ['HUD: HP 3'], { inline: true }), section('world', 'World Memory', ['- w'])],
+        { budget: 4000 },
+      ),
+      false,
+    );
     expect(text).toBe('HUD: HP 3\n\n## World Memory\n- w\n');
   });
 
@@ -64,7 +87,16 @@ describe('renderText', () => {
       ],
     });
     expect(renderText(composed({ legacy: false }, [recall], { budget: 4000 }), false)).toBe(
-      ['## Recalled', '- [2 May 2026] Memory (npc mira): keys', '### round 1 · 1 May 2026', 'dm: the cellar', '### round 3 · 2 May 2026', 'Aria: the vault', 'Mira: no', ''].join('\n'),
+      [
+        '## Recalled',
+        '- [2 May 2026] Memory (npc mira): keys',
+        '### round 1 · 1 May 2026',
+        'dm: the cellar',
+        '### round 3 · 2 May 2026',
+        'Aria: the vault',
+        'Mira: no',
+        '',
+      ].join('\n'),
     );
   });
 
@@ -78,7 +110,9 @@ describe('renderText', () => {
       ],
     });
     const lines = renderText(c).trimEnd().split('\n');
-    expect(lines[lines.length - 1]).toBe('<!-- context: 30/100 tokens; dropped 2: recent#4 12t budget, recent#7 9t compacted -->');
+    expect(lines[lines.length - 1]).toBe(
+      '<!-- context: 30/100 tokens; dropped 2: recent#4 12t budget, recent#7 9t compacted -->',
+    );
     expect(lines.filter((l) => l.startsWith('<!--'))).toHaveLength(1);
   });
 

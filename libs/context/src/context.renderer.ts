@@ -7,7 +7,10 @@ export function renderJson(c: ComposedContext): Record<string, unknown> {
     return {
       version: c.version,
       processedVersion: c.processedVersion,
-      sections: c.sections.map((s) => ({ title: s.title, entries: s.entries.map(({ tokens: _t, body: _b, ...e }) => e) })),
+      sections: c.sections.map((s) => ({
+        title: s.title,
+        entries: s.entries.map(({ tokens: _t, body: _b, ...e }) => e),
+      })),
     };
   }
   return {
@@ -15,7 +18,12 @@ export function renderJson(c: ComposedContext): Record<string, unknown> {
     processedVersion: c.processedVersion,
     agent: c.request.agent,
     ...(c.request.viewer ? { viewer: c.request.viewer } : {}),
-    sections: c.sections.map((s) => ({ key: s.key, title: s.title, tokens: s.tokens, entries: s.entries.map(({ body: _b, ...e }) => e) })),
+    sections: c.sections.map((s) => ({
+      key: s.key,
+      title: s.title,
+      tokens: s.tokens,
+      entries: s.entries.map(({ body: _b, ...e }) => e),
+    })),
     tokens: { budget: c.budget, used: c.used },
     dropped: c.dropped,
     overBudget: c.overBudget,
@@ -34,7 +42,9 @@ export function renderText(c: ComposedContext, explain = true): string {
   let text = blocks.join('\n\n');
   if (!c.request.legacy && explain) {
     const drops = c.dropped.map((d) => `${d.section}#${d.ref} ${d.tokens}t ${d.reason}`).join(', ');
-    const line = `<!-- context: ${c.used}/${c.budget ?? '∞'} tokens; dropped ${c.dropped.length}${drops ? `: ${drops}` : ''}${c.overBudget ? '; over budget' : ''} -->`;
+    const line =
+      `<!-- context: ${c.used}/${c.budget ?? '∞'} tokens; dropped ` +
+      `${c.dropped.length}${drops ? `: ${drops}` : ''}${c.overBudget ? '; over budget' : ''} -->`;
     text = text ? `${text}\n\n${line}` : line;
   }
   return text.length ? `${text}\n` : '';

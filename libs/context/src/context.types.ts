@@ -1,7 +1,20 @@
 import type { CampaignSnapshot, ViewerKind } from '@app/campaign';
 
 /** Section keys in their canonical order (DESIGN §8). */
-export const SECTION_ORDER = ['bible', 'glossary', 'hud', 'digest', 'scene', 'state', 'previously', 'location', 'npc', 'world', 'recall', 'recent'] as const;
+export const SECTION_ORDER = [
+  'bible',
+  'glossary',
+  'hud',
+  'digest',
+  'scene',
+  'state',
+  'previously',
+  'location',
+  'npc',
+  'world',
+  'recall',
+  'recent',
+] as const;
 export type SectionKey = (typeof SECTION_ORDER)[number];
 
 export const AGENTS = ['narrative', 'dm', 'player', 'npc', 'agent'] as const;
@@ -50,7 +63,10 @@ export interface BuiltSection {
   extra?: Record<string, unknown>;
   /** Entries the section itself left out (compaction, its own budget). */
   dropped?: DroppedEntry[];
-  /** Only the first `limit` entries are the section's own; later ones fill room the others leave (Recall past RECALL_LIMIT). */
+  /**
+   * Only the first `limit` entries are the section's own; later ones fill room the others leave (Recall past
+   * RECALL_LIMIT).
+   */
   limit?: number;
   /** Text form prints the entries oldest first by `seq`, not in stored (rank) order (Recall). */
   timeline?: boolean;

@@ -16,7 +16,20 @@ export const oneLine = (text: string) => (NOT_ONE_LINE.test(text) ? text.replace
 /** The §2 entry line: `- <createdAt, to the minute> — <summary on one line>`. */
 export const memoryLine = (createdAt: string, summary: string) => `- ${toMinute(createdAt)} — ${oneLine(summary)}`;
 
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** `2023-05-08T13:56:00.000Z` → `8 May 2023` (UTC): how a prompt, and a reader, names a day. */
 export function toDay(iso: string): string {

@@ -42,11 +42,19 @@ export class ContextService {
     const started = performance.now();
     const { request, wait } = q;
     if ((request.agent === 'player' || request.agent === 'npc') && request.viewer === undefined) {
-      throw invalid('VIEWER_REQUIRED', `agent=${request.agent} needs viewer=<the ${request.agent === 'player' ? 'player' : 'NPC'} id>`);
+      throw invalid(
+        'VIEWER_REQUIRED',
+        `agent=${request.agent} needs viewer=<the ${request.agent === 'player' ? 'player' : 'NPC'} id>`,
+      );
     }
     await this.reader.get(request.campaignId);
     if (wait && wait.waitMs > 0) {
-      await this.progress.waitFor(request.campaignId, wait.minVersion, wait.waitMs, async () => (await this.checkpoints.get(request.campaignId)).processedVersion);
+      await this.progress.waitFor(
+        request.campaignId,
+        wait.minVersion,
+        wait.waitMs,
+        async () => (await this.checkpoints.get(request.campaignId)).processedVersion,
+      );
     }
     // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
     const { processedVersion } = await this.checkpoints.get(request.campaignId);
@@ -73,13 +81,19 @@ function buildLog(c: ComposedContext, latencyMs: number): ContextBuildLog {
   };
 }
 
-/** The dm sees all; a named viewer sees what it witnessed (a player agent's viewer is a player, an npc agent's an NPC). */
+/**
+ * The dm sees all; a named viewer sees what it witnessed (a player agent's viewer is a player, an npc agent's an NPC).
+ */
 export function audienceOf(request: ContextRequest, state: CampaignState): Audience {
   const dm = request.agent === 'dm';
   // §8: without a viewer, everyone but the dm gets the public view.
   if (request.viewer === undefined) return { dm, viewer: null, witness: dm ? null : PUBLIC_WITNESS };
   const prefer = request.agent === 'player' ? 'player' : request.agent === 'npc' ? 'npc' : undefined;
   const kind = characterKind(state, request.viewer, prefer);
-  if (!kind) throw notFound('VIEWER_NOT_FOUND', `viewer ${request.viewer} is not a known ${prefer === 'npc' ? 'NPC' : prefer ?? 'player or NPC'}`);
+  if (!kind)
+    throw notFound(
+      'VIEWER_NOT_FOUND',
+      `viewer ${request.viewer} is not a known ${prefer === 'npc' ? 'NPC' : (prefer ?? 'player or NPC')}`,
+    );
   return { dm, viewer: { kind, id: request.viewer }, witness: dm ? null : viewerKey(kind, request.viewer) };
 }

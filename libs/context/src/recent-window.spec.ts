@@ -17,7 +17,8 @@ const msg = (index: number, o: Partial<Message> = {}): Message => ({
   reasoning: null,
   ...o,
 });
-const result = (index: number, callId: string) => msg(index, { role: 'tool', toolCallId: callId, content: `result of ${callId}` });
+const result = (index: number, callId: string) =>
+  msg(index, { role: 'tool', toolCallId: callId, content: `result of ${callId}` });
 const snapshotTools = new Set(DEFAULT_SNAPSHOT_TOOLS);
 const idx = (ms: Message[]) => ms.map((m) => m.index);
 
@@ -33,7 +34,17 @@ describe('compactSnapshots', () => {
   ]);
 
   it('keeps the newest result of each snapshot tool and every other message, in order', () => {
-    const window = [msg(0), result(1, 's1'), result(2, 'y1'), result(3, 'o1'), result(4, 's2'), msg(5), result(6, 'o2'), result(7, 'y2'), result(8, 's3')];
+    const window = [
+      msg(0),
+      result(1, 's1'),
+      result(2, 'y1'),
+      result(3, 'o1'),
+      result(4, 's2'),
+      msg(5),
+      result(6, 'o2'),
+      result(7, 'y2'),
+      result(8, 's3'),
+    ];
     const { kept, compacted } = compactSnapshots(window, names, snapshotTools);
     expect(idx(kept)).toEqual([0, 3, 5, 6, 7, 8]);
     expect(idx(compacted)).toEqual([1, 2, 4]);
@@ -50,7 +61,11 @@ describe('compactSnapshots', () => {
   });
 
   it('only looks at tool messages (an assistant message is never removed)', () => {
-    const window = [msg(0, { role: 'assistant', toolCalls: [{ id: 's1', name: 'get_ship' }], toolCallId: null }), result(1, 's1'), result(2, 's2')];
+    const window = [
+      msg(0, { role: 'assistant', toolCalls: [{ id: 's1', name: 'get_ship' }], toolCallId: null }),
+      result(1, 's1'),
+      result(2, 's2'),
+    ];
     expect(idx(compactSnapshots(window, names, snapshotTools).kept)).toEqual([0, 2]);
   });
 });
@@ -61,11 +76,21 @@ describe('recentLine', () => {
     expect(recentLine(msg(3, { speaker: 'Aria', content: 'Hello\n\n  there ' }), names)).toBe('[3] Aria: Hello there');
     expect(recentLine(msg(4, { role: 'dm' }), names)).toBe('[4] dm: message 4');
   });
-  it('names the tool of a result and lists an assistant\'s calls', () => {
+  it("names the tool of a result and lists an assistant's calls", () => {
     expect(recentLine(result(5, 'c1'), names)).toBe('[5] tool get_ship: result of c1');
     expect(recentLine(result(6, 'zz'), names)).toBe('[6] tool: result of zz');
-    expect(recentLine(msg(7, { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'get_ship' }, { id: 'c2', name: 'get_map' }] }), names)).toBe(
-      '[7] assistant: [calls get_ship#c1, get_map#c2]',
-    );
+    expect(
+      recentLine(
+        msg(7, {
+          role: 'assistant',
+          content: '',
+          toolCalls: [
+            { id: 'c1', name: 'get_ship' },
+            { id: 'c2', name: 'get_map' },
+          ],
+        }),
+        names,
+      ),
+    ).toBe('[7] assistant: [calls get_ship#c1, get_map#c2]');
   });
 });

@@ -2,7 +2,15 @@ import type { CampaignState, Message } from '@app/campaign';
 import { oneLine } from './format';
 
 /** Tools whose results are snapshots of game state (DESIGN §7): only the newest result of each is worth a place. */
-export const DEFAULT_SNAPSHOT_TOOLS: readonly string[] = ['get_status', 'get_ship', 'get_cargo', 'get_system', 'get_poi', 'get_nearby', 'get_map'];
+export const DEFAULT_SNAPSHOT_TOOLS: readonly string[] = [
+  'get_status',
+  'get_ship',
+  'get_cargo',
+  'get_system',
+  'get_poi',
+  'get_nearby',
+  'get_map',
+];
 
 export interface Compacted<M extends Message> {
   kept: M[];
@@ -15,7 +23,11 @@ export interface Compacted<M extends Message> {
  * `toolNames`: call id → tool name) to a snapshot tool, only the newest per tool stays. Results of
  * any other tool, or whose call cannot be resolved, are never removed; order is kept.
  */
-export function compactSnapshots<M extends Message>(window: M[], toolNames: ReadonlyMap<string, string>, snapshotTools: ReadonlySet<string>): Compacted<M> {
+export function compactSnapshots<M extends Message>(
+  window: M[],
+  toolNames: ReadonlyMap<string, string>,
+  snapshotTools: ReadonlySet<string>,
+): Compacted<M> {
   const seen = new Set<string>();
   const drop = new Set<M>();
   for (let i = window.length - 1; i >= 0; i--) {
@@ -27,14 +39,20 @@ export function compactSnapshots<M extends Message>(window: M[], toolNames: Read
   return { kept: window.filter((m) => !drop.has(m)), compacted: window.filter((m) => drop.has(m)) };
 }
 
-const toolOf = (m: Message, toolNames: ReadonlyMap<string, string>) => (m.role === 'tool' && m.toolCallId ? toolNames.get(m.toolCallId) : undefined);
+const toolOf = (m: Message, toolNames: ReadonlyMap<string, string>) =>
+  m.role === 'tool' && m.toolCallId ? toolNames.get(m.toolCallId) : undefined;
 
 /**
  * One Recent Messages line: `[<index>] <speaker, else role>: <content on one line>`; a tool result
  * is labelled `tool <tool name>`, an assistant's calls follow as `[calls <name>#<call id>, …]`. `content` is the
  * message's content on one line, when the caller has it already.
  */
-export function recentLine(m: Message, toolNames: ReadonlyMap<string, string>, mark = '', content = oneLine(m.content)): string {
+export function recentLine(
+  m: Message,
+  toolNames: ReadonlyMap<string, string>,
+  mark = '',
+  content = oneLine(m.content),
+): string {
   const tool = toolOf(m, toolNames);
   const label = m.role === 'tool' ? (tool ? `tool ${tool}` : 'tool') : (m.speaker ?? m.role);
   const calls = m.toolCalls.length ? `[calls ${m.toolCalls.map((c) => `${c.name}#${c.id}`).join(', ')}]` : '';

@@ -6,7 +6,10 @@ const lcg = (seed: number) => () => (seed = (seed * 16807) % 2147483647) / 21474
 
 const headerTokens = (header: string) => header.length; // any function of the header text will do
 const counted = (entries: SectionEntry[], timeline: boolean) =>
-  layoutEntries(entries, timeline).reduce((n, l) => n + ('entry' in l ? (l.entry.tokens ?? 0) : headerTokens(l.header)), 0);
+  layoutEntries(entries, timeline).reduce(
+    (n, l) => n + ('entry' in l ? (l.entry.tokens ?? 0) : headerTokens(l.header)),
+    0,
+  );
 
 describe('layoutTokens', () => {
   it('counts exactly what layoutEntries prints: one header per run of a group, timeline order by seq', () => {
@@ -20,15 +23,24 @@ describe('layoutTokens', () => {
         group: random() < 0.2 ? undefined : `round ${1 + Math.floor(random() * 3)}`,
         seq: random() < 0.2 ? undefined : Math.floor(random() * 50),
       }));
-      for (const timeline of [false, true]) expect(layoutTokens(entries, timeline, headerTokens)).toBe(counted(entries, timeline));
+      for (const timeline of [false, true])
+        expect(layoutTokens(entries, timeline, headerTokens)).toBe(counted(entries, timeline));
     }
   });
 
   it('prints a header again when its group comes back after another', () => {
-    const e = (ref: string, group: string | undefined, seq?: number): SectionEntry => ({ ref, text: ref, tokens: 1, group, seq });
+    const e = (ref: string, group: string | undefined, seq?: number): SectionEntry => ({
+      ref,
+      text: ref,
+      tokens: 1,
+      group,
+      seq,
+    });
     const entries = [e('a', 'x', 3), e('b', 'y', 2), e('c', 'x', 1)];
     // Stored order: x, y, x → three headers; timeline order (c, b, a): x, y, x → three headers too.
     expect(layoutTokens(entries, false, headerTokens)).toBe(3 + 3 * groupHeader('x').length);
-    expect(layoutTokens([e('a', 'x', 1), e('b', 'x', 2), e('c', undefined)], true, headerTokens)).toBe(3 + groupHeader('x').length);
+    expect(layoutTokens([e('a', 'x', 1), e('b', 'x', 2), e('c', undefined)], true, headerTokens)).toBe(
+      3 + groupHeader('x').length,
+    );
   });
 });

@@ -11,7 +11,12 @@ export const groupHeader = (group: string) => `### ${group}`;
  * first in their stored order, then the grouped ones by `seq` (oldest first); a run of entries of the same group shares
  * one header, so a day is written once, not once per line.
  */
-function walkLayout(entries: SectionEntry[], timeline: boolean, onHeader: (header: string) => void, onEntry: (entry: SectionEntry) => void): void {
+function walkLayout(
+  entries: SectionEntry[],
+  timeline: boolean,
+  onHeader: (header: string) => void,
+  onEntry: (entry: SectionEntry) => void,
+): void {
   let group: string | undefined;
   const visit = (entry: SectionEntry) => {
     if (entry.group !== undefined && entry.group !== group) onHeader(groupHeader(entry.group));
@@ -34,7 +39,12 @@ function walkLayout(entries: SectionEntry[], timeline: boolean, onHeader: (heade
 /** The lines a section's body prints in the text form, group headers included (walkLayout). */
 export function layoutEntries(entries: SectionEntry[], timeline = false): LayoutLine[] {
   const lines: LayoutLine[] = [];
-  walkLayout(entries, timeline, (header) => lines.push({ header }), (entry) => lines.push({ entry }));
+  walkLayout(
+    entries,
+    timeline,
+    (header) => lines.push({ header }),
+    (entry) => lines.push({ entry }),
+  );
   return lines;
 }
 
@@ -42,8 +52,17 @@ export function layoutEntries(entries: SectionEntry[], timeline = false): Layout
  * The tokens of what `layoutEntries` prints, counted without building the lines (the composer recounts a section after
  * every entry the budget drops), so the budget sees exactly what the text form prints.
  */
-export function layoutTokens(entries: SectionEntry[], timeline: boolean, headerTokens: (header: string) => number): number {
+export function layoutTokens(
+  entries: SectionEntry[],
+  timeline: boolean,
+  headerTokens: (header: string) => number,
+): number {
   let tokens = 0;
-  walkLayout(entries, timeline, (header) => (tokens += headerTokens(header)), (entry) => (tokens += entry.tokens ?? 0));
+  walkLayout(
+    entries,
+    timeline,
+    (header) => (tokens += headerTokens(header)),
+    (entry) => (tokens += entry.tokens ?? 0),
+  );
   return tokens;
 }

@@ -9,7 +9,10 @@ describe('TiktokenCounter', () => {
     // Counts measured with js-tiktoken 1.0.21 (o200k_base) before the swap to gpt-tokenizer.
     const measured: [string, number][] = [
       ['hello world', 2],
-      ['At The Rusty Anchor: Aria paid Mira 3 silver; Mira said smugglers moved forty crates to the old lighthouse.', 27],
+      [
+        'At The Rusty Anchor: Aria paid Mira 3 silver; Mira said smugglers moved forty crates to the old lighthouse.',
+        27,
+      ],
       ['¿Dónde está la biblioteca? 図書館はどこですか。 مرحبا بالعالم — naïve café, 1,234.56 €.', 32],
       ['- 2026-11-23 07:28 — [Mira] "Forty crates," she whispers. "The Tide Court pays in obsidian." 🙂\n', 35],
       ['    indented code();\n\n\n\tTabs\tand  double  spaces  ', 13],
@@ -41,12 +44,17 @@ describe('TiktokenCounter', () => {
     const run = 'x'.repeat(16_000);
     const pieces = pieceBounds(run).length - 1;
     expect(Math.abs(counter.count(run) - 2_000)).toBeLessThanOrEqual(pieces); // the encoder's own count is 2,000
-    expect(counter.count(`${'hello '.repeat(10)}${'y'.repeat(RUN_MAX)}`)).toBe(counter.count(`${'hello '.repeat(10)}${'y'.repeat(RUN_MAX)}`));
+    expect(counter.count(`${'hello '.repeat(10)}${'y'.repeat(RUN_MAX)}`)).toBe(
+      counter.count(`${'hello '.repeat(10)}${'y'.repeat(RUN_MAX)}`),
+    );
   });
 
   it('gives the event loop turns while warming long texts, and count() then reads the same numbers', async () => {
     const fresh = new TiktokenCounter();
-    const texts = Array.from({ length: 8 }, (_, i) => `${String.fromCodePoint(0x4e00 + i)}${'中文字符😀'.repeat(3_000)}${i}`);
+    const texts = Array.from(
+      { length: 8 },
+      (_, i) => `${String.fromCodePoint(0x4e00 + i)}${'中文字符😀'.repeat(3_000)}${i}`,
+    );
     let turns = 0;
     let ticking = true;
     const tick = () => {

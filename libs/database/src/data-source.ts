@@ -12,26 +12,42 @@ export interface DataSourceSpec {
 
 /** A TypeORM DataSource for SQLite (better-sqlite3, WAL) or PostgreSQL. */
 export function createDataSource(spec: DataSourceSpec): DataSource {
-  const common = { entities: spec.entities, migrations: spec.migrations, synchronize: spec.synchronize ?? false, logging: false };
+  const common = {
+    entities: spec.entities,
+    migrations: spec.migrations,
+    synchronize: spec.synchronize ?? false,
+    logging: false,
+  };
   if (spec.database.type === 'postgres') {
-    return new DataSource({ type: 'postgres', url: spec.database.url, ...common, migrationsTransactionMode: 'each' } as DataSourceOptions);
+    return new DataSource({
+      type: 'postgres',
+      url: spec.database.url,
+      ...common,
+      migrationsTransactionMode: 'each',
+    } as DataSourceOptions);
   }
   const path = spec.database.path;
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  return bindIntegers(new DataSource({
-    type: 'better-sqlite3',
-    database: path,
-    enableWAL: path !== ':memory:',
-    // NORMAL is durable in WAL mode across process crashes (only a power loss can drop the last commit).
-    prepareDatabase: (db: { pragma(s: string): unknown }) => {
-      db.pragma('busy_timeout = 5000');
-      db.pragma('synchronous = NORMAL');
-    },
-    ...common,
-  } as DataSourceOptions));
+  return bindIntegers(
+    new DataSource({
+      type: 'better-sqlite3',
+      database: path,
+      enableWAL: path !== ':memory:',
+      // NORMAL is durable in WAL mode across process crashes (only a power loss can drop the last commit).
+      prepareDatabase: (db: { pragma(s: string): unknown }) => {
+        db.pragma('busy_timeout = 5000');
+        db.pragma('synchronous = NORMAL');
+      },
+      ...common,
+    } as DataSourceOptions),
+  );
 }
 
-type Escape = (sql: string, parameters: Record<string, unknown>, nativeParameters: Record<string, unknown>) => [string, unknown[]];
+type Escape = (
+  sql: string,
+  parameters: Record<string, unknown>,
+  nativeParameters: Record<string, unknown>,
+) => [string, unknown[]];
 
 /**
  * TypeORM's SQLite driver pastes numeric parameters into the SQL text, so every new version or index
@@ -43,7 +59,11 @@ function bindIntegers(ds: DataSource): DataSource {
   const driver = ds.driver as unknown as { escapeQueryWithParameters: Escape };
   const original = driver.escapeQueryWithParameters.bind(driver);
   driver.escapeQueryWithParameters = (sql, parameters, nativeParameters) =>
-    original(sql, parameters ? Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, sqliteInteger(v)])) : parameters, nativeParameters);
+    original(
+      sql,
+      parameters ? Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, sqliteInteger(v)])) : parameters,
+      nativeParameters,
+    );
   return ds;
 }
 

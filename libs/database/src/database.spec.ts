@@ -18,7 +18,8 @@ class Ledger {
   note: string;
 }
 
-const ids = async (db: Database) => (await db.read((m) => sql<{ id: string }>(m, 'SELECT "id" FROM "ledger" ORDER BY "id"'))).rows.map((r) => r.id);
+const ids = async (db: Database) =>
+  (await db.read((m) => sql<{ id: string }>(m, 'SELECT "id" FROM "ledger" ORDER BY "id"'))).rows.map((r) => r.id);
 
 describe('Database on SQLite: transactions that queue up share one commit, and each still stands alone', () => {
   let dir: string;
@@ -26,7 +27,12 @@ describe('Database on SQLite: transactions that queue up share one commit, and e
   let db: Database;
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lorekeeper-db-'));
-    ds = createDataSource({ database: { type: 'sqlite', path: join(dir, 'db.sqlite') }, entities: [Ledger], migrations: [], synchronize: true });
+    ds = createDataSource({
+      database: { type: 'sqlite', path: join(dir, 'db.sqlite') },
+      entities: [Ledger],
+      migrations: [],
+      synchronize: true,
+    });
     await ds.initialize();
     db = new Database(ds);
   });
@@ -46,8 +52,12 @@ describe('Database on SQLite: transactions that queue up share one commit, and e
         }),
       ),
     );
-    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual(['Error: boom 7', 'Error: boom 33']);
-    expect(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value)).toHaveLength(38);
+    expect(
+      results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)),
+    ).toEqual(['Error: boom 7', 'Error: boom 33']);
+    expect(
+      results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value),
+    ).toHaveLength(38);
     const stored = await ids(db);
     expect(stored).toHaveLength(76);
     expect(stored).not.toContain('t07');
@@ -86,13 +96,22 @@ describe('Database on SQLite: transactions that queue up share one commit, and e
     // Like requests read from five sockets in one poll phase: each callback begins its own transaction.
     const arrivals = Array.from(
       { length: 5 },
-      (_, i) => new Promise((resolve) => setImmediate(() => resolve(db.transaction((m) => insertRows(m, Ledger, [{ id: `b${i}`, amount: i, note: 'b' }]))))),
+      (_, i) =>
+        new Promise((resolve) =>
+          setImmediate(() =>
+            resolve(db.transaction((m) => insertRows(m, Ledger, [{ id: `b${i}`, amount: i, note: 'b' }]))),
+          ),
+        ),
     );
     await Promise.all(arrivals);
     expect(commits).toHaveBeenCalledTimes(1);
     // A burst larger than a group: 40 = 32 + 8.
     commits.mockClear();
-    await Promise.all(Array.from({ length: 40 }, (_, i) => db.transaction((m) => insertRows(m, Ledger, [{ id: `c${i}`, amount: i, note: 'c' }]))));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        db.transaction((m) => insertRows(m, Ledger, [{ id: `c${i}`, amount: i, note: 'c' }])),
+      ),
+    );
     expect(commits).toHaveBeenCalledTimes(2);
     expect(await ids(db)).toHaveLength(45);
   });
@@ -185,7 +204,9 @@ describe('Database on SQLite: transactions that queue up share one commit, and e
     await db.transaction((m) => insertRows(m, Ledger, [{ id: 'i', amount: 4, note: 4 as unknown as string }]));
     const { rows } = await db.read((m) => sql(m, 'SELECT "amount", typeof("amount") AS "t", "note" FROM "ledger"'));
     expect(rows).toEqual([{ amount: 4, t: 'integer', note: '4' }]);
-    const changed = await db.transaction((m) => sql(m, 'UPDATE "ledger" SET "amount" = ? WHERE "id" = ? AND "amount" = ?', [5, 'i', 4]));
+    const changed = await db.transaction((m) =>
+      sql(m, 'UPDATE "ledger" SET "amount" = ? WHERE "id" = ? AND "amount" = ?', [5, 'i', 4]),
+    );
     expect(changed.changes).toBe(1);
     const flags = await db.read((m) => sql(m, 'SELECT ? AS "yes", ? AS "no"', [true, false]));
     expect(flags.rows).toEqual([{ yes: 1, no: 0 }]);
@@ -195,7 +216,9 @@ describe('Database on SQLite: transactions that queue up share one commit, and e
     await db.transaction((m) => insertRows(m, Ledger, [{ id: 'k', amount: 7, note: 'k' }]));
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 600; i++) {
-        const { rows } = await db.read((m) => sql<{ v: number }>(m, `SELECT "amount" + ${i} AS "v" FROM "ledger" WHERE "id" = ?`, ['k']));
+        const { rows } = await db.read((m) =>
+          sql<{ v: number }>(m, `SELECT "amount" + ${i} AS "v" FROM "ledger" WHERE "id" = ?`, ['k']),
+        );
         expect(rows).toEqual([{ v: 7 + i }]);
       }
     }

@@ -55,7 +55,11 @@ function prepared(conn: SqliteConnection, text: string): SqliteStatement {
  * use) from a prepared-statement cache, skipping the query runner's per-call promises and
  * subscriber broadcasts; on PostgreSQL it goes through the transaction's query runner.
  */
-export async function sql<T = Record<string, unknown>>(m: EntityManager, text: string, params: unknown[] = []): Promise<SqlResult<T>> {
+export async function sql<T = Record<string, unknown>>(
+  m: EntityManager,
+  text: string,
+  params: unknown[] = [],
+): Promise<SqlResult<T>> {
   const postgres = m.connection.options.type === 'postgres';
   if (!postgres) {
     const conn = (m.connection.driver as unknown as { databaseConnection?: SqliteConnection }).databaseConnection;
@@ -105,6 +109,7 @@ export async function insertRows(
     insertText.set(key, text);
   }
   const params: unknown[] = [];
-  for (const row of rows) for (const c of columns) params.push((row as Record<string, unknown>)[c.propertyName] ?? null);
+  for (const row of rows)
+    for (const c of columns) params.push((row as Record<string, unknown>)[c.propertyName] ?? null);
   return sql(m, text, params);
 }

@@ -9,8 +9,13 @@ export interface EventStoreFixture {
 const T1 = '2026-03-01T10:00:00.000Z';
 const T2 = '2026-03-01T11:00:00.000Z';
 
-const ev = (type: string, n: number, metadata?: NewEvent['metadata']): NewEvent => ({ type, data: { n, nested: { list: [n, 'ü€'] } }, ...(metadata ? { metadata } : {}) });
-const batch = (type: string, from: number, count: number) => Array.from({ length: count }, (_, i) => ev(type, from + i));
+const ev = (type: string, n: number, metadata?: NewEvent['metadata']): NewEvent => ({
+  type,
+  data: { n, nested: { list: [n, 'ü€'] } },
+  ...(metadata ? { metadata } : {}),
+});
+const batch = (type: string, from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => ev(type, from + i));
 
 /**
  * The EventStore contract (DESIGN §1): every adapter and the in-memory fake must pass it.
@@ -28,7 +33,12 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
     afterEach(async () => fixture.close());
 
     it('appends to a new stream at expected version 0, numbering from 1', async () => {
-      const stored = await store.append('s-a', 0, [ev('A', 1, { correlationId: 'c-1', idempotencyKey: 'k' }), ev('B', 2)], T1);
+      const stored = await store.append(
+        's-a',
+        0,
+        [ev('A', 1, { correlationId: 'c-1', idempotencyKey: 'k' }), ev('B', 2)],
+        T1,
+      );
       expect(stored.map((e) => [e.streamId, e.version, e.type, e.recordedAt])).toEqual([
         ['s-a', 1, 'A', T1],
         ['s-a', 2, 'B', T1],
@@ -52,7 +62,9 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
     it('throws WrongExpectedVersionError on a stale or future version, appending nothing', async () => {
       await store.append('s-a', 0, batch('A', 1, 2), T1);
       for (const expected of [0, 1, 3, 7]) {
-        await expect(store.append('s-a', expected, [ev('X', 99)], T1)).rejects.toBeInstanceOf(WrongExpectedVersionError);
+        await expect(store.append('s-a', expected, [ev('X', 99)], T1)).rejects.toBeInstanceOf(
+          WrongExpectedVersionError,
+        );
       }
       await expect(store.append('s-new', 1, [ev('X', 99)], T1)).rejects.toBeInstanceOf(WrongExpectedVersionError);
       expect((await store.readStream('s-a')).map((e) => e.type)).toEqual(['A', 'A']);
@@ -66,7 +78,14 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       await store.append('s-a', 2, batch('A', 3, 1), T1);
       await store.append('s-b', 1, batch('B', 2, 2), T1);
       const all = await store.readAll();
-      expect(all.map((e) => `${e.streamId}@${e.version}`)).toEqual(['s-a@1', 's-a@2', 's-b@1', 's-a@3', 's-b@2', 's-b@3']);
+      expect(all.map((e) => `${e.streamId}@${e.version}`)).toEqual([
+        's-a@1',
+        's-a@2',
+        's-b@1',
+        's-a@3',
+        's-b@2',
+        's-b@3',
+      ]);
       for (let i = 1; i < all.length; i++) expect(all[i].position).toBeGreaterThan(all[i - 1].position);
     });
 
@@ -81,7 +100,7 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       expect(await store.streamVersion('s-a')).toBe(3);
     });
 
-    it('streamVersionAt gives a stream\'s version as of a global position', async () => {
+    it("streamVersionAt gives a stream's version as of a global position", async () => {
       await store.append('s-a', 0, batch('A', 1, 2), T1);
       const [b1] = await store.append('s-b', 0, batch('B', 1, 1), T1);
       await store.append('s-a', 2, batch('A', 3, 1), T1);
@@ -95,7 +114,8 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
     it('readStream honours after (exclusive), until (inclusive) and limit, oldest first', async () => {
       await store.append('s-a', 0, batch('A', 1, 10), T1);
       await store.append('s-b', 0, batch('B', 1, 3), T1);
-      const versions = async (o: Parameters<EventStore['readStream']>[1]) => (await store.readStream('s-a', o)).map((e) => e.version);
+      const versions = async (o: Parameters<EventStore['readStream']>[1]) =>
+        (await store.readStream('s-a', o)).map((e) => e.version);
       expect(await versions(undefined)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       expect(await versions({ after: 7 })).toEqual([8, 9, 10]);
       expect(await versions({ until: 3 })).toEqual([1, 2, 3]);
@@ -130,10 +150,12 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       (first.data.nested as { list: unknown[] }).list.push('x');
       const [read] = await store.readStream('s-a');
       read.metadata.correlationId = 'changed';
-      expect(await store.readStream('s-a')).toEqual([expect.objectContaining({ data: { n: 1, nested: { list: [1, 'ü€'] } }, metadata: {} })]);
+      expect(await store.readStream('s-a')).toEqual([
+        expect.objectContaining({ data: { n: 1, nested: { list: [1, 'ü€'] } }, metadata: {} }),
+      ]);
     });
 
-    it('streamVersions gives several streams\' versions in the order asked, 0 for an unknown one', async () => {
+    it("streamVersions gives several streams' versions in the order asked, 0 for an unknown one", async () => {
       await store.append('s-a', 0, batch('A', 1, 2), T1);
       await store.append('s-b', 0, batch('B', 1, 1), T1);
       expect(await store.streamVersions(['s-b', 'nope', 's-a'])).toEqual([1, 0, 2]);

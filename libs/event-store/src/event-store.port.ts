@@ -41,7 +41,13 @@ export type Tx = unknown;
 /** Append-only log of every fact. */
 export interface EventStore {
   /** Appends after `expectedVersion` (0 = new stream); throws WrongExpectedVersionError on a race. */
-  append(streamId: string, expectedVersion: number, events: NewEvent[], recordedAt: string, tx?: Tx): Promise<StoredEvent[]>;
+  append(
+    streamId: string,
+    expectedVersion: number,
+    events: NewEvent[],
+    recordedAt: string,
+    tx?: Tx,
+  ): Promise<StoredEvent[]>;
   readStream(streamId: string, options?: ReadOptions): Promise<StoredEvent[]>;
   /** Every stream in global order; inside `tx` when given (a rebuild reads in its own transaction). */
   readAll(options?: ReadOptions, tx?: Tx): Promise<StoredEvent[]>;

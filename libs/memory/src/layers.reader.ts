@@ -49,7 +49,14 @@ export class LayersReader {
     const coined = await this.coinedKeys(campaignId, viewer ? Object.keys(overrides) : []);
     const byKey = new Map<string, GlossaryEntry>();
     for (const r of rows) {
-      byKey.set(r.termKey, { term: r.term, definition: r.definition, coinedMessageIndex: Number(r.coinedMessageIndex), locked: false, hidden: false, createdAt: r.createdAt });
+      byKey.set(r.termKey, {
+        term: r.term,
+        definition: r.definition,
+        coinedMessageIndex: Number(r.coinedMessageIndex),
+        locked: false,
+        hidden: false,
+        createdAt: r.createdAt,
+      });
     }
     for (const [key, ov] of Object.entries(overrides)) {
       const auto = byKey.get(key);
@@ -73,18 +80,35 @@ export class LayersReader {
 
   /** Every term the glossary holds (lower-cased), hidden or not: the worker never coins these again. */
   async termKeys(campaignId: string): Promise<Set<string>> {
-    const rows = await this.db.read((m) => m.getRepository(GlossaryTermRecord).createQueryBuilder('g').select('g.termKey', 'k').where('g.campaignId = :campaignId', { campaignId }).getRawMany<{ k: string }>());
+    const rows = await this.db.read((m) =>
+      m
+        .getRepository(GlossaryTermRecord)
+        .createQueryBuilder('g')
+        .select('g.termKey', 'k')
+        .where('g.campaignId = :campaignId', { campaignId })
+        .getRawMany<{ k: string }>(),
+    );
     return new Set(rows.map((r) => r.k));
   }
 
   async hasTerm(campaignId: string, term: string): Promise<boolean> {
-    return (await this.db.read((m) => m.getRepository(GlossaryTermRecord).countBy({ campaignId, termKey: glossaryKey(term) }))) > 0;
+    return (
+      (await this.db.read((m) =>
+        m.getRepository(GlossaryTermRecord).countBy({ campaignId, termKey: glossaryKey(term) }),
+      )) > 0
+    );
   }
 
   /** The newest "Previously" of a viewer ('*' = everyone's, else `player:<id>`). */
   async latestSummary(campaignId: string, viewerKey: string): Promise<RollingSummaryView | null> {
     const row = await this.db.read((m) =>
-      m.getRepository(RollingSummaryRecord).createQueryBuilder('s').where('s.campaignId = :campaignId AND s.viewerKey = :viewerKey', { campaignId, viewerKey }).orderBy('s.memoryVersion', 'DESC').limit(1).getOne(),
+      m
+        .getRepository(RollingSummaryRecord)
+        .createQueryBuilder('s')
+        .where('s.campaignId = :campaignId AND s.viewerKey = :viewerKey', { campaignId, viewerKey })
+        .orderBy('s.memoryVersion', 'DESC')
+        .limit(1)
+        .getOne(),
     );
     if (!row) return null;
     return {
@@ -108,7 +132,11 @@ export class LayersReader {
     for (let i = 0; i < rest.length; i += TERM_BATCH) {
       const batch = rest.slice(i, i + TERM_BATCH);
       // The database narrows the messages down by substring; the whole-word test is made here.
-      const contents = await this.campaigns.contentsContaining(campaignId, batch.map((t) => t.termKey), viewer);
+      const contents = await this.campaigns.contentsContaining(
+        campaignId,
+        batch.map((t) => t.termKey),
+        viewer,
+      );
       for (const t of batch) {
         const re = wholeWord(t.termKey);
         const use = contents.find((c) => re.test(c));
@@ -122,7 +150,12 @@ export class LayersReader {
   private async coinedKeys(campaignId: string, keys: string[]): Promise<Set<string>> {
     if (keys.length === 0) return new Set();
     const rows = await this.db.read((m) =>
-      m.getRepository(GlossaryTermRecord).createQueryBuilder('g').select('g.termKey', 'k').where('g.campaignId = :campaignId AND g.termKey IN (:...keys)', { campaignId, keys: keys.map(glossaryKey) }).getRawMany<{ k: string }>(),
+      m
+        .getRepository(GlossaryTermRecord)
+        .createQueryBuilder('g')
+        .select('g.termKey', 'k')
+        .where('g.campaignId = :campaignId AND g.termKey IN (:...keys)', { campaignId, keys: keys.map(glossaryKey) })
+        .getRawMany<{ k: string }>(),
     );
     return new Set(rows.map((r) => r.k));
   }

@@ -33,12 +33,20 @@ export class MemoryProjector {
     for (const table of tables) await sql(m, `DELETE FROM "${table}"`);
   }
 
-  /** `memoryVersion: false`: the caller moves the checkpoint's memory version itself (the worker, with its checkpoint). */
-  async apply(m: EntityManager, campaignId: string, events: StoredEvent[], o: { memoryVersion?: boolean } = {}): Promise<void> {
+  /**
+   * `memoryVersion: false`: the caller moves the checkpoint's memory version itself (the worker, with its checkpoint).
+   */
+  async apply(
+    m: EntityManager,
+    campaignId: string,
+    events: StoredEvent[],
+    o: { memoryVersion?: boolean } = {},
+  ): Promise<void> {
     const memories: MemoryRecord[] = [];
     for (const e of events) {
       if (e.type === 'GlossaryTermAdded') await this.addTerm(m, campaignId, e.data as GlossaryTermAddedData, e.version);
-      if (e.type === 'RollingSummaryUpdated') await this.addSummary(m, campaignId, e.data as RollingSummaryUpdatedData, e.version);
+      if (e.type === 'RollingSummaryUpdated')
+        await this.addSummary(m, campaignId, e.data as RollingSummaryUpdatedData, e.version);
       if (e.type !== 'MemoryRecorded') continue;
       const d = e.data as MemoryRecordedData;
       const row = toMemoryRecord(campaignId, d, e.version);
@@ -52,13 +60,32 @@ export class MemoryProjector {
     for (const indexer of this.indexers) if (memories.length) await indexer.indexMemories(m, campaignId, memories);
   }
 
-  private async addTerm(m: EntityManager, campaignId: string, d: GlossaryTermAddedData, memoryVersion: number): Promise<void> {
-    const row = { campaignId, termKey: glossaryKey(d.term), term: d.term, definition: d.definition, coinedMessageIndex: d.coinedMessageIndex, triggerVersion: d.triggerVersion, memoryVersion, createdAt: d.createdAt };
+  private async addTerm(
+    m: EntityManager,
+    campaignId: string,
+    d: GlossaryTermAddedData,
+    memoryVersion: number,
+  ): Promise<void> {
+    const row = {
+      campaignId,
+      termKey: glossaryKey(d.term),
+      term: d.term,
+      definition: d.definition,
+      coinedMessageIndex: d.coinedMessageIndex,
+      triggerVersion: d.triggerVersion,
+      memoryVersion,
+      createdAt: d.createdAt,
+    };
     // The first coining wins; a replayed duplicate must not wedge the worker.
     await m.createQueryBuilder().insert().into(GlossaryTermRecord).values(row).orIgnore().updateEntity(false).execute();
   }
 
-  private async addSummary(m: EntityManager, campaignId: string, d: RollingSummaryUpdatedData, memoryVersion: number): Promise<void> {
+  private async addSummary(
+    m: EntityManager,
+    campaignId: string,
+    d: RollingSummaryUpdatedData,
+    memoryVersion: number,
+  ): Promise<void> {
     const publicToo = { ...d, alsoPublic: false, publicView: true };
     if (d.alsoPublic) await this.addSummary(m, campaignId, publicToo, memoryVersion);
     await m.getRepository(RollingSummaryRecord).insert({
@@ -81,9 +108,17 @@ export class MemoryProjector {
     const inputs = [...new Set(d.inputIndexes)];
     // §8 public view: counted as a witness key too, so a memory built from public messages only is the public's.
     const counts = await witnessCounts(m, campaignId, inputs);
-    const viewers = [...counts].filter(([, n]) => n === inputs.length).map(([viewerId]) => ({ campaignId, viewerId, memoryId: d.memoryId }));
+    const viewers = [...counts]
+      .filter(([, n]) => n === inputs.length)
+      .map(([viewerId]) => ({ campaignId, viewerId, memoryId: d.memoryId }));
     for (let i = 0; i < viewers.length; i += CHUNK) {
-      await m.createQueryBuilder().insert().into(MemoryWitnessRecord).values(viewers.slice(i, i + CHUNK)).updateEntity(false).execute();
+      await m
+        .createQueryBuilder()
+        .insert()
+        .into(MemoryWitnessRecord)
+        .values(viewers.slice(i, i + CHUNK))
+        .updateEntity(false)
+        .execute();
     }
   }
 }

@@ -31,10 +31,22 @@ export class MemoryReader {
   constructor(private readonly db: Database) {}
 
   /** With `viewer` (a witness key, §8): only memories whose every input message that viewer witnessed. */
-  async list(campaignId: string, o: { scope?: string; subjectId?: string; limit: number; before?: string; viewer?: string }): Promise<MemoryView[]> {
+  async list(
+    campaignId: string,
+    o: { scope?: string; subjectId?: string; limit: number; before?: string; viewer?: string },
+  ): Promise<MemoryView[]> {
     return this.db.read(async (m) => {
-      const qb = m.getRepository(MemoryRecord).createQueryBuilder('r').where('r.campaignId = :campaignId', { campaignId });
-      if (o.viewer) qb.innerJoin(MemoryWitnessRecord, 'w', 'w.campaignId = r.campaignId AND w.memoryId = r.id AND w.viewerId = :viewer', { viewer: o.viewer });
+      const qb = m
+        .getRepository(MemoryRecord)
+        .createQueryBuilder('r')
+        .where('r.campaignId = :campaignId', { campaignId });
+      if (o.viewer)
+        qb.innerJoin(
+          MemoryWitnessRecord,
+          'w',
+          'w.campaignId = r.campaignId AND w.memoryId = r.id AND w.viewerId = :viewer',
+          { viewer: o.viewer },
+        );
       if (o.scope) qb.andWhere('r.scope = :scope', { scope: o.scope });
       if (o.subjectId) qb.andWhere('r.subjectId = :subjectId', { subjectId: o.subjectId });
       if (o.before) {
@@ -47,7 +59,13 @@ export class MemoryReader {
   }
 
   /** Last `limit` memories of one scope/subject, newest first. */
-  async latest(campaignId: string, scope: string, subjectId: string, limit: number, viewer?: string): Promise<MemoryView[]> {
+  async latest(
+    campaignId: string,
+    scope: string,
+    subjectId: string,
+    limit: number,
+    viewer?: string,
+  ): Promise<MemoryView[]> {
     return this.list(campaignId, { scope, subjectId, limit, viewer });
   }
 
@@ -55,8 +73,17 @@ export class MemoryReader {
   async byIds(campaignId: string, ids: string[], viewer?: string): Promise<MemoryView[]> {
     if (ids.length === 0) return [];
     return this.db.read(async (m) => {
-      const qb = m.getRepository(MemoryRecord).createQueryBuilder('r').where('r.campaignId = :campaignId AND r.id IN (:...ids)', { campaignId, ids });
-      if (viewer) qb.innerJoin(MemoryWitnessRecord, 'w', 'w.campaignId = r.campaignId AND w.memoryId = r.id AND w.viewerId = :viewer', { viewer });
+      const qb = m
+        .getRepository(MemoryRecord)
+        .createQueryBuilder('r')
+        .where('r.campaignId = :campaignId AND r.id IN (:...ids)', { campaignId, ids });
+      if (viewer)
+        qb.innerJoin(
+          MemoryWitnessRecord,
+          'w',
+          'w.campaignId = r.campaignId AND w.memoryId = r.id AND w.viewerId = :viewer',
+          { viewer },
+        );
       return (await qb.getMany()).map(toView);
     });
   }
@@ -65,7 +92,11 @@ export class MemoryReader {
    * Every memory row, by campaign and memory version, `limit` after an exclusive key, inside `m` (the search
    * index's rebuild, which runs in its own transaction).
    */
-  async page(m: EntityManager, after: { campaignId: string; memoryVersion: number } | null, limit: number): Promise<MemoryRecord[]> {
+  async page(
+    m: EntityManager,
+    after: { campaignId: string; memoryVersion: number } | null,
+    limit: number,
+  ): Promise<MemoryRecord[]> {
     const qb = m.getRepository(MemoryRecord).createQueryBuilder('r');
     if (after) {
       const key = { c: after.campaignId, v: after.memoryVersion };

@@ -44,14 +44,38 @@ class ScriptedSummarizer implements Summarizer {
   readonly calls: Call[] = [];
   script: (call: Call, n: number) => Answer = (c) => `${c.method} ${c.subject} saw ${c.indexes.join(',')}`;
 
-  summarizeLocation(input: { campaignId: string; location: { id: string }; messages: { index: number }[] }, signal?: AbortSignal) {
-    return this.answer({ method: 'location', campaignId: input.campaignId, subject: input.location.id, indexes: input.messages.map((m) => m.index), signal });
+  summarizeLocation(
+    input: { campaignId: string; location: { id: string }; messages: { index: number }[] },
+    signal?: AbortSignal,
+  ) {
+    return this.answer({
+      method: 'location',
+      campaignId: input.campaignId,
+      subject: input.location.id,
+      indexes: input.messages.map((m) => m.index),
+      signal,
+    });
   }
-  summarizeNpc(input: { campaignId: string; npc: { id: string }; messages: { index: number }[] }, signal?: AbortSignal) {
-    return this.answer({ method: 'npc', campaignId: input.campaignId, subject: input.npc.id, indexes: input.messages.map((m) => m.index), signal });
+  summarizeNpc(
+    input: { campaignId: string; npc: { id: string }; messages: { index: number }[] },
+    signal?: AbortSignal,
+  ) {
+    return this.answer({
+      method: 'npc',
+      campaignId: input.campaignId,
+      subject: input.npc.id,
+      indexes: input.messages.map((m) => m.index),
+      signal,
+    });
   }
   summarizeWorld(input: { campaignId: string; kind: string; messages: { index: number }[] }, signal?: AbortSignal) {
-    return this.answer({ method: 'world', campaignId: input.campaignId, subject: input.kind, indexes: input.messages.map((m) => m.index), signal });
+    return this.answer({
+      method: 'world',
+      campaignId: input.campaignId,
+      subject: input.kind,
+      indexes: input.messages.map((m) => m.index),
+      signal,
+    });
   }
   summarizeRolling(): Promise<SummaryResult> {
     throw new Error('not used by the narrative memory worker');
@@ -69,7 +93,20 @@ class ScriptedSummarizer implements Summarizer {
   }
 }
 
-const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MemoryRecord, CursorRecord, MessageWitnessRecord, MemoryWitnessRecord, GlossaryTermRecord, RollingSummaryRecord, MemoryCheckpointRecord];
+const ENTITIES = [
+  EventRecord,
+  CampaignRecord,
+  MessageRecord,
+  ToolCallRecord,
+  IdempotencyRecord,
+  MemoryRecord,
+  CursorRecord,
+  MessageWitnessRecord,
+  MemoryWitnessRecord,
+  GlossaryTermRecord,
+  RollingSummaryRecord,
+  MemoryCheckpointRecord,
+];
 
 /** The real pipeline pieces wired by hand on a temp SQLite file. */
 class Harness {
@@ -88,7 +125,12 @@ class Harness {
   constructor(private readonly dir: string) {}
 
   async open(): Promise<this> {
-    this.ds = createDataSource({ database: { type: 'sqlite', path: join(this.dir, 'lk.db') }, entities: ENTITIES, migrations: [], synchronize: true });
+    this.ds = createDataSource({
+      database: { type: 'sqlite', path: join(this.dir, 'lk.db') },
+      entities: ENTITIES,
+      migrations: [],
+      synchronize: true,
+    });
     await this.ds.initialize();
     this.db = new Database(this.ds);
     this.store = new TypeOrmEventStore(this.db);
@@ -100,13 +142,26 @@ class Harness {
   }
 
   worker(options: Partial<WorkerOptions> = {}, reader: CampaignReader = this.reader): MemoryWorker {
-    const logger = { log: () => undefined, warn: (message: string, context?: Record<string, unknown>) => this.warnings.push({ message, context }), error: () => undefined };
-    const worker = new MemoryWorker(this.db, this.store, reader, new MemoryProjector(), this.summarizer, new WorkerProgress(), logger, {
-      attempts: 2,
-      timeoutMs: 2000,
-      concurrency: 4,
-      ...options,
-    });
+    const logger = {
+      log: () => undefined,
+      warn: (message: string, context?: Record<string, unknown>) => this.warnings.push({ message, context }),
+      error: () => undefined,
+    };
+    const worker = new MemoryWorker(
+      this.db,
+      this.store,
+      reader,
+      new MemoryProjector(),
+      this.summarizer,
+      new WorkerProgress(),
+      logger,
+      {
+        attempts: 2,
+        timeoutMs: 2000,
+        concurrency: 4,
+        ...options,
+      },
+    );
     this.workers.push(worker);
     return worker;
   }
@@ -131,10 +186,24 @@ class Harness {
     await this.write(id, { type: 'CreateCampaign', name: `Saga ${id}` });
     await this.write(id, { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' });
     await this.write(id, { type: 'PutLocation', locationId: 'docks', name: 'Docks' });
-    await this.write(id, { type: 'PutNpc', npcId: 'mira', name: 'Mira', aliases: ['the barkeep'], locationId: 'tavern' });
+    await this.write(id, {
+      type: 'PutNpc',
+      npcId: 'mira',
+      name: 'Mira',
+      aliases: ['the barkeep'],
+      locationId: 'tavern',
+    });
     await this.write(id, { type: 'PutNpc', npcId: 'bob', name: 'Bob', locationId: 'tavern' });
     await this.write(id, { type: 'PutNpc', npcId: 'cara', name: 'Cara', locationId: 'docks' });
-    await this.write(id, { type: 'PutQuest', questId: 'relic', name: 'Find the Relic', objectives: [{ id: 'map', name: 'Buy the map' }, { id: 'crypt', name: 'Enter the crypt' }] });
+    await this.write(id, {
+      type: 'PutQuest',
+      questId: 'relic',
+      name: 'Find the Relic',
+      objectives: [
+        { id: 'map', name: 'Buy the map' },
+        { id: 'crypt', name: 'Enter the crypt' },
+      ],
+    });
     await this.move(id, 'tavern');
   }
 
@@ -155,7 +224,9 @@ class Harness {
 }
 
 const callsOf = (h: Harness, method?: Call['method'], subject?: string) =>
-  h.summarizer.calls.filter((c) => (!method || c.method === method) && (!subject || c.subject === subject)).map((c) => c.indexes);
+  h.summarizer.calls
+    .filter((c) => (!method || c.method === method) && (!subject || c.subject === subject))
+    .map((c) => c.indexes);
 
 describe('MemoryWorker on SQLite with a scripted summarizer', () => {
   let dir: string;
@@ -173,7 +244,14 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
   describe('scope selection (CampaignReader.messagesForScope)', () => {
     beforeEach(async () => {
       await h.campaign('c1');
-      await h.say('c1', 't0', 't1', { role: 'dm', content: 'd2', locationId: 'docks' }, { role: 'dm', content: 'n3', locationId: null }, 't4');
+      await h.say(
+        'c1',
+        't0',
+        't1',
+        { role: 'dm', content: 'd2', locationId: 'docks' },
+        { role: 'dm', content: 'n3', locationId: null },
+        't4',
+      );
     });
     const select = async (o: { locationId?: string; afterIndex: number; beforeVersion?: number }) =>
       (await h.reader.messagesForScope('c1', { beforeVersion: 1_000, ...o })).map((m) => m.index);
@@ -213,20 +291,41 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
     await h.runWorker();
     expect(callsOf(h, 'location')).toEqual([[0, 2]]);
     const [memory] = await h.memories.list('c1', { scope: 'location', limit: 10 });
-    expect(memory).toMatchObject({ scope: 'location', subjectId: 'tavern', summary: 'location tavern saw 0,2', tags: ['location:tavern'], locationId: 'tavern', sinceMessageIndex: 0, throughMessageIndex: 2, triggerVersion: trigger });
+    expect(memory).toMatchObject({
+      scope: 'location',
+      subjectId: 'tavern',
+      summary: 'location tavern saw 0,2',
+      tags: ['location:tavern'],
+      locationId: 'tavern',
+      sinceMessageIndex: 0,
+      throughMessageIndex: 2,
+      triggerVersion: trigger,
+    });
     expect((await h.memories.cursors('c1')).locations).toEqual({ tavern: 2 });
   });
 
   it('NPC memories only for NPCs present at the left location AND mentioned there, window ±1', async () => {
     await h.campaign('c1');
-    await h.say('c1', 'We sit down.', 'Quiet music.', 'I ask the barkeep for rumours.', 'She shrugs.', 'Cara is at the docks, they say.', 'Later.', 'More later.');
+    await h.say(
+      'c1',
+      'We sit down.',
+      'Quiet music.',
+      'I ask the barkeep for rumours.',
+      'She shrugs.',
+      'Cara is at the docks, they say.',
+      'Later.',
+      'More later.',
+    );
     await h.move('c1', 'docks');
     await h.runWorker();
-    // Mira (present, named by alias at 2) gets 1..3; Bob (present, silent) and Cara (named, but not present) get nothing.
+    // Mira (present, named by alias at 2) gets 1..3; Bob (present, silent) and Cara (named, but not present) get
+    // nothing.
     expect(callsOf(h, 'npc')).toEqual([[1, 2, 3]]);
     expect(h.summarizer.calls.filter((c) => c.method === 'npc').map((c) => c.subject)).toEqual(['mira']);
     const npcMemories = await h.memories.list('c1', { scope: 'npc', limit: 10 });
-    expect(npcMemories.map((m) => [m.subjectId, m.npcIds, m.tags, m.throughMessageIndex])).toEqual([['mira', ['mira'], ['npc:mira', 'location:tavern'], 3]]);
+    expect(npcMemories.map((m) => [m.subjectId, m.npcIds, m.tags, m.throughMessageIndex])).toEqual([
+      ['mira', ['mira'], ['npc:mira', 'location:tavern'], 3],
+    ]);
     expect(await h.memories.cursors('c1')).toMatchObject({ npcs: { mira: 3 }, locations: { tavern: 6 } });
   });
 
@@ -239,13 +338,25 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
       await h.runWorker();
       expect(h.summarizer.calls).toHaveLength(2);
       const events = await h.memoryEvents('c1');
-      expect(events.map((e) => [e.type, e.data.scope, e.data.subjectId, e.data.reason, e.data.attempts, e.data.triggerVersion])).toEqual([
-        ['MemorySkipped', 'location', 'tavern', 'empty', 2, trigger],
-      ]);
+      expect(
+        events.map((e) => [
+          e.type,
+          e.data.scope,
+          e.data.subjectId,
+          e.data.reason,
+          e.data.attempts,
+          e.data.triggerVersion,
+        ]),
+      ).toEqual([['MemorySkipped', 'location', 'tavern', 'empty', 2, trigger]]);
       expect(await h.memories.list('c1', { limit: 10 })).toEqual([]);
       expect((await h.memories.cursors('c1')).locations).toEqual({});
       expect(h.warnings).toHaveLength(1);
-      expect(h.warnings[0].context).toMatchObject({ campaignId: 'c1', triggerVersion: trigger, scope: 'location', subjectId: 'tavern' });
+      expect(h.warnings[0].context).toMatchObject({
+        campaignId: 'c1',
+        triggerVersion: trigger,
+        scope: 'location',
+        subjectId: 'tavern',
+      });
       const snap = await h.reader.get('c1');
       expect((await h.checkpoints.get('c1')).processedVersion).toBe(snap.state.version);
 
@@ -266,7 +377,9 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
       await h.runWorker();
       expect(h.summarizer.calls).toHaveLength(2);
       const events = await h.memoryEvents('c1');
-      expect(events.map((e) => [e.type, e.data.summary, e.data.attempts])).toEqual([['MemoryRecorded', 'The party arrived.', 2]]);
+      expect(events.map((e) => [e.type, e.data.summary, e.data.attempts])).toEqual([
+        ['MemoryRecorded', 'The party arrived.', 2],
+      ]);
       expect((await h.memories.cursors('c1')).locations).toEqual({ tavern: 0 });
     });
 
@@ -292,7 +405,9 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
       await h.runWorker(h.worker({ timeoutMs: 30 }));
       expect(h.summarizer.calls).toHaveLength(2);
       expect(h.summarizer.calls.every((c) => c.signal?.aborted)).toBe(true);
-      expect((await h.memoryEvents('c1')).map((e) => [e.type, e.data.reason])).toEqual([['MemorySkipped', 'timeout after 30 ms']]);
+      expect((await h.memoryEvents('c1')).map((e) => [e.type, e.data.reason])).toEqual([
+        ['MemorySkipped', 'timeout after 30 ms'],
+      ]);
     });
   });
 
@@ -301,7 +416,11 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
       await h.campaign('c1');
       await h.say('c1', 'before-0', 'before-1');
       await h.move('c1', 'docks');
-      await h.say('c1', { role: 'dm', content: 'late-2 Mira', locationId: 'tavern' }, { role: 'dm', content: 'late-3', locationId: 'tavern' });
+      await h.say(
+        'c1',
+        { role: 'dm', content: 'late-2 Mira', locationId: 'tavern' },
+        { role: 'dm', content: 'late-3', locationId: 'tavern' },
+      );
       await h.runWorker();
       expect(callsOf(h, 'location')).toEqual([[0, 1]]);
       expect(callsOf(h, 'npc')).toEqual([]);
@@ -311,8 +430,12 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
       await h.move('c1', 'tavern');
       await h.move('c1', 'docks');
       await h.runWorker();
-      expect(callsOf(h, 'location')).toEqual([[0, 1], [2, 3]]);
-      expect(callsOf(h, 'npc', 'mira')).toEqual([[1, 2, 3]]); // her cursor never moved: 1 is the message before the mention
+      expect(callsOf(h, 'location')).toEqual([
+        [0, 1],
+        [2, 3],
+      ]);
+      // her cursor never moved: 1 is the message before the mention
+      expect(callsOf(h, 'npc', 'mira')).toEqual([[1, 2, 3]]);
     });
 
     it('a world memory holds only messages recorded before its event', async () => {
@@ -334,7 +457,12 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
   it('world memories carry their tags and related ids; CLEARED + an encounter in one command gives one memory', async () => {
     await h.campaign('c1');
     await h.say('c1', 'The lich falls.');
-    await h.write('c1', { type: 'UpdateLocationState', locationId: 'tavern', dangerLevel: 'CLEARED', completeEncounter: 'lich' });
+    await h.write('c1', {
+      type: 'UpdateLocationState',
+      locationId: 'tavern',
+      dangerLevel: 'CLEARED',
+      completeEncounter: 'lich',
+    });
     await h.say('c1', 'Onward.');
     await h.write('c1', { type: 'ProgressAct', actId: 'act-2' });
     await h.runWorker();
@@ -381,7 +509,8 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
       const key = c.method === 'world' ? 'world' : `${c.method}:${c.subject}`;
       byScope.set(key, [...(byScope.get(key) ?? []), ...c.indexes]);
     }
-    for (const [scope, indexes] of byScope) expect({ scope, unique: new Set(indexes).size }).toEqual({ scope, unique: indexes.length });
+    for (const [scope, indexes] of byScope)
+      expect({ scope, unique: new Set(indexes).size }).toEqual({ scope, unique: indexes.length });
     expect(byScope.get('location:tavern')).toEqual(tavernIdx);
     expect(byScope.get('location:docks')).toEqual([2]);
     expect(byScope.get('world')).toEqual([0, 1, 2, 3, 4, 5]);
@@ -423,7 +552,9 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
 
     h.summarizer.script = () => 'Recovered.';
     await h.runWorker(h.worker());
-    expect((await h.memoryEvents('c1')).map((e) => [e.type, e.data.summary])).toEqual([['MemoryRecorded', 'Recovered.']]);
+    expect((await h.memoryEvents('c1')).map((e) => [e.type, e.data.summary])).toEqual([
+      ['MemoryRecorded', 'Recovered.'],
+    ]);
     const after = await h.reader.get('c1');
     expect((await h.checkpoints.get('c1')).processedVersion).toBe(after.state.version);
   });
@@ -499,8 +630,10 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
       await h.runWorker(h.worker({ concurrency: 2 }));
       expect(sawOverlap).toBe(true);
       expect([...maxPerCampaign.values()]).toEqual([1, 1]);
-      for (const id of ['a', 'b']) expect(order.filter((o) => o.startsWith(`${id}:`))).toEqual([`${id}:tavern`, `${id}:docks`]);
-      for (const id of ['a', 'b']) expect((await h.memories.list(id, { limit: 10 })).map((m) => m.subjectId)).toEqual(['docks', 'tavern']);
+      for (const id of ['a', 'b'])
+        expect(order.filter((o) => o.startsWith(`${id}:`))).toEqual([`${id}:tavern`, `${id}:docks`]);
+      for (const id of ['a', 'b'])
+        expect((await h.memories.list(id, { limit: 10 })).map((m) => m.subjectId)).toEqual(['docks', 'tavern']);
     });
 
     it('MEMORY_CONCURRENCY bounds how many campaigns are summarized at once', async () => {

@@ -11,7 +11,9 @@ export class WorkerProgress {
     for (const listener of this.any) listener(campaignId);
   }
 
-  /** Calls `listener` after every checkpoint move of any campaign (the event stream's wake-up); returns the unsubscribe. */
+  /**
+   * Calls `listener` after every checkpoint move of any campaign (the event stream's wake-up); returns the unsubscribe.
+   */
   onProcessed(listener: (campaignId: string) => void): () => void {
     this.any.add(listener);
     return () => this.any.delete(listener);
@@ -21,7 +23,13 @@ export class WorkerProgress {
    * Resolves once `read()` reports ≥ minVersion or `waitMs` passed. Polls as a fallback, since
    * another replica may be the one doing the work.
    */
-  async waitFor(campaignId: string, minVersion: number, waitMs: number, read: () => Promise<number>, pollMs = 100): Promise<number> {
+  async waitFor(
+    campaignId: string,
+    minVersion: number,
+    waitMs: number,
+    read: () => Promise<number>,
+    pollMs = 100,
+  ): Promise<number> {
     const deadline = Date.now() + waitMs;
     let current = await read();
     while (current < minVersion && Date.now() < deadline) {

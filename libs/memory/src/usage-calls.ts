@@ -54,7 +54,9 @@ export function committedEntries(
   return out;
 }
 
-/** Ledger rows of calls whose outcome will never commit; `unwritten`: only those not written ahead (marked in place). */
+/**
+ * Ledger rows of calls whose outcome will never commit; `unwritten`: only those not written ahead (marked in place).
+ */
 export function abandonedEntries(
   campaignId: string,
   trigger: StoredEvent,

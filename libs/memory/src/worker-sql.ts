@@ -14,12 +14,12 @@ export async function rawRows<T>(m: EntityManager, text: string, params: unknown
 export const memorySql = {
   insertMemory: (m: EntityManager, row: MemoryRecord) => insertRows(m, MemoryRecord, [row]),
   upsertCursor: (m: EntityManager, campaignId: string, scope: string, subjectId: string, value: number) =>
-    rawRows(m, 'INSERT INTO memory_cursors (campaign_id, scope, subject_id, value) VALUES (?, ?, ?, ?) ON CONFLICT (campaign_id, scope, subject_id) DO UPDATE SET value = excluded.value', [
-      campaignId,
-      scope,
-      subjectId,
-      value,
-    ]),
+    rawRows(
+      m,
+      'INSERT INTO memory_cursors (campaign_id, scope, subject_id, value) VALUES (?, ?, ?, ?) ON CONFLICT ' +
+        '(campaign_id, scope, subject_id) DO UPDATE SET value = excluded.value',
+      [campaignId, scope, subjectId, value],
+    ),
 };
 
 /** The worker's own reads (its checkpoint is CheckpointStore's). */
@@ -28,7 +28,13 @@ export class WorkerSql {
 
   /** Every scope cursor of the campaign, keyed `scope:subject`. */
   async cursors(campaignId: string): Promise<Map<string, number>> {
-    const rows = await this.db.read((m) => rawRows<{ scope: string; subject_id: string; value: number | string }>(m, 'SELECT scope, subject_id, value FROM memory_cursors WHERE campaign_id = ?', [campaignId]));
+    const rows = await this.db.read((m) =>
+      rawRows<{ scope: string; subject_id: string; value: number | string }>(
+        m,
+        'SELECT scope, subject_id, value FROM memory_cursors WHERE campaign_id = ?',
+        [campaignId],
+      ),
+    );
     return new Map(rows.map((r) => [`${r.scope}:${r.subject_id}`, Number(r.value)]));
   }
 }

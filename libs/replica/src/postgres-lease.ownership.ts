@@ -60,7 +60,8 @@ WITH mine AS (
 ), renewed AS (
   UPDATE leases l SET expires_at = ${EXPIRY} FROM mine WHERE l.campaign_id = mine.campaign_id RETURNING l.campaign_id
 )
-SELECT campaign_id, epoch FROM leases WHERE campaign_id = ANY($1::varchar[]) AND owner = $2 AND expires_at > clock_timestamp()`;
+SELECT campaign_id, epoch FROM leases WHERE campaign_id = ANY($1::varchar[]) AND owner = $2 AND expires_at >
+  clock_timestamp()`;
 
 const RELEASE = `
 WITH released AS (
@@ -118,11 +119,12 @@ export class PostgresLeaseOwnership implements CampaignOwnership {
   }
 
   private async claim(campaignId: string, reserved: boolean): Promise<HeldLease | null> {
-    const rows: Array<{ epoch: number; acquired_at: Date; previous_owner: string | null; previous_expires_at: Date | null }> = await this.dataSource.query(ACQUIRE, [
-      campaignId,
-      this.options.replicaId,
-      this.options.ttlMs,
-    ]);
+    const rows: Array<{
+      epoch: number;
+      acquired_at: Date;
+      previous_owner: string | null;
+      previous_expires_at: Date | null;
+    }> = await this.dataSource.query(ACQUIRE, [campaignId, this.options.replicaId, this.options.ttlMs]);
     const row = rows[0];
     if (!row) return null;
     const controller = new AbortController();
@@ -146,7 +148,12 @@ export class PostgresLeaseOwnership implements CampaignOwnership {
 
   async fence(m: EntityManager, lease: CampaignLease): Promise<void> {
     const held = lease as HeldLease;
-    const rows: unknown[] = await m.query(FENCE, [held.campaignId, this.options.replicaId, this.options.ttlMs, held.epoch]);
+    const rows: unknown[] = await m.query(FENCE, [
+      held.campaignId,
+      this.options.replicaId,
+      this.options.ttlMs,
+      held.epoch,
+    ]);
     if (rows.length === 0) {
       this.lose(held);
       throw new LeaseLostError(held.campaignId);
@@ -163,7 +170,11 @@ export class PostgresLeaseOwnership implements CampaignOwnership {
   async renew(): Promise<void> {
     const sent = [...this.held.values()];
     if (sent.length === 0) return;
-    const rows: Array<{ campaign_id: string; epoch: number }> = await this.dataSource.query(RENEW, [sent.map((l) => l.campaignId), this.options.replicaId, this.options.ttlMs]);
+    const rows: Array<{ campaign_id: string; epoch: number }> = await this.dataSource.query(RENEW, [
+      sent.map((l) => l.campaignId),
+      this.options.replicaId,
+      this.options.ttlMs,
+    ]);
     const renewed = new Map(rows.map((r) => [r.campaign_id, Number(r.epoch)]));
     for (const lease of sent) if (renewed.get(lease.campaignId) !== lease.epoch) this.lose(lease);
   }

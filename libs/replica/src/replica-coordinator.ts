@@ -15,7 +15,9 @@ export interface CoordinatorLogger {
   warn(message: string): void;
 }
 
-/** Of the campaigns behind ($2), those whose lease nobody alive holds (free, ours, or expired: a takeover). $1 replica. */
+/**
+ * Of the campaigns behind ($2), those whose lease nobody alive holds (free, ours, or expired: a takeover). $1 replica.
+ */
 const CLAIMABLE = `
 SELECT b.id, (l.owner IS NOT NULL AND l.owner <> $1) AS expired FROM unnest($2::varchar[]) AS b(id)
 LEFT JOIN leases l ON l.campaign_id = b.id
@@ -81,7 +83,10 @@ export class ReplicaCoordinator {
   async poll(): Promise<void> {
     const behind = await this.options.behind();
     if (behind.length === 0) return;
-    const rows: Array<{ id: string; expired: boolean }> = await this.dataSource.query(CLAIMABLE, [this.options.replicaId, behind]);
+    const rows: Array<{ id: string; expired: boolean }> = await this.dataSource.query(CLAIMABLE, [
+      this.options.replicaId,
+      behind,
+    ]);
     for (const row of rows) if (!row.expired) this.nudge(row.id);
     // Takeovers at once, side by side: a dead replica's campaigns should not wait on each other.
     await Promise.all(rows.filter((r) => r.expired).map(async (r) => (await this.takeOver(r.id)) && this.wake(r.id)));
@@ -104,7 +109,10 @@ export class ReplicaCoordinator {
     // pg is loaded only on PostgreSQL: a SQLite boot need not pay for it.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only on PostgreSQL (boot time)
     const { Client: PgClient } = require('pg') as typeof import('pg');
-    const client = new PgClient({ connectionString: this.options.url, application_name: `lorekeeper-listen-${this.options.replicaId}`.slice(0, 63) });
+    const client = new PgClient({
+      connectionString: this.options.url,
+      application_name: `lorekeeper-listen-${this.options.replicaId}`.slice(0, 63),
+    });
     client.on('notification', (msg) => {
       if (msg.channel !== this.channel || !msg.payload) return;
       // Payload "<campaign> <replica>": this replica already woke its own worker when it appended.

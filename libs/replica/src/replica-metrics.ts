@@ -63,14 +63,35 @@ export class ReplicaMetrics {
   /** Prometheus text exposition of the same counters. */
   prometheus(lag: WorkerLag): string {
     const r = `replica="${this.replicaId.replace(/["\\\n]/g, '_')}"`;
-    const metric = (name: string, type: string, help: string, value: number) => `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name}{${r}} ${value}\n`;
+    const metric = (name: string, type: string, help: string, value: number) =>
+      `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name}{${r}} ${value}\n`;
     return [
       metric('lorekeeper_leases_held', 'gauge', 'Campaign leases this replica holds.', this.heldLeases().length),
       metric('lorekeeper_lease_acquisitions_total', 'counter', 'Campaign leases acquired.', this.acquisitions),
-      metric('lorekeeper_lease_takeovers_total', 'counter', 'Leases taken over after another replica let them expire.', this.takeovers),
-      metric('lorekeeper_leases_lost_total', 'counter', 'Leases lost while working (work abandoned, nothing committed).', this.lost),
-      metric('lorekeeper_worker_lag_campaigns', 'gauge', 'Campaigns whose memory worker checkpoint is behind their version.', lag.campaigns),
-      metric('lorekeeper_worker_lag_events', 'gauge', 'Events not yet processed by the memory worker, over all campaigns.', lag.events),
+      metric(
+        'lorekeeper_lease_takeovers_total',
+        'counter',
+        'Leases taken over after another replica let them expire.',
+        this.takeovers,
+      ),
+      metric(
+        'lorekeeper_leases_lost_total',
+        'counter',
+        'Leases lost while working (work abandoned, nothing committed).',
+        this.lost,
+      ),
+      metric(
+        'lorekeeper_worker_lag_campaigns',
+        'gauge',
+        'Campaigns whose memory worker checkpoint is behind their version.',
+        lag.campaigns,
+      ),
+      metric(
+        'lorekeeper_worker_lag_events',
+        'gauge',
+        'Events not yet processed by the memory worker, over all campaigns.',
+        lag.events,
+      ),
     ].join('');
   }
 }

@@ -23,7 +23,11 @@ export class SearchIndexer implements MessageIndexer, MemoryIndexer {
 
   async indexMemories(m: EntityManager, campaignId: string, memories: MemoryRecord[]): Promise<void> {
     // A memory is dated by the last message it covers.
-    const rounds = await messageRounds(m, campaignId, memories.map((r) => Number(r.throughMessageIndex)));
+    const rounds = await messageRounds(
+      m,
+      campaignId,
+      memories.map((r) => Number(r.throughMessageIndex)),
+    );
     const docs: MemoryDoc[] = memories.map((r) => ({
       id: r.id,
       seq: Number(r.memoryVersion),

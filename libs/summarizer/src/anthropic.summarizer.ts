@@ -16,7 +16,9 @@ export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
 
 type AnthropicSdk = typeof import('@anthropic-ai/sdk');
 
-/** The SDK (≈250 modules, ≈0.15 s of CPU) is loaded when this adapter is built, so other summarizers boot without it. */
+/**
+ * The SDK (≈250 modules, ≈0.15 s of CPU) is loaded when this adapter is built, so other summarizers boot without it.
+ */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on use (cold start, docs/performance.md)
 const loadSdk = (): AnthropicSdk => require('@anthropic-ai/sdk') as AnthropicSdk;
 
@@ -35,7 +37,11 @@ export class AnthropicSummarizer extends PromptSummarizer {
     this.model = options.model || DEFAULT_ANTHROPIC_MODEL;
     // No baseURL falls back to the SDK's own ANTHROPIC_BASE_URL / api.anthropic.com; maxRetries 0: the policy retries.
     this.sdk = loadSdk();
-    this.client = new this.sdk.default({ apiKey: options.apiKey, baseURL: options.baseURL || undefined, maxRetries: 0 });
+    this.client = new this.sdk.default({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL || undefined,
+      maxRetries: 0,
+    });
   }
 
   protected async send(prompt: SummaryPrompt, maxTokens: number, signal?: AbortSignal): Promise<SummaryResult> {

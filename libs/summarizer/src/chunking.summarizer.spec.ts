@@ -1,7 +1,13 @@
 import { partialUsageOf } from './call-error';
 import { ChunkingSummarizer } from './chunking.summarizer';
 import { LocalSummarizer } from './local.summarizer';
-import { LocationSummaryInput, RollingSummaryInput, Summarizer, SummaryResult, TranscriptLine } from './summarizer.port';
+import {
+  LocationSummaryInput,
+  RollingSummaryInput,
+  Summarizer,
+  SummaryResult,
+  TranscriptLine,
+} from './summarizer.port';
 import { renderedSize } from './transcript-block';
 import { splitIntoChunks, splitMessage, transcriptSize } from './transcript-chunks';
 
@@ -23,7 +29,13 @@ class RecordingSummarizer implements Summarizer {
   defineTerm = (input: Call['input']) => this.record('defineTerm', input);
 }
 
-const msg = (index: number, content: string): TranscriptLine => ({ index, role: 'player', speaker: 'Ana', content, at: `t${index}` });
+const msg = (index: number, content: string): TranscriptLine => ({
+  index,
+  role: 'player',
+  speaker: 'Ana',
+  content,
+  at: `t${index}`,
+});
 const words = (seed: number, n: number) => Array.from({ length: n }, (_, i) => `w${seed}x${i}`).join(' ');
 const location = { id: 'loc-1', name: 'Crypt' };
 
@@ -63,12 +75,15 @@ describe('ChunkingSummarizer', () => {
 
     // Every message's full text reached some call, in order, the long one split into parts.
     const seen = new Map<number, string>();
-    for (const c of chunkCalls) for (const m of c.input.messages) seen.set(m.index, (seen.get(m.index) ?? '') + m.content);
+    for (const c of chunkCalls)
+      for (const m of c.input.messages) seen.set(m.index, (seen.get(m.index) ?? '') + m.content);
     for (const m of messages) expect(seen.get(m.index)).toBe(m.content);
 
     expect(merge.input.messages.map((m) => m.role)).toEqual(chunkCalls.map(() => 'summary'));
     expect(merge.input.messages.map((m) => m.content)).toEqual(chunkCalls.map((_, i) => `S${i + 1}.`));
-    expect(merge.input.messages.map((m) => m.index)).toEqual(chunkCalls.map((c) => c.input.messages[c.input.messages.length - 1].index));
+    expect(merge.input.messages.map((m) => m.index)).toEqual(
+      chunkCalls.map((c) => c.input.messages[c.input.messages.length - 1].index),
+    );
     expect(r).toEqual({
       text: `S${inner.calls.length}.`,
       inputTokens: 100 * inner.calls.length,
@@ -98,9 +113,9 @@ describe('ChunkingSummarizer', () => {
     const inner = new RecordingSummarizer((n) => (n === 2 ? ' ' : `S${n}.`));
     const chunking = new ChunkingSummarizer(inner, { maxInputChars: 1_000 });
     const messages = Array.from({ length: 20 }, (_, i) => msg(i, words(i, 15)));
-    await expect(chunking.summarizeNpc({ campaignId: 'c', npc: { id: 'n', name: 'N', aliases: [] }, location: null, messages })).rejects.toThrow(
-      /empty summary for chunk 2\//,
-    );
+    await expect(
+      chunking.summarizeNpc({ campaignId: 'c', npc: { id: 'n', name: 'N', aliases: [] }, location: null, messages }),
+    ).rejects.toThrow(/empty summary for chunk 2\//);
   });
 
   it('stops between chunks when the signal aborts', async () => {
@@ -111,7 +126,9 @@ describe('ChunkingSummarizer', () => {
     });
     const chunking = new ChunkingSummarizer(inner, { maxInputChars: 1_000 });
     const messages = Array.from({ length: 20 }, (_, i) => msg(i, words(i, 15)));
-    await expect(chunking.summarizeLocation({ campaignId: 'c', location, messages }, controller.signal)).rejects.toThrow();
+    await expect(
+      chunking.summarizeLocation({ campaignId: 'c', location, messages }, controller.signal),
+    ).rejects.toThrow();
     expect(inner.calls).toHaveLength(1);
   });
 

@@ -39,7 +39,9 @@ export interface ChunkingOptions {
   maxInputChars?: number;
 }
 
-/** Decorator: a window too large for one call is summarized in chunks and the chunk summaries merged, never truncated. */
+/**
+ * Decorator: a window too large for one call is summarized in chunks and the chunk summaries merged, never truncated.
+ */
 export class ChunkingSummarizer implements Summarizer {
   readonly name: string;
   readonly model?: string;
@@ -79,9 +81,15 @@ export class ChunkingSummarizer implements Summarizer {
     return fn.call(this.inner, input, signal);
   }
 
-  private async run<I extends InputWithMessages>(method: Method, input: I, signal: AbortSignal | undefined, depth: number): Promise<SummaryResult> {
+  private async run<I extends InputWithMessages>(
+    method: Method,
+    input: I,
+    signal: AbortSignal | undefined,
+    depth: number,
+  ): Promise<SummaryResult> {
     if (transcriptSize(input.messages) <= this.maxInputChars) return this.call(method, input, signal);
-    if (depth >= MAX_MERGE_DEPTH) throw new Error(`transcript still over ${this.maxInputChars} chars after ${depth} merge rounds`);
+    if (depth >= MAX_MERGE_DEPTH)
+      throw new Error(`transcript still over ${this.maxInputChars} chars after ${depth} merge rounds`);
     const chunks = splitIntoChunks(input.messages, this.maxInputChars);
     const summaries: TranscriptLine[] = [];
     const spent: Spent = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, requests: 0 };

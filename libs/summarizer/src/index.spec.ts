@@ -8,7 +8,9 @@ describe('createSummarizer', () => {
   const input = {
     campaignId: 'c1',
     location: { id: 'l1', name: 'Crypt' },
-    messages: [{ index: 0, role: 'dm', speaker: null, content: 'The party found 3 keys in the Vault of Orin.', at: 't' }],
+    messages: [
+      { index: 0, role: 'dm', speaker: null, content: 'The party found 3 keys in the Vault of Orin.', at: 't' },
+    ],
   };
 
   it('gives the offline local summarizer, chunked, by default', async () => {
@@ -16,7 +18,9 @@ describe('createSummarizer', () => {
     expect(summarizer).toBeInstanceOf(ChunkingSummarizer);
     expect(summarizer.name).toBe('local');
     expect((summarizer as ChunkingSummarizer).maxInputChars).toBe(5_000);
-    expect((await summarizer.summarizeLocation(input)).text).toBe('At Crypt: The party found 3 keys in the Vault of Orin.');
+    expect((await summarizer.summarizeLocation(input)).text).toBe(
+      'At Crypt: The party found 3 keys in the Vault of Orin.',
+    );
   });
 
   it('refuses the anthropic adapter without an API key', () => {
@@ -42,17 +46,28 @@ describe('createSummarizer', () => {
   });
 
   it('refuses the openai adapter without a base URL or a model', () => {
-    expect(() => createSummarizer({ ...base, summarizer: 'openai', openaiModel: 'llama3.2' })).toThrow(/OPENAI_BASE_URL/);
-    expect(() => createSummarizer({ ...base, summarizer: 'openai', openaiBaseUrl: 'http://localhost:11434/v1' })).toThrow(/OPENAI_MODEL/);
+    expect(() => createSummarizer({ ...base, summarizer: 'openai', openaiModel: 'llama3.2' })).toThrow(
+      /OPENAI_BASE_URL/,
+    );
+    expect(() =>
+      createSummarizer({ ...base, summarizer: 'openai', openaiBaseUrl: 'http://localhost:11434/v1' }),
+    ).toThrow(/OPENAI_MODEL/);
   });
 
   it('wires the openai adapter to the configured base URL and model, chunked, naming the model', async () => {
     const mock = await startMockOpenAi();
     try {
-      const summarizer = createSummarizer({ ...base, summarizer: 'openai', openaiBaseUrl: mock.baseUrl, openaiModel: 'llama3.2' });
+      const summarizer = createSummarizer({
+        ...base,
+        summarizer: 'openai',
+        openaiBaseUrl: mock.baseUrl,
+        openaiModel: 'llama3.2',
+      });
       expect(summarizer).toBeInstanceOf(ChunkingSummarizer);
       expect([summarizer.name, summarizer.model]).toEqual(['openai', 'llama3.2']);
-      expect((await summarizer.summarizeLocation(input)).text).toBe('Summary of 1 messages: The party found 3 keys in. The story moves on.');
+      expect((await summarizer.summarizeLocation(input)).text).toBe(
+        'Summary of 1 messages: The party found 3 keys in. The story moves on.',
+      );
       expect(mock.requests[0].body.model).toBe('llama3.2');
     } finally {
       await mock.close();

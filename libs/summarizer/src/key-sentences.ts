@@ -9,23 +9,98 @@ export interface Sentence {
   speaker: string | null;
 }
 
-const ABBREVIATIONS = new Set(['mr', 'mrs', 'ms', 'dr', 'st', 'mt', 'sr', 'jr', 'vs', 'etc', 'e.g', 'i.e', 'lt', 'capt', 'gen']);
+const ABBREVIATIONS = new Set([
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'st',
+  'mt',
+  'sr',
+  'jr',
+  'vs',
+  'etc',
+  'e.g',
+  'i.e',
+  'lt',
+  'capt',
+  'gen',
+]);
 
 // Stems of words that mark something happened: these are what a game master needs to remember.
 const OUTCOME = new RegExp(
   '\\b(' +
     [
-      'found', 'finds?', 'gave', 'gives?', 'given', 'promised?', 'promises', 'killed', 'kills?', 'slain', 'slew',
-      'agreed?', 'agrees', 'owes?', 'owed', 'refused?', 'refuses', 'stole', 'stolen', 'steals?', 'learned', 'learnt',
-      'completed?', 'cleared', 'defeated', 'paid', 'pays?', 'betray(ed|s)?', 'rescued?', 'saved', 'discovered?',
-      'revealed?', 'escaped?', 'captured?', 'freed', 'died', 'dead', 'won', 'lost', 'bought', 'sold', 'traded', 'hired',
-      'joined', 'destroyed', 'unlocked', 'opened', 'swore', 'sworn', 'vowed?', 'warned', 'threatened', 'attacked',
-      'healed', 'cursed', 'reward(ed)?', 'deal', 'debt', 'secret', 'map', 'key', 'treasure', 'gold', 'coins?',
+      'found',
+      'finds?',
+      'gave',
+      'gives?',
+      'given',
+      'promised?',
+      'promises',
+      'killed',
+      'kills?',
+      'slain',
+      'slew',
+      'agreed?',
+      'agrees',
+      'owes?',
+      'owed',
+      'refused?',
+      'refuses',
+      'stole',
+      'stolen',
+      'steals?',
+      'learned',
+      'learnt',
+      'completed?',
+      'cleared',
+      'defeated',
+      'paid',
+      'pays?',
+      'betray(ed|s)?',
+      'rescued?',
+      'saved',
+      'discovered?',
+      'revealed?',
+      'escaped?',
+      'captured?',
+      'freed',
+      'died',
+      'dead',
+      'won',
+      'lost',
+      'bought',
+      'sold',
+      'traded',
+      'hired',
+      'joined',
+      'destroyed',
+      'unlocked',
+      'opened',
+      'swore',
+      'sworn',
+      'vowed?',
+      'warned',
+      'threatened',
+      'attacked',
+      'healed',
+      'cursed',
+      'reward(ed)?',
+      'deal',
+      'debt',
+      'secret',
+      'map',
+      'key',
+      'treasure',
+      'gold',
+      'coins?',
     ].join('|') +
     ')\\b',
   'giu',
 );
-const NUMBER_WORDS = /\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|hundred|thousand|dozen)\b/giu;
+const NUMBER_WORDS =
+  /\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|hundred|thousand|dozen)\b/giu;
 const DIGITS = /\d[\d,.]*/gu;
 const CAPITALISED = /^[\p{Lu}][\p{L}'’-]*$/u;
 
@@ -34,7 +109,9 @@ export const countWords = (text: string): number => wordsOf(text).length;
 
 const OPENERS: Record<string, string> = { '(': ')', '[': ']', '{': '}', '“': '”' };
 /** OPENERS by char code (all of them single UTF-16 units): what each opener closes with. */
-const CLOSER_OF = new Map<number, number>(Object.entries(OPENERS).map(([open, close]) => [open.charCodeAt(0), close.charCodeAt(0)]));
+const CLOSER_OF = new Map<number, number>(
+  Object.entries(OPENERS).map(([open, close]) => [open.charCodeAt(0), close.charCodeAt(0)]),
+);
 const STRAIGHT_QUOTE = 0x22;
 
 /**
@@ -68,7 +145,9 @@ const TRAILING_MARKS = new Set<number>(['"', "'", '”', '’', ')', ']'].map((c
 /** End marks of a sentence: . ! ? … */
 const END_MARKS = new Set<number>(['.', '!', '?', '…'].map((c) => c.charCodeAt(0)));
 
-/** `token` without its trailing closing marks (what `token.replace(/["'”’)\]]+$/u, '')` gives, in one backward pass). */
+/**
+ * `token` without its trailing closing marks (what `token.replace(/["'”’)\]]+$/u, '')` gives, in one backward pass).
+ */
 function withoutTrailingMarks(token: string): string {
   let end = token.length;
   while (end > 0 && TRAILING_MARKS.has(token.charCodeAt(end - 1))) end--;
@@ -83,7 +162,8 @@ function endsSentence(token: string): boolean {
 }
 
 /**
- * Sentences of a text, split at . ! ? … and line breaks, abbreviations like "Mr." kept whole, and never inside quotation
+ * Sentences of a text, split at . ! ? … and line breaks, abbreviations like "Mr." kept whole, and never inside
+ * quotation
  * marks or brackets: `She said "Stop. Now." and left.` is one sentence.
  */
 export function splitSentences(text: string): string[] {
@@ -104,7 +184,8 @@ export function splitSentences(text: string): string[] {
 }
 
 /** Words `from`…`to` (exclusive) joined by single spaces. */
-const sentenceOf = (words: string[], from: number, to: number): string => (to - from === 1 ? words[from] : words.slice(from, to).join(' '));
+const sentenceOf = (words: string[], from: number, to: number): string =>
+  to - from === 1 ? words[from] : words.slice(from, to).join(' ');
 
 /** True when every quotation mark and bracket the text opens it also closes (the property the summarizer keeps). */
 export function balancedMarks(text: string): boolean {
@@ -120,7 +201,12 @@ export function cutOutsideMarks(text: string, max: number): string | null {
   const words = wordsOf(text);
   if (words.length <= max) return words.join(' ');
   const depths = depthsAfter(words);
-  for (let n = max; n >= 3; n--) if (depths[n - 1] === 0) return `${words.slice(0, n).join(' ').replace(/[,;:]+$/, '')}…`;
+  for (let n = max; n >= 3; n--)
+    if (depths[n - 1] === 0)
+      return `${words
+        .slice(0, n)
+        .join(' ')
+        .replace(/[,;:]+$/, '')}…`;
   return null;
 }
 
@@ -156,7 +242,8 @@ export function sentencesOf(messages: TranscriptLine[], stripPrefix?: string): S
   const out: Sentence[] = [];
   for (const m of messages) {
     let content = m.content ?? '';
-    if (stripPrefix && m.role === 'summary' && content.startsWith(stripPrefix)) content = content.slice(stripPrefix.length);
+    if (stripPrefix && m.role === 'summary' && content.startsWith(stripPrefix))
+      content = content.slice(stripPrefix.length);
     const speaker = m.speaker?.trim() || ROLE_LABELS[m.role] || null;
     for (const text of splitSentences(content)) out.push({ text, order: out.length, speaker });
   }
@@ -199,7 +286,12 @@ const MAX_SENTENCE_WORDS = 40;
 /** Cuts text to `max` words, marking the cut with "…". */
 export function capWords(text: string, max: number): string {
   const words = wordsOf(text);
-  return words.length <= max ? words.join(' ') : `${words.slice(0, max).join(' ').replace(/[,;:]+$/, '')}…`;
+  return words.length <= max
+    ? words.join(' ')
+    : `${words
+        .slice(0, max)
+        .join(' ')
+        .replace(/[,;:]+$/, '')}…`;
 }
 
 /**

@@ -2,7 +2,12 @@ import { LocalSummarizer } from './local.summarizer';
 import { summarizerContract } from './testing/summarizer.contract';
 import { TranscriptLine } from './summarizer.port';
 
-const line = (index: number, content: string, speaker: string | null = null, role = speaker ? 'npc' : 'dm'): TranscriptLine => ({
+const line = (
+  index: number,
+  content: string,
+  speaker: string | null = null,
+  role = speaker ? 'npc' : 'dm',
+): TranscriptLine => ({
   index,
   role,
   speaker,
@@ -18,7 +23,11 @@ const tavern: TranscriptLine[] = [
   line(4, 'It is raining outside.'),
 ];
 
-summarizerContract('local (offline)', async () => ({ summarizer: new LocalSummarizer(), close: async () => undefined }), 'local');
+summarizerContract(
+  'local (offline)',
+  async () => ({ summarizer: new LocalSummarizer(), close: async () => undefined }),
+  'local',
+);
 
 describe('LocalSummarizer', () => {
   const local = new LocalSummarizer();
@@ -72,13 +81,18 @@ describe('LocalSummarizer', () => {
       location: { id: 'loc-forge', name: 'The Forge' },
       messages,
     });
-    expect(text).toBe("Brannoc's memory of The Forge: The Hammer agreed to forge a blade for 50 gold. Player: We thank brannoc and leave.");
+    expect(text).toBe(
+      "Brannoc's memory of The Forge: The Hammer agreed to forge a blade for 50 gold. Player: We thank brannoc and leave.",
+    );
     expect(text).not.toContain('Vyrax');
     expect(text).not.toContain('Brannock');
   });
 
   it("counts an NPC's own lines as mentioning it", async () => {
-    const messages = [line(0, 'The road is long.'), line(1, 'I will give you the key to the vault of Orin.', 'Brannoc')];
+    const messages = [
+      line(0, 'The road is long.'),
+      line(1, 'I will give you the key to the vault of Orin.', 'Brannoc'),
+    ];
     const { text } = await local.summarizeNpc({
       campaignId: 'c1',
       npc: { id: 'n', name: 'Brannoc', aliases: [] },
@@ -118,11 +132,16 @@ describe('LocalSummarizer', () => {
 
   it('defines a term by the first sentence that used it, case-insensitively, cut to 20 words', async () => {
     const messages = [
-      line(0, 'We rest. The Pale Court rules the city from beneath and every guild in town pays them a tithe of silver each month, or else.'),
+      line(
+        0,
+        'We rest. The Pale Court rules the city from beneath and every guild in town pays them a tithe of silver each month, or else.',
+      ),
       line(1, 'The pale court again!', null, 'player'),
     ];
     const { text } = await local.defineTerm({ campaignId: 'c1', term: 'pale court', messages });
-    expect(text).toBe('The Pale Court rules the city from beneath and every guild in town pays them a tithe of silver each…');
+    expect(text).toBe(
+      'The Pale Court rules the city from beneath and every guild in town pays them a tithe of silver each…',
+    );
     expect(text.replace('…', '').split(' ')).toHaveLength(20);
   });
 
@@ -131,11 +150,17 @@ describe('LocalSummarizer', () => {
       { index: 10, role: 'summary', speaker: null, content: 'At Crypt: The party found 3 keys.', at: 'x' },
       { index: 20, role: 'summary', speaker: null, content: 'At Crypt: Mira opened the vault of Orin.', at: 'y' },
     ];
-    const { text } = await local.summarizeLocation({ campaignId: 'c1', location: { id: 'l', name: 'Crypt' }, messages });
+    const { text } = await local.summarizeLocation({
+      campaignId: 'c1',
+      location: { id: 'l', name: 'Crypt' },
+      messages,
+    });
     expect(text).toBe('At Crypt: The party found 3 keys. Mira opened the vault of Orin.');
   });
 
   it('honours an aborted signal', async () => {
-    await expect(local.summarizeLocation({ campaignId: 'c1', location, messages: tavern }, AbortSignal.abort())).rejects.toThrow();
+    await expect(
+      local.summarizeLocation({ campaignId: 'c1', location, messages: tavern }, AbortSignal.abort()),
+    ).rejects.toThrow();
   });
 });

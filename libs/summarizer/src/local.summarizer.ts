@@ -53,24 +53,37 @@ export class LocalSummarizer implements Summarizer {
   async summarizeLocation(input: LocationSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
     checkSignal(signal);
     const header = `At ${input.location.name}: `;
-    return result(header + (fitting(header, sentencesOf(input.messages, header)) || NOTHING), transcriptChars(input.messages));
+    return result(
+      header + (fitting(header, sentencesOf(input.messages, header)) || NOTHING),
+      transcriptChars(input.messages),
+    );
   }
 
   async summarizeNpc(input: NpcSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
     checkSignal(signal);
-    const header = input.location ? `${input.npc.name}'s memory of ${input.location.name}: ` : `${input.npc.name}'s memory: `;
+    const header = input.location
+      ? `${input.npc.name}'s memory of ${input.location.name}: `
+      : `${input.npc.name}'s memory: `;
     const names = [input.npc.name, ...input.npc.aliases];
     const all = sentencesOf(input.messages, header);
     // What the NPC said or what names it; the whole window only when nothing does.
-    const focused = all.filter((s) => mentionsAny(s.text, names) || (s.speaker !== null && mentionsAny(s.speaker, names)));
-    return result(header + (fitting(header, focused.length ? focused : all) || NOTHING), transcriptChars(input.messages));
+    const focused = all.filter(
+      (s) => mentionsAny(s.text, names) || (s.speaker !== null && mentionsAny(s.speaker, names)),
+    );
+    return result(
+      header + (fitting(header, focused.length ? focused : all) || NOTHING),
+      transcriptChars(input.messages),
+    );
   }
 
   async summarizeWorld(input: WorldSummaryInput, signal?: AbortSignal): Promise<SummaryResult> {
     checkSignal(signal);
     const header = input.event.trim() ? `${sentenceOf(input.event)} ` : '';
     const event = sentenceKey(header);
-    const body = fitting(header, sentencesOf(input.messages, header).filter((x) => sentenceKey(x.text) !== event));
+    const body = fitting(
+      header,
+      sentencesOf(input.messages, header).filter((x) => sentenceKey(x.text) !== event),
+    );
     return result((header + body).trim(), transcriptChars(input.messages) + input.event.length);
   }
 
@@ -94,7 +107,8 @@ export class LocalSummarizer implements Summarizer {
     checkSignal(signal);
     const first = sentencesOf(input.messages).find((s) => mentionsAny(s.text, [input.term]));
     // Terms like "C++" or "Mt. Doom" may not sit between word boundaries: fall back to a plain substring.
-    const loose = first ?? sentencesOf(input.messages).find((s) => s.text.toLowerCase().includes(input.term.toLowerCase()));
+    const loose =
+      first ?? sentencesOf(input.messages).find((s) => s.text.toLowerCase().includes(input.term.toLowerCase()));
     const text = loose ? (cutOutsideMarks(loose.text, 20) ?? capWords(loose.text, 20)) : '';
     return result(text, transcriptChars(input.messages) + input.term.length);
   }

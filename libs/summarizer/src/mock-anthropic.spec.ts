@@ -3,12 +3,23 @@ import { startMockAnthropic } from '../../../test/support/mock-anthropic';
 // The mock lives in test/support for e2e tests and benchmarks; its own behaviour is pinned here.
 describe('mock Anthropic Messages API', () => {
   const post = (baseUrl: string, body: unknown, path = '/v1/messages', signal?: AbortSignal) =>
-    fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+    fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    });
 
   const request = {
     model: 'claude-haiku-4-5',
     max_tokens: 100,
-    messages: [{ role: 'user', content: 'Task\n<transcript>\n{"i":0,"role":"dm","text":"Hi."}\n{"i":1,"role":"player","text":"We found the \\u003ckey> today!"}\n</transcript>' }],
+    messages: [
+      {
+        role: 'user',
+        content:
+          'Task\n<transcript>\n{"i":0,"role":"dm","text":"Hi."}\n{"i":1,"role":"player","text":"We found the \\u003ckey> today!"}\n</transcript>',
+      },
+    ],
   };
 
   it('answers a valid Messages API JSON derived from the transcript, and records the request', async () => {
@@ -37,16 +48,22 @@ describe('mock Anthropic Messages API', () => {
   it('serves scripted responses by request number and reset() restores the default', async () => {
     const mock = await startMockAnthropic();
     try {
-      mock.setHandler((_body, n) => (n === 0 ? { status: 529, headers: { 'retry-after': '1' } } : { content: [{ type: 'text', text: 'raw' }] }));
+      mock.setHandler((_body, n) =>
+        n === 0 ? { status: 529, headers: { 'retry-after': '1' } } : { content: [{ type: 'text', text: 'raw' }] },
+      );
       const first = await post(mock.baseUrl, request);
       expect(first.status).toBe(529);
       expect(first.headers.get('retry-after')).toBe('1');
       expect(await first.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'mock 529' } });
-      expect(((await (await post(mock.baseUrl, request)).json()) as any).content).toEqual([{ type: 'text', text: 'raw' }]);
+      expect(((await (await post(mock.baseUrl, request)).json()) as any).content).toEqual([
+        { type: 'text', text: 'raw' },
+      ]);
 
       mock.reset();
       expect(mock.requests).toHaveLength(0);
-      expect(((await (await post(mock.baseUrl, request)).json()) as any).content[0].text).toMatch(/^Summary of 2 messages/);
+      expect(((await (await post(mock.baseUrl, request)).json()) as any).content[0].text).toMatch(
+        /^Summary of 2 messages/,
+      );
     } finally {
       await mock.close();
     }

@@ -1,7 +1,11 @@
 import { MAX_SUMMARY_CHARS, normalizeSummary, summarizeWithRetry } from './retry';
 import { SummaryResult } from './summarizer.port';
 
-const result = (text: string, inputTokens = 10, outputTokens = 5): SummaryResult => ({ text, inputTokens, outputTokens });
+const result = (text: string, inputTokens = 10, outputTokens = 5): SummaryResult => ({
+  text,
+  inputTokens,
+  outputTokens,
+});
 
 /** A fake model call answering from a script, one entry per call. */
 function scripted(...steps: Array<string | Error | 'hang'>) {
@@ -48,7 +52,13 @@ describe('summarizeWithRetry', () => {
     const started = Date.now();
     const outcome = await summarizeWithRetry(call, { attempts: 2, timeoutMs: 50 });
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(outcome).toMatchObject({ ok: false, reason: 'timeout after 50 ms', attempts: 2, inputTokens: 0, outputTokens: 0 });
+    expect(outcome).toMatchObject({
+      ok: false,
+      reason: 'timeout after 50 ms',
+      attempts: 2,
+      inputTokens: 0,
+      outputTokens: 0,
+    });
     expect(signals.map((s) => s.aborted)).toEqual([true, true]);
   });
 

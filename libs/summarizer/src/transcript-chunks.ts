@@ -2,11 +2,15 @@ import { TranscriptLine } from './summarizer.port';
 import { renderedSize } from './transcript-block';
 
 /** Total prompt characters of a transcript (its JSON lines). */
-export const transcriptSize = (messages: TranscriptLine[]): number => messages.reduce((sum, m) => sum + renderedSize(m), 0);
+export const transcriptSize = (messages: TranscriptLine[]): number =>
+  messages.reduce((sum, m) => sum + renderedSize(m), 0);
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
-/** Splits one message into consecutive parts (same index, role, speaker) each within maxChars; joined, they are the original text. */
+/**
+ * Splits one message into consecutive parts (same index, role, speaker) each within maxChars; joined, they are the
+ * original text.
+ */
 export function splitMessage(message: TranscriptLine, maxChars: number): TranscriptLine[] {
   const fits = (content: string) => renderedSize({ ...message, content }) <= maxChars;
   if (!fits('')) throw new Error(`maxInputChars ${maxChars} is too small for message ${message.index}`);

@@ -1,7 +1,17 @@
 import fc from 'fast-check';
 import { Agent, request as httpRequest } from 'node:http';
 import { URL } from 'node:url';
-import { hostileContentType, hostileHeaderValue, hostileId, hostileValue, nastyKey, nastyString, rawBody, RawJson, serialize } from './hostile-values';
+import {
+  hostileContentType,
+  hostileHeaderValue,
+  hostileId,
+  hostileValue,
+  nastyKey,
+  nastyString,
+  rawBody,
+  RawJson,
+  serialize,
+} from './hostile-values';
 import { ROUTES, RouteSpec, seedFuzzWorld, WORLD } from './route-table';
 
 /** How a valid request is broken. */
@@ -88,7 +98,32 @@ interface CaseSeed {
 }
 
 /** Query keys some route reads, so a hostile value lands where a parser looks. */
-const QUERY_KEYS = ['limit', 'after', 'minVersion', 'waitMs', 'budget', 'format', 'stream', 'scope', 'include', 'agent', 'tick', 'digestVersion', 'q', 'in', 'role', 'status', 'account', 'agentId', 'viewer', 'query', 'locationId', 'subjectId', 'before', 'explain'];
+const QUERY_KEYS = [
+  'limit',
+  'after',
+  'minVersion',
+  'waitMs',
+  'budget',
+  'format',
+  'stream',
+  'scope',
+  'include',
+  'agent',
+  'tick',
+  'digestVersion',
+  'q',
+  'in',
+  'role',
+  'status',
+  'account',
+  'agentId',
+  'viewer',
+  'query',
+  'locationId',
+  'subjectId',
+  'before',
+  'explain',
+];
 
 const paramNames = (path: string) => [...path.matchAll(/:([a-z]+)/g)].map((m) => m[1]);
 
@@ -96,7 +131,14 @@ function caseArbitrary(routes: RouteSpec[]): fc.Arbitrary<CaseSeed> {
   return fc.constantFrom(...routes).chain((route) => {
     const params: Record<string, fc.Arbitrary<string>> = {};
     for (const name of paramNames(route.path)) {
-      params[name] = route.params?.[name] ?? (name === 'cid' ? fc.oneof({ weight: 9, arbitrary: fc.constant(WORLD.campaign) }, { weight: 1, arbitrary: fc.constantFrom('nope', 'fz2') }) : fc.constant('x'));
+      params[name] =
+        route.params?.[name] ??
+        (name === 'cid'
+          ? fc.oneof(
+              { weight: 9, arbitrary: fc.constant(WORLD.campaign) },
+              { weight: 1, arbitrary: fc.constantFrom('nope', 'fz2') },
+            )
+          : fc.constant('x'));
     }
     return fc.record({
       route: fc.constant(route),
@@ -110,7 +152,15 @@ function caseArbitrary(routes: RouteSpec[]): fc.Arbitrary<CaseSeed> {
       id: hostileId,
       raw: rawBody,
       contentType: hostileContentType,
-      header: fc.constantFrom('if-match', 'idempotency-key', 'authorization', 'x-request-id', 'accept', 'content-encoding', 'transfer-encoding-ish'),
+      header: fc.constantFrom(
+        'if-match',
+        'idempotency-key',
+        'authorization',
+        'x-request-id',
+        'accept',
+        'content-encoding',
+        'transfer-encoding-ish',
+      ),
       headerValue: hostileHeaderValue,
       method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'),
     });
@@ -118,9 +168,13 @@ function caseArbitrary(routes: RouteSpec[]): fc.Arbitrary<CaseSeed> {
 }
 
 /** Every (container, key) slot of a JSON value, for field replacement/removal. */
-function slots(value: unknown, out: Array<{ parent: any; key: string | number }> = []): Array<{ parent: any; key: string | number }> {
+function slots(
+  value: unknown,
+  out: Array<{ parent: any; key: string | number }> = [],
+): Array<{ parent: any; key: string | number }> {
   if (Array.isArray(value)) value.forEach((v, i) => (out.push({ parent: value, key: i }), slots(v, out)));
-  else if (value && typeof value === 'object' && !(value instanceof RawJson)) for (const k of Object.keys(value)) out.push({ parent: value, key: k }), slots((value as any)[k], out);
+  else if (value && typeof value === 'object' && !(value instanceof RawJson))
+    for (const k of Object.keys(value)) (out.push({ parent: value, key: k }), slots((value as any)[k], out));
   return out;
 }
 
@@ -190,8 +244,14 @@ export function buildRequest(c: CaseSeed, token?: string): FuzzRequest {
       const keys = Object.keys(c.query);
       const which = c.pick % 4;
       const v = typeof c.value === 'string' ? c.value : serialize(c.value);
-      if (which === 0 && keys.length) query.push([keys[c.pick % keys.length], v]); // duplicate key
-      else if (which === 1 && keys.length) query.splice(0, query.length, ...query.map(([k, old]): [string, string] => (k === keys[c.pick % keys.length] ? [k, v] : [k, old])));
+      if (which === 0 && keys.length)
+        query.push([keys[c.pick % keys.length], v]); // duplicate key
+      else if (which === 1 && keys.length)
+        query.splice(
+          0,
+          query.length,
+          ...query.map(([k, old]): [string, string] => (k === keys[c.pick % keys.length] ? [k, v] : [k, old])),
+        );
       else if (which === 2) query.push([c.key, v]);
       else query.push([QUERY_KEYS[c.pick % QUERY_KEYS.length], v]);
       break;
@@ -206,12 +266,15 @@ export function buildRequest(c: CaseSeed, token?: string): FuzzRequest {
       break;
   }
 
-  const path = c.route.path.replace(/:([a-z]+)/g, (_m, name: string) => percentEncode(params[name]).replace(/%25/g, c.mutation === 'param-hostile' && c.pick % 3 === 0 ? '%' : '%25'));
+  const path = c.route.path.replace(/:([a-z]+)/g, (_m, name: string) =>
+    percentEncode(params[name]).replace(/%25/g, c.mutation === 'param-hostile' && c.pick % 3 === 0 ? '%' : '%25'),
+  );
   const qs = query.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`).join('&');
   if (raw === undefined && payload !== undefined && method !== 'GET' && method !== 'HEAD') raw = serialize(payload);
   if (method === 'GET' || method === 'HEAD') raw = c.mutation === 'raw-body' ? raw : undefined;
   if (raw !== undefined && contentType) headers['content-type'] = contentType;
-  if (headers['idempotency-key'] === undefined && method !== 'GET' && method !== 'HEAD' && c.pick % 2 === 0) headers['idempotency-key'] = `fz-${c.pick}-${Math.abs(hash(String(raw)))}`;
+  if (headers['idempotency-key'] === undefined && method !== 'GET' && method !== 'HEAD' && c.pick % 2 === 0)
+    headers['idempotency-key'] = `fz-${c.pick}-${Math.abs(hash(String(raw)))}`;
   const campaign = params.cid === WORLD.campaign && c.route.path.includes(':cid') ? WORLD.campaign : undefined;
   return { method, path: qs ? `${path}?${qs}` : path, headers, body: raw, mutation: c.mutation, campaign };
 }
@@ -222,7 +285,9 @@ export function percentEncode(s: string): string {
   for (const ch of s) {
     const code = ch.charCodeAt(0);
     if (ch.length === 1 && code >= 0xd800 && code <= 0xdfff) {
-      out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+      out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
     } else out += encodeURIComponent(ch);
   }
   return out;
@@ -243,11 +308,24 @@ interface Answer {
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
 /** One raw HTTP/1.1 exchange (node:http: methods, headers and bytes exactly as given). */
-export function send(baseUrl: string, r: { method: string; path: string; headers: Record<string, string>; body?: string | Buffer }): Promise<Answer> {
+export function send(
+  baseUrl: string,
+  r: { method: string; path: string; headers: Record<string, string>; body?: string | Buffer },
+): Promise<Answer> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, method: r.method, path: r.path, headers: { ...r.headers, ...(r.body !== undefined ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}) }, agent },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: r.method,
+        path: r.path,
+        headers: {
+          ...r.headers,
+          ...(r.body !== undefined ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}),
+        },
+        agent,
+      },
       (res) => {
         const contentType = String(res.headers['content-type'] ?? '');
         // A live stream (SSE) never ends by itself: its status and headers are the answer.
@@ -258,7 +336,13 @@ export function send(baseUrl: string, r: { method: string; path: string; headers
         }
         const chunks: Buffer[] = [];
         res.on('data', (d: Buffer) => chunks.push(d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
         res.on('error', reject);
       },
     );
@@ -273,7 +357,8 @@ export function checkAnswer(method: string, a: Answer): string | null {
   if (a.status >= 500 || a.status < 100) return `status ${a.status}`;
   if (a.status < 400) return null;
   if (method === 'HEAD') return null;
-  if (!a.contentType.startsWith('application/problem+json')) return `4xx with content-type "${a.contentType}": ${a.text.slice(0, 200)}`;
+  if (!a.contentType.startsWith('application/problem+json'))
+    return `4xx with content-type "${a.contentType}": ${a.text.slice(0, 200)}`;
   let p: any;
   try {
     p = JSON.parse(a.text);
@@ -285,14 +370,22 @@ export function checkAnswer(method: string, a: Answer): string | null {
   return null;
 }
 
-const preview = (b: string | Buffer | undefined) => (b === undefined ? undefined : (typeof b === 'string' ? b : b.toString('latin1')).slice(0, 300));
+const preview = (b: string | Buffer | undefined) =>
+  b === undefined ? undefined : (typeof b === 'string' ? b : b.toString('latin1')).slice(0, 300);
 
 /** Seeds the world, then sends `cases` broken requests and checks each answer (and the campaign version). */
 export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
   const seed = o.seed ?? Date.now() % 2_147_483_647;
   const auth: Record<string, string> = o.token ? { authorization: `Bearer ${o.token}` } : {};
   const jsonCall = async (method: string, path: string, body?: unknown) =>
-    (await send(o.baseUrl, { method, path, headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })).status;
+    (
+      await send(o.baseUrl, {
+        method,
+        path,
+        headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    ).status;
   await seedFuzzWorld(jsonCall);
   const versionOf = async (cid: string) => {
     const a = await send(o.baseUrl, { method: 'GET', path: `/v1/campaigns/${cid}`, headers: auth });
@@ -319,13 +412,25 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzReport> {
       }
       if (r.campaign) {
         const now = await versionOf(r.campaign);
-        if (status >= 400 && now !== version) problem = `${problem ? `${problem}; ` : ''}rejected with ${status} but the campaign version moved ${version} → ${now}`;
+        if (status >= 400 && now !== version)
+          problem = `${problem ? `${problem}; ` : ''}rejected with ${status} but the campaign version moved ${version} → ${now}`;
         version = now;
       }
       report.cases++;
       report.histogram[status] = (report.histogram[status] ?? 0) + 1;
       report.byMutation[r.mutation] = (report.byMutation[r.mutation] ?? 0) + 1;
-      if (problem) report.failures.push({ request: { method: r.method, path: r.path.slice(0, 300), headers: r.headers, body: preview(r.body), mutation: r.mutation }, status, problem });
+      if (problem)
+        report.failures.push({
+          request: {
+            method: r.method,
+            path: r.path.slice(0, 300),
+            headers: r.headers,
+            body: preview(r.body),
+            mutation: r.mutation,
+          },
+          status,
+          problem,
+        });
       if (o.onProgress && report.cases % 1000 === 0) o.onProgress(report.cases);
     }
   }

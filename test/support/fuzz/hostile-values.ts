@@ -82,7 +82,18 @@ const HOSTILE_ALPHABETS: string[][] = [
 ];
 
 /** The alphabets' names, in HOSTILE_ALPHABETS order (the bench labels its rows with them). */
-export const HOSTILE_KINDS = ['x-run', 'emoji', 'combining', 'rtl', 'cjk', 'mixed-scripts', 'whitespace', 'punctuation', 'hex', 'zero-width'];
+export const HOSTILE_KINDS = [
+  'x-run',
+  'emoji',
+  'combining',
+  'rtl',
+  'cjk',
+  'mixed-scripts',
+  'whitespace',
+  'punctuation',
+  'hex',
+  'zero-width',
+];
 
 /**
  * Deterministic hostile text of `length` UTF-16 units from alphabet `kind` (HOSTILE_KINDS), pseudo-random by `seed`
@@ -112,7 +123,24 @@ export function hostileText(maxLength: number): fc.Arbitrary<string> {
 
 /** Numbers where strings belong and vice versa; JSON cannot carry NaN/Infinity, so they become null. */
 export const nastyNumber: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(0, -0, -1, 1, 1.5, -1.5, 2 ** 31, 2 ** 53 + 2, -(2 ** 63), 1e308, 5e-324, Number.MAX_SAFE_INTEGER, 500, 501, 1000, 1001),
+  fc.constantFrom(
+    0,
+    -0,
+    -1,
+    1,
+    1.5,
+    -1.5,
+    2 ** 31,
+    2 ** 53 + 2,
+    -(2 ** 63),
+    1e308,
+    5e-324,
+    Number.MAX_SAFE_INTEGER,
+    500,
+    501,
+    1000,
+    1001,
+  ),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
 );
@@ -120,19 +148,39 @@ export const nastyNumber: fc.Arbitrary<number> = fc.oneof(
 const depth = fc.constantFrom(2, 50, 500, 5_000, 20_000);
 
 /** Deeply nested arrays/objects as raw JSON (JSON.stringify would hit the stack first). */
-export const deepNesting: fc.Arbitrary<RawJson> = fc.tuple(depth, fc.boolean()).map(([d, arrays]) =>
-  arrays ? new RawJson('['.repeat(d) + '1' + ']'.repeat(d)) : new RawJson('{"a":'.repeat(d) + '1' + '}'.repeat(d)),
-);
+export const deepNesting: fc.Arbitrary<RawJson> = fc
+  .tuple(depth, fc.boolean())
+  .map(([d, arrays]) =>
+    arrays ? new RawJson('['.repeat(d) + '1' + ']'.repeat(d)) : new RawJson('{"a":'.repeat(d) + '1' + '}'.repeat(d)),
+  );
 
 /** Keys that poison prototypes or shadow built-ins. */
 export const nastyKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '', ' ', '\u0000', 'id', 'version', '$where', 'a.b', '0'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'valueOf',
+    'hasOwnProperty',
+    '',
+    ' ',
+    '\u0000',
+    'id',
+    'version',
+    '$where',
+    'a.b',
+    '0',
+  ),
   fc.string({ unit: 'binary', maxLength: 12 }),
 );
 
 /** An object whose keys include prototype-pollution keys as own properties (raw JSON keeps them verbatim). */
 export const pollutedObject: fc.Arbitrary<RawJson> = fc
-  .tuple(fc.constantFrom('__proto__', 'constructor', 'prototype'), fc.constantFrom('{"polluted":true}', '{"prototype":{"polluted":true}}', '1', '"x"', 'null'))
+  .tuple(
+    fc.constantFrom('__proto__', 'constructor', 'prototype'),
+    fc.constantFrom('{"polluted":true}', '{"prototype":{"polluted":true}}', '1', '"x"', 'null'),
+  )
   .map(([k, v]) => new RawJson(`{"${k}":${v}}`));
 
 /** Any hostile JSON value (the payload of a field replacement or of a whole body). */
@@ -149,21 +197,80 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Path segments that are not valid ids (percent-encoded before sending). */
 export const hostileId: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('-x', '.x', '_x', 'a b', 'a/b', 'a%2Fb', '..', '.', '%', 'a?b', 'a#b', 'ä', '🐉', '\u0000', '\ud800', '\u202e', 'null', 'undefined', '__proto__', 'constructor'),
+  fc.constantFrom(
+    '-x',
+    '.x',
+    '_x',
+    'a b',
+    'a/b',
+    'a%2Fb',
+    '..',
+    '.',
+    '%',
+    'a?b',
+    'a#b',
+    'ä',
+    '🐉',
+    '\u0000',
+    '\ud800',
+    '\u202e',
+    'null',
+    'undefined',
+    '__proto__',
+    'constructor',
+  ),
   fc.constantFrom(129, 200, 1_000, 3_000).map((n) => 'a'.repeat(n)),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }),
 );
 
 /** Header values a client can put on the wire (tab, visible ASCII, latin1), mostly invalid for the header. */
 export const hostileHeaderValue: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', ' ', '-1', '0', '1.5', 'W/"x"', '"', '*', 'abc', '99999999999999999999', 'Bearer', 'Bearer  ', 'Basic Zm9vOmJhcg==', 'ÿÿÿ'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '-1',
+    '0',
+    '1.5',
+    'W/"x"',
+    '"',
+    '*',
+    'abc',
+    '99999999999999999999',
+    'Bearer',
+    'Bearer  ',
+    'Basic Zm9vOmJhcg==',
+    'ÿÿÿ',
+  ),
   fc.string({ unit: 'binary', maxLength: 30 }).map((s) => s.replace(/[^\t\x20-\x7e\x80-\xff]/g, '')),
   fc.constantFrom(201, 1000, 8000).map((n) => 'k'.repeat(n)),
 );
 
 /** Bodies that are not JSON at all or are broken JSON. */
 export const rawBody: fc.Arbitrary<string | Buffer> = fc.oneof(
-  fc.constantFrom('', ' ', '{', '}', '[', '{"a":}', '{"a":1,}', "{'a':1}", 'null', 'true', '0', '"str"', '[]', '{}', 'NaN', '{"a":1}{"b":2}', '\ufeff{}', '{"name":"x","name":"y"}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '{"a":{"b":1,"b":2}}', '{"name":"x","\\u006eame":"y"}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '{',
+    '}',
+    '[',
+    '{"a":}',
+    '{"a":1,}',
+    "{'a':1}",
+    'null',
+    'true',
+    '0',
+    '"str"',
+    '[]',
+    '{}',
+    'NaN',
+    '{"a":1}{"b":2}',
+    '\ufeff{}',
+    '{"name":"x","name":"y"}',
+    '{"__proto__":{"x":1}}',
+    '{"constructor":{"prototype":{"x":1}}}',
+    '{"a":{"b":1,"b":2}}',
+    '{"name":"x","\\u006eame":"y"}',
+  ),
   fc.string({ unit: 'binary', maxLength: 60 }),
   fc.uint8Array({ maxLength: 60 }).map((a) => Buffer.from(a)),
   fc.constant(Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x22, 0x7d])),

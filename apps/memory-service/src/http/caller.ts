@@ -27,4 +27,5 @@ export const viewerBound = (viewer: BoundViewer, what: string): DomainError =>
   new DomainError('forbidden', 'VIEWER_BOUND', `this key reads as ${viewer.kind}:${viewer.id} and ${what}`);
 
 /** The witness key a viewer-bound caller's reads are filtered by (undefined = no filter). */
-export const witnessOf = (caller: Caller): string | undefined => (caller.viewer ? viewerKey(caller.viewer.kind, caller.viewer.id) : undefined);
+export const witnessOf = (caller: Caller): string | undefined =>
+  caller.viewer ? viewerKey(caller.viewer.kind, caller.viewer.id) : undefined;

@@ -26,7 +26,10 @@ function clientErrorHandler(err: Error & { code?: string }, socket: Socket): voi
   const problem: Problem = { type: 'about:blank', title, status, detail, code };
   const body = JSON.stringify(problem);
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ` +
+        `${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(err);
 }
@@ -49,7 +52,11 @@ export function serverOptions(config: Pick<AppConfig, 'requestTimeoutMs' | 'maxC
   return {
     serverFactory: (handler: RequestListener): Server => {
       const server = createServer(
-        { requestTimeout: config.requestTimeoutMs, headersTimeout: Math.min(config.requestTimeoutMs, 60_000), connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+        {
+          requestTimeout: config.requestTimeoutMs,
+          headersTimeout: Math.min(config.requestTimeoutMs, 60_000),
+          connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+        },
         handler,
       );
       server.maxConnections = config.maxConnections;
@@ -67,16 +74,25 @@ export function serverOptions(config: Pick<AppConfig, 'requestTimeoutMs' | 'maxC
  */
 export function acceptJsonOnly(fastify: FastifyInstance): void {
   fastify.removeContentTypeParser('text/plain');
-  // §8: a JSON write with no body at all (`POST …/commands/end-round` from a client that always sends the header) is `{}`.
+  // §8: a JSON write with no body at all (`POST …/commands/end-round` from a client that always sends the header) is
+  // `{}`.
   const json = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
     if (body.length === 0) return done(null, {});
-    if (!isUtf8(body)) return done(new DomainError('invalid', 'INVALID_UTF8', 'the body is not valid UTF-8'), undefined);
+    if (!isUtf8(body))
+      return done(new DomainError('invalid', 'INVALID_UTF8', 'the body is not valid UTF-8'), undefined);
     const text = body.toString('utf8');
     const duplicate = findDuplicateKey(text);
     if (duplicate !== null) {
-      return done(new DomainError('invalid', 'DUPLICATE_KEY', `the key ${JSON.stringify(duplicate.slice(0, 100))} appears twice in one object`), undefined);
+      return done(
+        new DomainError(
+          'invalid',
+          'DUPLICATE_KEY',
+          `the key ${JSON.stringify(duplicate.slice(0, 100))} appears twice in one object`,
+        ),
+        undefined,
+      );
     }
     json(req, text, done);
   });
@@ -98,7 +114,8 @@ function lingerOnEarlyReply(fastify: FastifyInstance): void {
     if (raw.complete || reply.statusCode < 400) return payload;
     void reply.header('connection', 'close');
     const socket = raw.socket as Socket & { destroySoon?: () => void };
-    // Node ends a `connection: close` exchange with destroySoon(), which resets the connection while bytes still come in.
+    // Node ends a `connection: close` exchange with destroySoon(), which resets the connection while bytes still come
+    // in.
     socket.destroySoon = () => {
       let received = 0;
       const close = () => socket.destroy();

@@ -54,7 +54,14 @@ export interface Problem {
 export function toProblem(err: unknown): Problem {
   if (err instanceof DomainError) {
     const status = STATUS[err.kind];
-    return { type: `https://lorekeeper.dev/problems/${err.code.toLowerCase()}`, title: TITLES[status], status, detail: err.message, code: err.code, ...(err.errors ? { errors: err.errors } : {}) };
+    return {
+      type: `https://lorekeeper.dev/problems/${err.code.toLowerCase()}`,
+      title: TITLES[status],
+      status,
+      detail: err.message,
+      code: err.code,
+      ...(err.errors ? { errors: err.errors } : {}),
+    };
   }
   if (err instanceof HttpException) {
     const status = err.getStatus();
@@ -64,7 +71,13 @@ export function toProblem(err: unknown): Problem {
   const e = err as { statusCode?: number; code?: string; message?: string };
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     const code = (e.code && FASTIFY_CODES[e.code]) ?? (/JSON/i.test(e.message ?? '') ? 'INVALID_JSON' : 'BAD_REQUEST');
-    return { type: 'about:blank', title: TITLES[e.statusCode] ?? 'Bad Request', status: e.statusCode, detail: e.message ?? 'bad request', code };
+    return {
+      type: 'about:blank',
+      title: TITLES[e.statusCode] ?? 'Bad Request',
+      status: e.statusCode,
+      detail: e.message ?? 'bad request',
+      code,
+    };
   }
   return { type: 'about:blank', title: TITLES[500], status: 500, detail: 'internal error', code: 'INTERNAL' };
 }
@@ -80,7 +93,10 @@ function httpCode(status: number, message: string): string {
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem): void {
-  void reply.status(problem.status).header('content-type', 'application/problem+json; charset=utf-8').send(JSON.stringify(problem));
+  void reply
+    .status(problem.status)
+    .header('content-type', 'application/problem+json; charset=utf-8')
+    .send(JSON.stringify(problem));
 }
 
 /** The one global exception filter. */
@@ -93,7 +109,8 @@ export class ProblemFilter implements ExceptionFilter {
     const reply = ctx.getResponse<FastifyReply>();
     const req = ctx.getRequest<FastifyRequest>();
     const problem = toProblem(exception);
-    if (problem.status >= 500) this.logger.error(`${req.method} ${req.url} failed: ${(exception as Error)?.stack ?? exception}`);
+    if (problem.status >= 500)
+      this.logger.error(`${req.method} ${req.url} failed: ${(exception as Error)?.stack ?? exception}`);
     sendProblem(reply, problem);
   }
 }

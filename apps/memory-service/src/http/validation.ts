@@ -7,8 +7,10 @@ import { z } from 'zod';
  * out of the domain's id-keyed maps (a 500 found by the fuzzer), so they are refused at the door.
  */
 const RESERVED_IDS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
-const ID_RULE = 'must match ^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$ and not be a reserved name (constructor, toString, valueOf, …)';
-const isId = (value: unknown): value is string => typeof value === 'string' && ID_PATTERN.test(value) && !RESERVED_IDS.has(value);
+const ID_RULE =
+  'must match ^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$ and not be a reserved name (constructor, toString, valueOf, …)';
+const isId = (value: unknown): value is string =>
+  typeof value === 'string' && ID_PATTERN.test(value) && !RESERVED_IDS.has(value);
 
 export const idSchema = z.string().refine(isId, ID_RULE);
 
@@ -40,11 +42,14 @@ export const keysSingleLine = [(r: object) => !Object.keys(r).some(hasControl), 
 
 /** The code of a failed validation: INVALID_TEXT when any issue is one, else `fallback`. */
 export function issueCode(issues: ReadonlyArray<unknown>, fallback: string): string {
-  return issues.some((i) => (i as { params?: { code?: string } }).params?.code === INVALID_TEXT) ? INVALID_TEXT : fallback;
+  return issues.some((i) => (i as { params?: { code?: string } }).params?.code === INVALID_TEXT)
+    ? INVALID_TEXT
+    : fallback;
 }
 
 // Date.parse alone took "1" or "March 7" as dates; require the ISO 8601 shape (date, optional time and zone).
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i;
+const ISO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i;
 
 /** True for an ISO 8601 date-time that names a real calendar instant: 2026-02-31 and 24:61 are not dates. */
 export function isCalendarTime(s: string): boolean {
@@ -58,9 +63,15 @@ export function isCalendarTime(s: string): boolean {
 }
 
 /** An ISO 8601 date-time (≤ 40 characters) that exists on the calendar. */
-export const isoTimeSchema = z.string().max(40).refine(isCalendarTime, 'must be an ISO 8601 date-time that exists on the calendar');
+export const isoTimeSchema = z
+  .string()
+  .max(40)
+  .refine(isCalendarTime, 'must be an ISO 8601 date-time that exists on the calendar');
 
-/** Paths of strings (values or keys) holding NUL or unpaired surrogates; iterative, so deep input cannot overflow the stack. */
+/**
+ * Paths of strings (values or keys) holding NUL or unpaired surrogates; iterative, so deep input cannot overflow the
+ * stack.
+ */
 export function badTextPaths(value: unknown, limit = 20): string[] {
   const found: string[] = [];
   const stack: Array<[unknown, string]> = [[value, '']];
@@ -84,11 +95,21 @@ export function badTextPaths(value: unknown, limit = 20): string[] {
 export function parse<S extends z.ZodType>(schema: S, value: unknown, code = 'VALIDATION_FAILED'): z.infer<S> {
   const result = schema.safeParse(value);
   const errors = result.success
-    ? badTextPaths(result.data).map((path) => ({ path, message: 'must not contain NUL characters or unpaired UTF-16 surrogates' }))
-    : result.error.issues.slice(0, 20).map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
+    ? badTextPaths(result.data).map((path) => ({
+        path,
+        message: 'must not contain NUL characters or unpaired UTF-16 surrogates',
+      }))
+    : result.error.issues
+        .slice(0, 20)
+        .map((i) => ({ path: i.path.map(String).join('.') || '(root)', message: i.message }));
   if (result.success && errors.length === 0) return result.data;
   if (!result.success) code = issueCode(result.error.issues, code);
-  throw new DomainError('invalid', code, `invalid request: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
+  throw new DomainError(
+    'invalid',
+    code,
+    `invalid request: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+    errors,
+  );
 }
 
 /** Path ids are checked before anything else. */
@@ -112,13 +133,20 @@ const KEY = /^[\x21-\x7e]{1,200}$/;
 export function idempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   const raw = Array.isArray(header) ? header[0] : header;
-  if (!KEY.test(raw)) throw new DomainError('invalid', 'INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1–200 visible ASCII characters');
+  if (!KEY.test(raw))
+    throw new DomainError(
+      'invalid',
+      'INVALID_IDEMPOTENCY_KEY',
+      'Idempotency-Key must be 1–200 visible ASCII characters',
+    );
   return raw;
 }
 
 /** Hash of method, path and the canonical body: "same key, same request". */
 export function requestHash(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${canonical(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${path}\n${canonical(body)}`)
+    .digest('hex');
 }
 
 function canonical(v: unknown): string {

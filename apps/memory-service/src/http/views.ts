@@ -15,7 +15,12 @@ export function campaignView(state: CampaignState, processedVersion: number, cur
     round: state.round,
     settings: state.settings,
     messageCount: state.messageCount,
-    locations: byId(Object.values(state.locations)).map((l) => ({ id: l.id, name: l.name, dangerLevel: l.dangerLevel, completedEncounters: l.completedEncounters })),
+    locations: byId(Object.values(state.locations)).map((l) => ({
+      id: l.id,
+      name: l.name,
+      dangerLevel: l.dangerLevel,
+      completedEncounters: l.completedEncounters,
+    })),
     npcs: byId(Object.values(state.npcs)),
     quests: byId(Object.values(state.quests)),
     cursors,

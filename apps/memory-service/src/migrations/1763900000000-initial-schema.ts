@@ -1,8 +1,17 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 
 const text = (name: string, nullable = false) => ({ name, type: 'text', isNullable: nullable });
-const str = (name: string, length: number, nullable = false) => ({ name, type: 'varchar', length: String(length), isNullable: nullable });
-const int = (name: string, dflt?: number) => ({ name, type: 'integer', ...(dflt === undefined ? {} : { default: dflt }) });
+const str = (name: string, length: number, nullable = false) => ({
+  name,
+  type: 'varchar',
+  length: String(length),
+  isNullable: nullable,
+});
+const int = (name: string, dflt?: number) => ({
+  name,
+  type: 'integer',
+  ...(dflt === undefined ? {} : { default: dflt }),
+});
 
 /** Core schema (DESIGN §1–3): events, campaign projections, memories, cursors, idempotency. */
 export class InitialSchema1763900000000 implements MigrationInterface {
@@ -21,7 +30,13 @@ export class InitialSchema1763900000000 implements MigrationInterface {
           text('metadata'),
           str('recorded_at', 32),
         ],
-        indices: [new TableIndex({ name: 'ux_events_stream_version', columnNames: ['stream_id', 'stream_version'], isUnique: true })],
+        indices: [
+          new TableIndex({
+            name: 'ux_events_stream_version',
+            columnNames: ['stream_id', 'stream_version'],
+            isUnique: true,
+          }),
+        ],
       }),
     );
     await q.createTable(
@@ -67,13 +82,25 @@ export class InitialSchema1763900000000 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'tool_calls',
-        columns: [{ ...str('campaign_id', 128), isPrimary: true }, { ...str('call_id', 128), isPrimary: true }, str('name', 128), int('message_index')],
+        columns: [
+          { ...str('campaign_id', 128), isPrimary: true },
+          { ...str('call_id', 128), isPrimary: true },
+          str('name', 128),
+          int('message_index'),
+        ],
       }),
     );
     await q.createTable(
       new Table({
         name: 'idempotency_keys',
-        columns: [{ ...str('scope', 160), isPrimary: true }, { ...str('key', 200), isPrimary: true }, str('request_hash', 64), int('status'), text('body'), str('created_at', 32)],
+        columns: [
+          { ...str('scope', 160), isPrimary: true },
+          { ...str('key', 200), isPrimary: true },
+          str('request_hash', 64),
+          int('status'),
+          text('body'),
+          str('created_at', 32),
+        ],
       }),
     );
     await q.createTable(
@@ -99,20 +126,33 @@ export class InitialSchema1763900000000 implements MigrationInterface {
           text('input_indexes'),
         ],
         indices: [
-          new TableIndex({ name: 'ux_memories_trigger', columnNames: ['campaign_id', 'scope', 'subject_id', 'trigger_version'], isUnique: true }),
-          new TableIndex({ name: 'ix_memories_scope', columnNames: ['campaign_id', 'scope', 'subject_id', 'memory_version'] }),
+          new TableIndex({
+            name: 'ux_memories_trigger',
+            columnNames: ['campaign_id', 'scope', 'subject_id', 'trigger_version'],
+            isUnique: true,
+          }),
+          new TableIndex({
+            name: 'ix_memories_scope',
+            columnNames: ['campaign_id', 'scope', 'subject_id', 'memory_version'],
+          }),
         ],
       }),
     );
     await q.createTable(
       new Table({
         name: 'memory_cursors',
-        columns: [{ ...str('campaign_id', 128), isPrimary: true }, { ...str('scope', 16), isPrimary: true }, { ...str('subject_id', 128), isPrimary: true }, int('value')],
+        columns: [
+          { ...str('campaign_id', 128), isPrimary: true },
+          { ...str('scope', 16), isPrimary: true },
+          { ...str('subject_id', 128), isPrimary: true },
+          int('value'),
+        ],
       }),
     );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['memory_cursors', 'memories', 'idempotency_keys', 'tool_calls', 'messages', 'campaigns', 'events']) await q.dropTable(t);
+    for (const t of ['memory_cursors', 'memories', 'idempotency_keys', 'tool_calls', 'messages', 'campaigns', 'events'])
+      await q.dropTable(t);
   }
 }

@@ -1,7 +1,12 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 
 const text = (name: string, nullable = false) => ({ name, type: 'text', isNullable: nullable });
-const str = (name: string, length: number, nullable = false) => ({ name, type: 'varchar', length: String(length), isNullable: nullable });
+const str = (name: string, length: number, nullable = false) => ({
+  name,
+  type: 'varchar',
+  length: String(length),
+  isNullable: nullable,
+});
 const int = (name: string, nullable = false) => ({ name, type: 'integer', isNullable: nullable });
 const key = <C extends object>(c: C) => ({ ...c, isPrimary: true });
 
@@ -10,8 +15,18 @@ export class LayeredContext1763900800000 implements MigrationInterface {
   name = 'LayeredContext1763900800000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.createTable(new Table({ name: 'message_witnesses', columns: [key(str('campaign_id', 128)), key(str('viewer_id', 140)), key(int('idx'))] }));
-    await q.createTable(new Table({ name: 'memory_witnesses', columns: [key(str('campaign_id', 128)), key(str('viewer_id', 140)), key(str('memory_id', 300))] }));
+    await q.createTable(
+      new Table({
+        name: 'message_witnesses',
+        columns: [key(str('campaign_id', 128)), key(str('viewer_id', 140)), key(int('idx'))],
+      }),
+    );
+    await q.createTable(
+      new Table({
+        name: 'memory_witnesses',
+        columns: [key(str('campaign_id', 128)), key(str('viewer_id', 140)), key(str('memory_id', 300))],
+      }),
+    );
     await q.createTable(
       new Table({
         name: 'glossary_terms',
@@ -47,6 +62,7 @@ export class LayeredContext1763900800000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['rolling_summaries', 'glossary_terms', 'memory_witnesses', 'message_witnesses']) await q.dropTable(t);
+    for (const t of ['rolling_summaries', 'glossary_terms', 'memory_witnesses', 'message_witnesses'])
+      await q.dropTable(t);
   }
 }

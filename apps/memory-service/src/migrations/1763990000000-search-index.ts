@@ -20,7 +20,10 @@ export class SearchIndex1763990000000 implements MigrationInterface {
       }),
     );
     // Recent Messages pins the campaign's first system message: an index seek, not a scan of the log.
-    await q.createIndex('messages', new TableIndex({ name: 'ix_messages_role', columnNames: ['campaign_id', 'role', 'idx'] }));
+    await q.createIndex(
+      'messages',
+      new TableIndex({ name: 'ix_messages_role', columnNames: ['campaign_id', 'role', 'idx'] }),
+    );
     if (q.connection.options.type === 'postgres') {
       await createPostgresSearchSchema(q, q.isTransactionActive);
     } else {

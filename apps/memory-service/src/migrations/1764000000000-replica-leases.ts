@@ -8,7 +8,10 @@ export class ReplicaLeases1764000000000 implements MigrationInterface {
   name = 'ReplicaLeases1764000000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.createIndex('campaigns', new TableIndex({ name: 'ix_campaigns_behind', columnNames: ['id'], where: 'processed_version < version' }));
+    await q.createIndex(
+      'campaigns',
+      new TableIndex({ name: 'ix_campaigns_behind', columnNames: ['id'], where: 'processed_version < version' }),
+    );
     // SQLite runs in one process and needs no leases.
     if (q.connection.options.type !== 'postgres') return;
     await q.createTable(

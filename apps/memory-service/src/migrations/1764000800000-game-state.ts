@@ -1,7 +1,12 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 
 const text = (name: string, nullable = false) => ({ name, type: 'text', isNullable: nullable });
-const str = (name: string, length: number, nullable = false) => ({ name, type: 'varchar', length: String(length), isNullable: nullable });
+const str = (name: string, length: number, nullable = false) => ({
+  name,
+  type: 'varchar',
+  length: String(length),
+  isNullable: nullable,
+});
 
 /** Game-state cache (DESIGN §5): snapshots per account and tool, per-campaign tool rules, accounts. */
 export class GameState1764000800000 implements MigrationInterface {
@@ -40,8 +45,15 @@ export class GameState1764000800000 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'accounts',
-        columns: [{ ...str('campaign_id', 128), isPrimary: true }, { ...str('account_id', 128), isPrimary: true }, str('agent_id', 128, true), str('created_at', 40)],
-        indices: [new TableIndex({ name: 'ux_accounts_agent', columnNames: ['campaign_id', 'agent_id'], isUnique: true })],
+        columns: [
+          { ...str('campaign_id', 128), isPrimary: true },
+          { ...str('account_id', 128), isPrimary: true },
+          str('agent_id', 128, true),
+          str('created_at', 40),
+        ],
+        indices: [
+          new TableIndex({ name: 'ux_accounts_agent', columnNames: ['campaign_id', 'agent_id'], isUnique: true }),
+        ],
       }),
     );
   }

@@ -9,7 +9,11 @@ export class MetricsController {
 
   @Get()
   @ApiOperation({ summary: 'Prometheus metrics', operationId: 'getMetrics' })
-  @ApiResponse({ status: 200, description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'Prometheus text exposition format',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   scrape(): Promise<string> {
     return this.metrics.registry.metrics();

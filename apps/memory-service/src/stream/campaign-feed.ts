@@ -1,6 +1,15 @@
 import { CampaignReader } from '@app/campaign';
 import { DomainError } from '@app/common';
-import { advance, CURRENT_TIMELINE, FeedCursor, FeedItem, mergePages, parseEventId, StreamName, toFeedItem } from './event-feed';
+import {
+  advance,
+  CURRENT_TIMELINE,
+  FeedCursor,
+  FeedItem,
+  mergePages,
+  parseEventId,
+  StreamName,
+  toFeedItem,
+} from './event-feed';
 
 const other = (s: StreamName): StreamName => (s === 'game' ? 'memory' : 'game');
 
@@ -19,15 +28,26 @@ export class CampaignFeed {
     if (id.timeline !== CURRENT_TIMELINE) throw unknownId(rawId, `timeline ${id.timeline} does not exist`);
     if (id.version === 0) return { timeline: id.timeline, game: 0, memory: 0 };
     const [event] = await this.campaigns.events(campaignId, id.stream, { after: id.version - 1, limit: 1 });
-    if (!event || event.version !== id.version) throw unknownId(rawId, `the ${id.stream} stream has no version ${id.version}`);
+    if (!event || event.version !== id.version)
+      throw unknownId(rawId, `the ${id.stream} stream has no version ${id.version}`);
     const otherVersion = await this.campaigns.versionAt(campaignId, other(id.stream), event.position);
-    return { timeline: id.timeline, [id.stream]: id.version, [other(id.stream)]: otherVersion } as unknown as FeedCursor;
+    return {
+      timeline: id.timeline,
+      [id.stream]: id.version,
+      [other(id.stream)]: otherVersion,
+    } as unknown as FeedCursor;
   }
 
   /** Up to `limit` events after the cursor, in commit order, and the cursor after them. */
-  async after(campaignId: string, cursor: FeedCursor, limit: number): Promise<{ items: FeedItem[]; cursor: FeedCursor; more: boolean }> {
+  async after(
+    campaignId: string,
+    cursor: FeedCursor,
+    limit: number,
+  ): Promise<{ items: FeedItem[]; cursor: FeedCursor; more: boolean }> {
     const read = async (stream: StreamName) =>
-      (await this.campaigns.events(campaignId, stream, { after: cursor[stream], limit })).map((e) => toFeedItem(cursor.timeline, stream, e));
+      (await this.campaigns.events(campaignId, stream, { after: cursor[stream], limit })).map((e) =>
+        toFeedItem(cursor.timeline, stream, e),
+      );
     const [game, memory] = await Promise.all([read('game'), read('memory')]);
     const items = mergePages(game, memory, limit).slice(0, limit);
     return { items, cursor: advance(cursor, items), more: game.length >= limit || memory.length >= limit };
@@ -45,9 +65,13 @@ export class CampaignFeed {
       upper = { ...at, [id.stream]: Math.max(0, id.version - 1) } as { game: number; memory: number };
     }
     const read = async (stream: StreamName) =>
-      (await this.campaigns.events(campaignId, stream, { after: Math.max(0, upper[stream] - limit), until: upper[stream], limit })).map((e) =>
-        toFeedItem(CURRENT_TIMELINE, stream, e),
-      );
+      (
+        await this.campaigns.events(campaignId, stream, {
+          after: Math.max(0, upper[stream] - limit),
+          until: upper[stream],
+          limit,
+        })
+      ).map((e) => toFeedItem(CURRENT_TIMELINE, stream, e));
     const [game, memory] = await Promise.all([read('game'), read('memory')]);
     // Mirror of mergePages: a full page may hide older events of its stream, so cut at its first event.
     let floor = -Infinity;

@@ -17,21 +17,32 @@ describe('event ids', () => {
     expect(parseEventId(' 3:memory:0 ')).toEqual({ timeline: 3, stream: 'memory', version: 0 });
   });
 
-  it.each(['', 'game:1', '0:game:1', '1:chat:1', '1:game:-1', '1:game:1.5', '1:game:99999999999', '1:game:1:2'])('refuses %p with INVALID_EVENT_ID', (raw) => {
-    expect(() => parseEventId(raw)).toThrow(DomainError);
-    expect(() => parseEventId(raw)).toThrow(/timeline/);
-  });
+  it.each(['', 'game:1', '0:game:1', '1:chat:1', '1:game:-1', '1:game:1.5', '1:game:99999999999', '1:game:1:2'])(
+    'refuses %p with INVALID_EVENT_ID',
+    (raw) => {
+      expect(() => parseEventId(raw)).toThrow(DomainError);
+      expect(() => parseEventId(raw)).toThrow(/timeline/);
+    },
+  );
 });
 
 describe('mergePages', () => {
   it('interleaves two pages by global position', () => {
-    const merged = mergePages([item('game', 1, 1), item('game', 2, 4)], [item('memory', 1, 2), item('memory', 2, 3)], 10);
+    const merged = mergePages(
+      [item('game', 1, 1), item('game', 2, 4)],
+      [item('memory', 1, 2), item('memory', 2, 3)],
+      10,
+    );
     expect(merged.map((i) => i.id)).toEqual(['1:game:1', '1:memory:1', '1:memory:2', '1:game:2']);
   });
 
   it('stops at the last event of a full page, where the other stream could still have unread events before', () => {
     // The game page is full (limit 2): memory events after its last position wait for the next page.
-    const merged = mergePages([item('game', 1, 1), item('game', 2, 3)], [item('memory', 1, 2), item('memory', 2, 9)], 2);
+    const merged = mergePages(
+      [item('game', 1, 1), item('game', 2, 3)],
+      [item('memory', 1, 2), item('memory', 2, 9)],
+      2,
+    );
     expect(merged.map((i) => i.id)).toEqual(['1:game:1', '1:memory:1', '1:game:2']);
     expect(advance({ timeline: 1, game: 0, memory: 0 }, merged)).toEqual({ timeline: 1, game: 2, memory: 1 });
   });

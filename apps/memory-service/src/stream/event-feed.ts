@@ -39,7 +39,11 @@ export const eventId = (timeline: number, stream: StreamName, version: number) =
 export function parseEventId(raw: string): { timeline: number; stream: StreamName; version: number } {
   const m = EVENT_ID.exec(raw.trim());
   if (!m || Number(m[3]) > 2_000_000_000) {
-    throw new DomainError('invalid', 'INVALID_EVENT_ID', 'an event id is <timeline>:<game|memory>:<version>, e.g. 1:game:12');
+    throw new DomainError(
+      'invalid',
+      'INVALID_EVENT_ID',
+      'an event id is <timeline>:<game|memory>:<version>, e.g. 1:game:12',
+    );
   }
   return { timeline: Number(m[1]), stream: m[2] as StreamName, version: Number(m[3]) };
 }
@@ -81,7 +85,14 @@ export function advance(cursor: FeedCursor, items: FeedItem[]): FeedCursor {
 /** One SSE frame: `id`, `event`, `data` (JSON on one line, so no field splitting is needed). */
 export function sseFrame(item: FeedItem): string {
   const { id, stream, version, type, data, triggerVersion, recordedAt } = item;
-  const payload = JSON.stringify({ stream, version, type, data, ...(triggerVersion === undefined ? {} : { triggerVersion }), recordedAt });
+  const payload = JSON.stringify({
+    stream,
+    version,
+    type,
+    data,
+    ...(triggerVersion === undefined ? {} : { triggerVersion }),
+    recordedAt,
+  });
   return `id: ${id}\nevent: ${type}\ndata: ${payload}\n\n`;
 }
 

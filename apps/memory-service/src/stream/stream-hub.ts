@@ -29,7 +29,10 @@ class Listener {
     private readonly onClose: (l: Listener) => void,
     private readonly logger: Logger,
   ) {
-    this.heartbeat = setInterval(() => this.res.writableNeedDrain || this.res.write(': heartbeat\n\n'), options.heartbeatMs);
+    this.heartbeat = setInterval(
+      () => this.res.writableNeedDrain || this.res.write(': heartbeat\n\n'),
+      options.heartbeatMs,
+    );
     this.heartbeat.unref();
     res.on('close', () => this.close());
   }
@@ -76,7 +79,13 @@ class Listener {
         this.lastSent = item.id;
         // A socket that does not take the page is waited for, never buffered past one page.
         if (this.res.writableNeedDrain && !(await this.drained())) {
-          return this.end(sseNotice('cutoff', { reason: 'slow-listener', lastEventId: this.lastId(), stalledMs: this.options.stallMs }));
+          return this.end(
+            sseNotice('cutoff', {
+              reason: 'slow-listener',
+              lastEventId: this.lastId(),
+              stalledMs: this.options.stallMs,
+            }),
+          );
         }
       }
     }

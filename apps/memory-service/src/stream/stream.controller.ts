@@ -31,6 +31,15 @@ const ITEM_EXAMPLE = {
   recordedAt: '2026-11-23T07:28:00.000Z',
 };
 
+const SSE_EXAMPLE_DATA = {
+  stream: 'memory',
+  version: 3,
+  type: 'MemoryRecorded',
+  data: ITEM_EXAMPLE.data,
+  triggerVersion: 9,
+  recordedAt: ITEM_EXAMPLE.recordedAt,
+};
+
 @ApiTags('stream')
 @Controller('v1/campaigns/:cid')
 export class StreamController {
@@ -41,13 +50,17 @@ export class StreamController {
 
   @Get('stream')
   @ApiZodQuery(streamQuery)
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event id (<timeline>:<game|memory>:<version>)' })
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'Resume after this event id (<timeline>:<game|memory>:<version>)',
+  })
   @ApiRoute('Server-Sent Events of both streams in commit order (see docs/stream.md)', {
     status: 200,
     operationId: 'streamEvents',
     mediaType: 'text/event-stream',
     description: 'text/event-stream',
-    example: `id: 1:memory:3\nevent: MemoryRecorded\ndata: ${JSON.stringify({ stream: 'memory', version: 3, type: 'MemoryRecorded', data: ITEM_EXAMPLE.data, triggerVersion: 9, recordedAt: ITEM_EXAMPLE.recordedAt })}\n\n`,
+    example: `id: 1:memory:3\nevent: MemoryRecorded\ndata: ${JSON.stringify(SSE_EXAMPLE_DATA)}\n\n`,
   })
   async stream(
     @Param('cid', { schema: idSchema }) cid: string,
@@ -55,7 +68,12 @@ export class StreamController {
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() reply: FastifyReply,
   ) {
-    if (!this.hub.accepting) throw new DomainError('unavailable', 'SHUTTING_DOWN', 'the service is shutting down; reconnect with Last-Event-ID');
+    if (!this.hub.accepting)
+      throw new DomainError(
+        'unavailable',
+        'SHUTTING_DOWN',
+        'the service is shutting down; reconnect with Last-Event-ID',
+      );
     await this.exists(cid);
     const resumeAfter = lastEventId !== undefined && lastEventId !== '' ? lastEventId : q.after;
     const cursor = await this.hub.feed.cursorAfter(cid, resumeAfter);
@@ -81,7 +99,10 @@ export class StreamController {
     operationId: 'getTimeline',
     example: { items: [ITEM_EXAMPLE] },
   })
-  async timeline(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: timelineQuery }) q: z.infer<typeof timelineQuery>) {
+  async timeline(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Query({ schema: timelineQuery }) q: z.infer<typeof timelineQuery>,
+  ) {
     await this.exists(cid);
     const items = await this.hub.feed.before(cid, q.before, q.limit ?? 50);
     return { items: items.map(({ position: _position, ...item }) => item) };

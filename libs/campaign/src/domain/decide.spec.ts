@@ -15,18 +15,49 @@ function stateOf(...events: GameEvent[]): CampaignState {
   );
 }
 
-const created: GameEvent = { type: 'CampaignCreated', data: { campaignId: 'c1', name: 'Saga', settings: { perRoleMemory: false } } };
-const tavern: GameEvent = { type: 'LocationRegistered', data: { locationId: 'tavern', name: 'Rusty Anchor', dangerLevel: 'SAFE' } };
-const docks: GameEvent = { type: 'LocationRegistered', data: { locationId: 'docks', name: 'Docks', dangerLevel: null } };
-const mira: GameEvent = { type: 'NpcRegistered', data: { npcId: 'mira', name: 'Mira', aliases: ['the barkeep'], locationId: 'tavern' } };
-const bob: GameEvent = { type: 'NpcRegistered', data: { npcId: 'bob', name: 'Bob', aliases: [], locationId: 'tavern' } };
-const cara: GameEvent = { type: 'NpcRegistered', data: { npcId: 'cara', name: 'Cara', aliases: [], locationId: 'docks' } };
-const drifter: GameEvent = { type: 'NpcRegistered', data: { npcId: 'drifter', name: 'Drifter', aliases: [], locationId: null } };
+const created: GameEvent = {
+  type: 'CampaignCreated',
+  data: { campaignId: 'c1', name: 'Saga', settings: { perRoleMemory: false } },
+};
+const tavern: GameEvent = {
+  type: 'LocationRegistered',
+  data: { locationId: 'tavern', name: 'Rusty Anchor', dangerLevel: 'SAFE' },
+};
+const docks: GameEvent = {
+  type: 'LocationRegistered',
+  data: { locationId: 'docks', name: 'Docks', dangerLevel: null },
+};
+const mira: GameEvent = {
+  type: 'NpcRegistered',
+  data: { npcId: 'mira', name: 'Mira', aliases: ['the barkeep'], locationId: 'tavern' },
+};
+const bob: GameEvent = {
+  type: 'NpcRegistered',
+  data: { npcId: 'bob', name: 'Bob', aliases: [], locationId: 'tavern' },
+};
+const cara: GameEvent = {
+  type: 'NpcRegistered',
+  data: { npcId: 'cara', name: 'Cara', aliases: [], locationId: 'docks' },
+};
+const drifter: GameEvent = {
+  type: 'NpcRegistered',
+  data: { npcId: 'drifter', name: 'Drifter', aliases: [], locationId: null },
+};
 const quest: GameEvent = {
   type: 'QuestRegistered',
-  data: { questId: 'relic', name: 'Find the Relic', objectives: [{ id: 'map', name: 'Buy the map' }, { id: 'crypt', name: 'Enter the crypt' }] },
+  data: {
+    questId: 'relic',
+    name: 'Find the Relic',
+    objectives: [
+      { id: 'map', name: 'Buy the map' },
+      { id: 'crypt', name: 'Enter the crypt' },
+    ],
+  },
 };
-const atTavern: GameEvent = { type: 'LocationChanged', data: { fromLocationId: null, toLocationId: 'tavern', npcsPresent: [] } };
+const atTavern: GameEvent = {
+  type: 'LocationChanged',
+  data: { fromLocationId: null, toLocationId: 'tavern', npcsPresent: [] },
+};
 
 /** A campaign with two places, four NPCs, one quest, the party at the tavern. */
 const world = () => stateOf(created, tavern, docks, mira, bob, cara, drifter, quest, atTavern);
@@ -52,8 +83,17 @@ function frozen<T>(value: T): T {
   return value;
 }
 
-const say = (content: string, extra: Partial<MessageInput> = {}): MessageInput => ({ role: 'player', content, ...extra });
-const record = (messages: MessageInput[], knownToolCallIds?: ReadonlySet<string>): CampaignCommand => ({ type: 'RecordMessages', messages, now: NOW, knownToolCallIds });
+const say = (content: string, extra: Partial<MessageInput> = {}): MessageInput => ({
+  role: 'player',
+  content,
+  ...extra,
+});
+const record = (messages: MessageInput[], knownToolCallIds?: ReadonlySet<string>): CampaignCommand => ({
+  type: 'RecordMessages',
+  messages,
+  now: NOW,
+  knownToolCallIds,
+});
 
 describe('decide', () => {
   describe('CreateCampaign', () => {
@@ -94,7 +134,9 @@ describe('decide', () => {
 
   describe('ChangeSettings', () => {
     it('records a changed setting', () => {
-      expect(decide(stateOf(created), { type: 'ChangeSettings', perRoleMemory: true })).toEqual([{ type: 'CampaignSettingsChanged', data: { perRoleMemory: true } }]);
+      expect(decide(stateOf(created), { type: 'ChangeSettings', perRoleMemory: true })).toEqual([
+        { type: 'CampaignSettingsChanged', data: { perRoleMemory: true } },
+      ]);
     });
 
     it('records nothing when the setting is unchanged or absent', () => {
@@ -117,14 +159,18 @@ describe('decide', () => {
     });
 
     it('records a new danger level through a rename event', () => {
-      expect(decide(world(), { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor', dangerLevel: 'HIGH' })).toEqual([
+      expect(
+        decide(world(), { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor', dangerLevel: 'HIGH' }),
+      ).toEqual([
         { type: 'LocationRenamed', data: { locationId: 'tavern', name: 'Rusty Anchor', dangerLevel: 'HIGH' } },
       ]);
     });
 
     it('records nothing when the same location is put again', () => {
       expect(decide(world(), { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' })).toEqual([]);
-      expect(decide(world(), { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor', dangerLevel: 'SAFE' })).toEqual([]);
+      expect(
+        decide(world(), { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor', dangerLevel: 'SAFE' }),
+      ).toEqual([]);
     });
   });
 
@@ -136,41 +182,82 @@ describe('decide', () => {
     });
 
     it('registers a new NPC at a known location with aliases', () => {
-      expect(decide(world(), { type: 'PutNpc', npcId: 'eli', name: 'Eli', aliases: ['the smith'], locationId: 'docks' })).toEqual([
+      expect(
+        decide(world(), { type: 'PutNpc', npcId: 'eli', name: 'Eli', aliases: ['the smith'], locationId: 'docks' }),
+      ).toEqual([
         { type: 'NpcRegistered', data: { npcId: 'eli', name: 'Eli', aliases: ['the smith'], locationId: 'docks' } },
       ]);
     });
 
     it('rejects an unknown location with 404 LOCATION_NOT_FOUND', () => {
-      rejects(world(), { type: 'PutNpc', npcId: 'eli', name: 'Eli', locationId: 'moon' }, 'not_found', 'LOCATION_NOT_FOUND');
-      rejects(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira', locationId: 'moon' }, 'not_found', 'LOCATION_NOT_FOUND');
+      rejects(
+        world(),
+        { type: 'PutNpc', npcId: 'eli', name: 'Eli', locationId: 'moon' },
+        'not_found',
+        'LOCATION_NOT_FOUND',
+      );
+      rejects(
+        world(),
+        { type: 'PutNpc', npcId: 'mira', name: 'Mira', locationId: 'moon' },
+        'not_found',
+        'LOCATION_NOT_FOUND',
+      );
     });
 
     it('moves a known NPC, recording where it came from', () => {
       expect(decide(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira', locationId: 'docks' })).toEqual([
-        { type: 'NpcUpdated', data: { npcId: 'mira', name: 'Mira', aliases: ['the barkeep'], locationId: 'docks', fromLocationId: 'tavern' } },
+        {
+          type: 'NpcUpdated',
+          data: {
+            npcId: 'mira',
+            name: 'Mira',
+            aliases: ['the barkeep'],
+            locationId: 'docks',
+            fromLocationId: 'tavern',
+          },
+        },
       ]);
     });
 
     it('null moves an NPC nowhere; an omitted locationId keeps it where it is', () => {
-      expect(decide(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira', locationId: null })[0].data).toMatchObject({ locationId: null, fromLocationId: 'tavern' });
-      expect(decide(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira Vale' })[0].data).toMatchObject({ name: 'Mira Vale', locationId: 'tavern' });
+      expect(decide(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira', locationId: null })[0].data).toMatchObject({
+        locationId: null,
+        fromLocationId: 'tavern',
+      });
+      expect(decide(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira Vale' })[0].data).toMatchObject({
+        name: 'Mira Vale',
+        locationId: 'tavern',
+      });
     });
 
     it('keeps aliases when omitted and replaces them when given', () => {
-      expect(decide(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira', aliases: ['Red'] })[0].data).toMatchObject({ aliases: ['Red'] });
-      expect(decide(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira', aliases: [] })[0].data).toMatchObject({ aliases: [] });
+      expect(decide(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira', aliases: ['Red'] })[0].data).toMatchObject({
+        aliases: ['Red'],
+      });
+      expect(decide(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira', aliases: [] })[0].data).toMatchObject({
+        aliases: [],
+      });
     });
 
     it('records nothing when nothing changed', () => {
       expect(decide(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira' })).toEqual([]);
-      expect(decide(world(), { type: 'PutNpc', npcId: 'mira', name: 'Mira', aliases: ['the barkeep'], locationId: 'tavern' })).toEqual([]);
+      expect(
+        decide(world(), {
+          type: 'PutNpc',
+          npcId: 'mira',
+          name: 'Mira',
+          aliases: ['the barkeep'],
+          locationId: 'tavern',
+        }),
+      ).toEqual([]);
     });
   });
 
   describe('PutQuest', () => {
     it('registers a quest with its objectives', () => {
-      expect(decide(world(), { type: 'PutQuest', questId: 'q2', name: 'Escort', objectives: [{ id: 'a', name: 'Meet' }] })).toEqual([
+      expect(
+        decide(world(), { type: 'PutQuest', questId: 'q2', name: 'Escort', objectives: [{ id: 'a', name: 'Meet' }] }),
+      ).toEqual([
         { type: 'QuestRegistered', data: { questId: 'q2', name: 'Escort', objectives: [{ id: 'a', name: 'Meet' }] } },
       ]);
     });
@@ -182,22 +269,43 @@ describe('decide', () => {
     it('rejects duplicate objective ids with 400 DUPLICATE_OBJECTIVE_ID', () => {
       rejects(
         world(),
-        { type: 'PutQuest', questId: 'q2', name: 'Escort', objectives: [{ id: 'a', name: 'A' }, { id: 'a', name: 'B' }] },
+        {
+          type: 'PutQuest',
+          questId: 'q2',
+          name: 'Escort',
+          objectives: [
+            { id: 'a', name: 'A' },
+            { id: 'a', name: 'B' },
+          ],
+        },
         'invalid',
         'DUPLICATE_OBJECTIVE_ID',
       );
     });
 
     it('records nothing when the same quest is put again, and a change when an objective changes', () => {
-      const same = { type: 'PutQuest', questId: 'relic', name: 'Find the Relic', objectives: [{ id: 'map', name: 'Buy the map' }, { id: 'crypt', name: 'Enter the crypt' }] } as const;
+      const same = {
+        type: 'PutQuest',
+        questId: 'relic',
+        name: 'Find the Relic',
+        objectives: [
+          { id: 'map', name: 'Buy the map' },
+          { id: 'crypt', name: 'Enter the crypt' },
+        ],
+      } as const;
       expect(decide(world(), { ...same, objectives: [...same.objectives] })).toEqual([]);
-      expect(decide(world(), { ...same, objectives: [{ id: 'map', name: 'Steal the map' }, same.objectives[1]] })).toHaveLength(1);
+      expect(
+        decide(world(), { ...same, objectives: [{ id: 'map', name: 'Steal the map' }, same.objectives[1]] }),
+      ).toHaveLength(1);
     });
   });
 
   describe('RecordMessages', () => {
     it('numbers messages campaign-wide from 0 and fills the defaults', () => {
-      const events = decide(world(), record([say('Hello'), say('Hi', { role: 'npc', speaker: 'Mira', npcIds: ['mira', 'mira'] })]));
+      const events = decide(
+        world(),
+        record([say('Hello'), say('Hi', { role: 'npc', speaker: 'Mira', npcIds: ['mira', 'mira'] })]),
+      );
       expect(events).toEqual([
         {
           type: 'MessageRecorded',
@@ -217,7 +325,10 @@ describe('decide', () => {
             reasoning: null,
           },
         },
-        expect.objectContaining({ type: 'MessageRecorded', data: expect.objectContaining({ index: 1, speaker: 'Mira', npcIds: ['mira'] }) }),
+        expect.objectContaining({
+          type: 'MessageRecorded',
+          data: expect.objectContaining({ index: 1, speaker: 'Mira', npcIds: ['mira'] }),
+        }),
       ]);
     });
 
@@ -228,7 +339,10 @@ describe('decide', () => {
     });
 
     it('keeps an explicit locationId, null and `at`', () => {
-      const [a, b] = decide(world(), record([say('x', { locationId: 'docks', at: '1042-05-01T08:00:00Z' }), say('y', { locationId: null })]));
+      const [a, b] = decide(
+        world(),
+        record([say('x', { locationId: 'docks', at: '1042-05-01T08:00:00Z' }), say('y', { locationId: null })]),
+      );
       expect(a.data).toMatchObject({ locationId: 'docks', at: '1042-05-01T08:00:00Z' });
       expect(b.data).toMatchObject({ locationId: null });
     });
@@ -238,7 +352,12 @@ describe('decide', () => {
     });
 
     it('rejects an unknown locationId with 404 LOCATION_NOT_FOUND naming the message', () => {
-      const err = rejects(world(), record([say('ok'), say('bad', { locationId: 'moon' })]), 'not_found', 'LOCATION_NOT_FOUND');
+      const err = rejects(
+        world(),
+        record([say('ok'), say('bad', { locationId: 'moon' })]),
+        'not_found',
+        'LOCATION_NOT_FOUND',
+      );
       expect(err.message).toContain('messages[1]');
     });
 
@@ -247,7 +366,12 @@ describe('decide', () => {
     });
 
     it('rejects a tool result naming no earlier call with 404 TOOL_CALL_NOT_FOUND', () => {
-      rejects(world(), record([{ role: 'tool', content: '{}', toolCallId: 'call-1' }]), 'not_found', 'TOOL_CALL_NOT_FOUND');
+      rejects(
+        world(),
+        record([{ role: 'tool', content: '{}', toolCallId: 'call-1' }]),
+        'not_found',
+        'TOOL_CALL_NOT_FOUND',
+      );
     });
 
     it('accepts a tool result whose call came earlier in the same batch, or earlier in the campaign', () => {
@@ -256,7 +380,9 @@ describe('decide', () => {
         { role: 'tool', content: '{"hp":3}', toolCallId: 'call-1' },
       ]);
       expect(decide(world(), batch)[1].data).toMatchObject({ toolCallId: 'call-1', role: 'tool' });
-      expect(decide(world(), record([{ role: 'tool', content: '{}', toolCallId: 'old' }], new Set(['old'])))).toHaveLength(1);
+      expect(
+        decide(world(), record([{ role: 'tool', content: '{}', toolCallId: 'old' }], new Set(['old']))),
+      ).toHaveLength(1);
     });
 
     it('rejects a tool result that comes before its call in the batch', () => {
@@ -277,15 +403,26 @@ describe('decide', () => {
     });
 
     it('rejects an unknown audience member with 404 AUDIENCE_NOT_FOUND', () => {
-      rejects(world(), record([say('psst', { visibility: 'private', audience: ['mira', 'nobody'] })]), 'not_found', 'AUDIENCE_NOT_FOUND');
+      rejects(
+        world(),
+        record([say('psst', { visibility: 'private', audience: ['mira', 'nobody'] })]),
+        'not_found',
+        'AUDIENCE_NOT_FOUND',
+      );
     });
 
     it('records a private message to a known NPC', () => {
-      expect(decide(world(), record([say('psst', { visibility: 'private', audience: ['mira'] })]))[0].data).toMatchObject({ visibility: 'private', audience: ['mira'] });
+      expect(
+        decide(world(), record([say('psst', { visibility: 'private', audience: ['mira'] })]))[0].data,
+      ).toMatchObject({ visibility: 'private', audience: ['mira'] });
     });
 
     it('stamps the current round', () => {
-      const state = stateOf(created, { type: 'RoundEnded', data: { round: 1 } }, { type: 'RoundEnded', data: { round: 2 } });
+      const state = stateOf(
+        created,
+        { type: 'RoundEnded', data: { round: 1 } },
+        { type: 'RoundEnded', data: { round: 2 } },
+      );
       expect(decide(state, record([say('x')]))[0].data).toMatchObject({ round: 3 });
     });
   });
@@ -300,14 +437,22 @@ describe('decide', () => {
 
     it('captures the NPCs present at the location being left (sorted), not those elsewhere or nowhere', () => {
       expect(decide(world(), { type: 'ChangeLocation', toLocationId: 'docks' })).toEqual([
-        { type: 'LocationChanged', data: { fromLocationId: 'tavern', toLocationId: 'docks', npcsPresent: ['bob', 'mira'] } },
+        {
+          type: 'LocationChanged',
+          data: { fromLocationId: 'tavern', toLocationId: 'docks', npcsPresent: ['bob', 'mira'] },
+        },
       ]);
     });
 
     it('captures where NPCs are when the move is decided (after an NPC moved)', () => {
-      const moved: GameEvent = { type: 'NpcUpdated', data: { npcId: 'bob', name: 'Bob', aliases: [], locationId: 'docks', fromLocationId: 'tavern' } };
+      const moved: GameEvent = {
+        type: 'NpcUpdated',
+        data: { npcId: 'bob', name: 'Bob', aliases: [], locationId: 'docks', fromLocationId: 'tavern' },
+      };
       const state = stateOf(created, tavern, docks, mira, bob, cara, drifter, quest, atTavern, moved);
-      expect(decide(state, { type: 'ChangeLocation', toLocationId: 'docks' })[0].data).toMatchObject({ npcsPresent: ['mira'] });
+      expect(decide(state, { type: 'ChangeLocation', toLocationId: 'docks' })[0].data).toMatchObject({
+        npcsPresent: ['mira'],
+      });
     });
 
     it('rejects an unknown location with 404 LOCATION_NOT_FOUND', () => {
@@ -327,23 +472,43 @@ describe('decide', () => {
     });
 
     it('rejects an unknown quest with 404 QUEST_NOT_FOUND', () => {
-      rejects(world(), { type: 'CompleteObjective', questId: 'nope', objectiveId: 'map' }, 'not_found', 'QUEST_NOT_FOUND');
+      rejects(
+        world(),
+        { type: 'CompleteObjective', questId: 'nope', objectiveId: 'map' },
+        'not_found',
+        'QUEST_NOT_FOUND',
+      );
     });
 
     it('rejects an unknown objective with 404 OBJECTIVE_NOT_FOUND', () => {
-      rejects(world(), { type: 'CompleteObjective', questId: 'relic', objectiveId: 'nope' }, 'not_found', 'OBJECTIVE_NOT_FOUND');
+      rejects(
+        world(),
+        { type: 'CompleteObjective', questId: 'relic', objectiveId: 'nope' },
+        'not_found',
+        'OBJECTIVE_NOT_FOUND',
+      );
     });
 
     it('rejects a completed objective with 409 OBJECTIVE_ALREADY_COMPLETED', () => {
-      const state = stateOf(created, quest, { type: 'ObjectiveCompleted', data: { questId: 'relic', objectiveId: 'map' } });
-      rejects(state, { type: 'CompleteObjective', questId: 'relic', objectiveId: 'map' }, 'conflict', 'OBJECTIVE_ALREADY_COMPLETED');
+      const state = stateOf(created, quest, {
+        type: 'ObjectiveCompleted',
+        data: { questId: 'relic', objectiveId: 'map' },
+      });
+      rejects(
+        state,
+        { type: 'CompleteObjective', questId: 'relic', objectiveId: 'map' },
+        'conflict',
+        'OBJECTIVE_ALREADY_COMPLETED',
+      );
       expect(decide(state, { type: 'CompleteObjective', questId: 'relic', objectiveId: 'crypt' })).toHaveLength(1);
     });
   });
 
   describe('CompleteQuest', () => {
     it('completes a quest', () => {
-      expect(decide(world(), { type: 'CompleteQuest', questId: 'relic' })).toEqual([{ type: 'QuestCompleted', data: { questId: 'relic' } }]);
+      expect(decide(world(), { type: 'CompleteQuest', questId: 'relic' })).toEqual([
+        { type: 'QuestCompleted', data: { questId: 'relic' } },
+      ]);
     });
 
     it('rejects an unknown quest with 404 QUEST_NOT_FOUND', () => {
@@ -351,15 +516,24 @@ describe('decide', () => {
     });
 
     it('rejects a completed quest with 409 QUEST_ALREADY_COMPLETED', () => {
-      rejects(stateOf(created, quest, { type: 'QuestCompleted', data: { questId: 'relic' } }), { type: 'CompleteQuest', questId: 'relic' }, 'conflict', 'QUEST_ALREADY_COMPLETED');
+      rejects(
+        stateOf(created, quest, { type: 'QuestCompleted', data: { questId: 'relic' } }),
+        { type: 'CompleteQuest', questId: 'relic' },
+        'conflict',
+        'QUEST_ALREADY_COMPLETED',
+      );
     });
   });
 
   describe('ProgressAct', () => {
     it('moves from no act to the first, and from act to act', () => {
-      expect(decide(world(), { type: 'ProgressAct', actId: 'act-1' })).toEqual([{ type: 'ActProgressed', data: { fromActId: null, toActId: 'act-1' } }]);
+      expect(decide(world(), { type: 'ProgressAct', actId: 'act-1' })).toEqual([
+        { type: 'ActProgressed', data: { fromActId: null, toActId: 'act-1' } },
+      ]);
       const inAct1 = stateOf(created, { type: 'ActProgressed', data: { fromActId: null, toActId: 'act-1' } });
-      expect(decide(inAct1, { type: 'ProgressAct', actId: 'act-2' })).toEqual([{ type: 'ActProgressed', data: { fromActId: 'act-1', toActId: 'act-2' } }]);
+      expect(decide(inAct1, { type: 'ProgressAct', actId: 'act-2' })).toEqual([
+        { type: 'ActProgressed', data: { fromActId: 'act-1', toActId: 'act-2' } },
+      ]);
     });
 
     it('rejects the current act with 409 ALREADY_IN_ACT', () => {
@@ -371,15 +545,30 @@ describe('decide', () => {
   describe('UpdateLocationState', () => {
     it('changes the danger level, recording the previous one', () => {
       expect(decide(world(), { type: 'UpdateLocationState', locationId: 'tavern', dangerLevel: 'CLEARED' })).toEqual([
-        { type: 'LocationStateUpdated', data: { locationId: 'tavern', fromDangerLevel: 'SAFE', dangerLevel: 'CLEARED' } },
+        {
+          type: 'LocationStateUpdated',
+          data: { locationId: 'tavern', fromDangerLevel: 'SAFE', dangerLevel: 'CLEARED' },
+        },
       ]);
     });
 
     it('completes an encounter, with or without a danger level', () => {
-      expect(decide(world(), { type: 'UpdateLocationState', locationId: 'docks', completeEncounter: 'ambush' })).toEqual([
-        { type: 'LocationStateUpdated', data: { locationId: 'docks', fromDangerLevel: null, completedEncounterId: 'ambush' } },
+      expect(
+        decide(world(), { type: 'UpdateLocationState', locationId: 'docks', completeEncounter: 'ambush' }),
+      ).toEqual([
+        {
+          type: 'LocationStateUpdated',
+          data: { locationId: 'docks', fromDangerLevel: null, completedEncounterId: 'ambush' },
+        },
       ]);
-      expect(decide(world(), { type: 'UpdateLocationState', locationId: 'tavern', dangerLevel: 'CLEARED', completeEncounter: 'brawl' })[0].data).toEqual({
+      expect(
+        decide(world(), {
+          type: 'UpdateLocationState',
+          locationId: 'tavern',
+          dangerLevel: 'CLEARED',
+          completeEncounter: 'brawl',
+        })[0].data,
+      ).toEqual({
         locationId: 'tavern',
         fromDangerLevel: 'SAFE',
         dangerLevel: 'CLEARED',
@@ -388,11 +577,23 @@ describe('decide', () => {
     });
 
     it('accepts an unchanged danger level together with a new encounter', () => {
-      expect(decide(world(), { type: 'UpdateLocationState', locationId: 'tavern', dangerLevel: 'SAFE', completeEncounter: 'brawl' })).toHaveLength(1);
+      expect(
+        decide(world(), {
+          type: 'UpdateLocationState',
+          locationId: 'tavern',
+          dangerLevel: 'SAFE',
+          completeEncounter: 'brawl',
+        }),
+      ).toHaveLength(1);
     });
 
     it('rejects an unknown location with 404 LOCATION_NOT_FOUND', () => {
-      rejects(world(), { type: 'UpdateLocationState', locationId: 'moon', dangerLevel: 'LOW' }, 'not_found', 'LOCATION_NOT_FOUND');
+      rejects(
+        world(),
+        { type: 'UpdateLocationState', locationId: 'moon', dangerLevel: 'LOW' },
+        'not_found',
+        'LOCATION_NOT_FOUND',
+      );
     });
 
     it('rejects a command with nothing to change with 400 NOTHING_TO_UPDATE', () => {
@@ -400,13 +601,31 @@ describe('decide', () => {
     });
 
     it('rejects a completed encounter with 409 ENCOUNTER_ALREADY_COMPLETED', () => {
-      const state = stateOf(created, tavern, { type: 'LocationStateUpdated', data: { locationId: 'tavern', fromDangerLevel: 'SAFE', completedEncounterId: 'brawl' } });
-      rejects(state, { type: 'UpdateLocationState', locationId: 'tavern', completeEncounter: 'brawl' }, 'conflict', 'ENCOUNTER_ALREADY_COMPLETED');
-      rejects(state, { type: 'UpdateLocationState', locationId: 'tavern', dangerLevel: 'LOW', completeEncounter: 'brawl' }, 'conflict', 'ENCOUNTER_ALREADY_COMPLETED');
+      const state = stateOf(created, tavern, {
+        type: 'LocationStateUpdated',
+        data: { locationId: 'tavern', fromDangerLevel: 'SAFE', completedEncounterId: 'brawl' },
+      });
+      rejects(
+        state,
+        { type: 'UpdateLocationState', locationId: 'tavern', completeEncounter: 'brawl' },
+        'conflict',
+        'ENCOUNTER_ALREADY_COMPLETED',
+      );
+      rejects(
+        state,
+        { type: 'UpdateLocationState', locationId: 'tavern', dangerLevel: 'LOW', completeEncounter: 'brawl' },
+        'conflict',
+        'ENCOUNTER_ALREADY_COMPLETED',
+      );
     });
 
     it('rejects the current danger level alone with 409 DANGER_LEVEL_UNCHANGED', () => {
-      rejects(world(), { type: 'UpdateLocationState', locationId: 'tavern', dangerLevel: 'SAFE' }, 'conflict', 'DANGER_LEVEL_UNCHANGED');
+      rejects(
+        world(),
+        { type: 'UpdateLocationState', locationId: 'tavern', dangerLevel: 'SAFE' },
+        'conflict',
+        'DANGER_LEVEL_UNCHANGED',
+      );
     });
   });
 
@@ -422,7 +641,11 @@ describe('decide', () => {
       { type: 'PutLocation', locationId: 'tavern', name: 'X', dangerLevel: 'LOW' },
       { type: 'PutNpc', npcId: 'mira', name: 'M', aliases: ['z'], locationId: 'docks' },
       { type: 'PutQuest', questId: 'relic', name: 'R', objectives: [] },
-      record([say('a', { npcIds: ['mira'] }), { role: 'assistant', content: '', toolCalls: [{ id: 't', name: 'x' }] }, { role: 'tool', content: '{}', toolCallId: 't' }]),
+      record([
+        say('a', { npcIds: ['mira'] }),
+        { role: 'assistant', content: '', toolCalls: [{ id: 't', name: 'x' }] },
+        { role: 'tool', content: '{}', toolCallId: 't' },
+      ]),
       { type: 'ChangeLocation', toLocationId: 'docks' },
       { type: 'CompleteObjective', questId: 'relic', objectiveId: 'map' },
       { type: 'CompleteQuest', questId: 'relic' },

@@ -8,7 +8,16 @@ export type GameEvent =
   | { type: 'LocationRegistered'; data: { locationId: string; name: string; dangerLevel: DangerLevel | null } }
   | { type: 'LocationRenamed'; data: { locationId: string; name: string; dangerLevel: DangerLevel | null } }
   | { type: 'NpcRegistered'; data: { npcId: string; name: string; aliases: string[]; locationId: string | null } }
-  | { type: 'NpcUpdated'; data: { npcId: string; name: string; aliases: string[]; locationId: string | null; fromLocationId: string | null } }
+  | {
+      type: 'NpcUpdated';
+      data: {
+        npcId: string;
+        name: string;
+        aliases: string[];
+        locationId: string | null;
+        fromLocationId: string | null;
+      };
+    }
   | { type: 'QuestRegistered'; data: { questId: string; name: string; objectives: { id: string; name: string }[] } }
   | { type: 'MessageRecorded'; data: Message }
   | { type: 'LocationChanged'; data: { fromLocationId: string | null; toLocationId: string; npcsPresent: string[] } }
@@ -17,13 +26,17 @@ export type GameEvent =
   | { type: 'ActProgressed'; data: { fromActId: string | null; toActId: string } }
   | {
       type: 'LocationStateUpdated';
-      data: { locationId: string; dangerLevel?: DangerLevel; completedEncounterId?: string; fromDangerLevel: DangerLevel | null };
+      data: {
+        locationId: string;
+        dangerLevel?: DangerLevel;
+        completedEncounterId?: string;
+        fromDangerLevel: DangerLevel | null;
+      };
     }
   | { type: 'RoundEnded'; data: { round: number } }
   | { type: 'BibleUpdated'; data: { text: string; dmOnly: string } }
   | { type: 'GlossaryTermSet'; data: { term: string; definition: string } }
   | { type: 'GlossaryTermHidden'; data: { term: string } }
-
   | WorldStateEvent;
 
 export type GameEventType = GameEvent['type'];

@@ -9,7 +9,14 @@ function play(...commands: Parameters<typeof decide>[1][]): CampaignState {
   let state = emptyState('c');
   for (const command of commands) {
     const events = decide(state, command);
-    state = fold(state, events.map((event: GameEvent, i) => ({ event, version: state.version + i + 1, recordedAt: '2026-01-01T00:00:00.000Z' })));
+    state = fold(
+      state,
+      events.map((event: GameEvent, i) => ({
+        event,
+        version: state.version + i + 1,
+        recordedAt: '2026-01-01T00:00:00.000Z',
+      })),
+    );
   }
   return state;
 }
@@ -27,7 +34,12 @@ const base = () =>
     { type: 'ChangeLocation', toLocationId: 'inn' },
   );
 
-const msg = (m: Partial<Message>): Pick<Message, 'visibility' | 'audience' | 'locationId'> => ({ visibility: 'public', audience: [], locationId: 'inn', ...m });
+const msg = (m: Partial<Message>): Pick<Message, 'visibility' | 'audience' | 'locationId'> => ({
+  visibility: 'public',
+  audience: [],
+  locationId: 'inn',
+  ...m,
+});
 
 describe('witnessesOf (DESIGN §8)', () => {
   it('a public message is witnessed by the players (with the party) and the NPCs at its location', () => {
@@ -40,7 +52,10 @@ describe('witnessesOf (DESIGN §8)', () => {
   });
 
   it('a private message is witnessed by exactly its audience, wherever they are; a dm note by nobody', () => {
-    expect(witnessesOf(base(), msg({ visibility: 'private', audience: ['aria', 'jonas'] }))).toEqual(['npc:jonas', 'player:aria']);
+    expect(witnessesOf(base(), msg({ visibility: 'private', audience: ['aria', 'jonas'] }))).toEqual([
+      'npc:jonas',
+      'player:aria',
+    ]);
     expect(witnessesOf(base(), msg({ visibility: 'dm' }))).toEqual([]);
   });
 
@@ -51,9 +66,16 @@ describe('witnessesOf (DESIGN §8)', () => {
 
   it('decide refuses a private message without audience or naming an unknown character (players count)', () => {
     const state = base();
-    const record = (m: object) => decide(state, { type: 'RecordMessages', now: '2026-01-01T00:00:00.000Z', messages: [{ role: 'dm', content: 'psst', ...m }] });
+    const record = (m: object) =>
+      decide(state, {
+        type: 'RecordMessages',
+        now: '2026-01-01T00:00:00.000Z',
+        messages: [{ role: 'dm', content: 'psst', ...m }],
+      });
     expect(() => record({ visibility: 'private' })).toThrow(expect.objectContaining({ code: 'AUDIENCE_REQUIRED' }));
-    expect(() => record({ visibility: 'private', audience: ['aria', 'nobody'] })).toThrow(expect.objectContaining({ code: 'AUDIENCE_NOT_FOUND' }));
+    expect(() => record({ visibility: 'private', audience: ['aria', 'nobody'] })).toThrow(
+      expect.objectContaining({ code: 'AUDIENCE_NOT_FOUND' }),
+    );
     expect(record({ visibility: 'private', audience: ['aria', 'mira'] })).toHaveLength(1);
   });
 
@@ -73,7 +95,9 @@ describe('witnessesOf (DESIGN §8)', () => {
 describe('bible and glossary commands (DESIGN §8)', () => {
   it('a bible part over 32,000 characters is BIBLE_TOO_LARGE (counted in characters, not UTF-16 units)', () => {
     const state = base();
-    expect(() => decide(state, { type: 'PutBible', text: 'x'.repeat(32_001) })).toThrow(expect.objectContaining({ code: 'BIBLE_TOO_LARGE' }));
+    expect(() => decide(state, { type: 'PutBible', text: 'x'.repeat(32_001) })).toThrow(
+      expect.objectContaining({ code: 'BIBLE_TOO_LARGE' }),
+    );
     expect(decide(state, { type: 'PutBible', text: '🐉'.repeat(32_000) })).toHaveLength(1);
   });
 
@@ -81,23 +105,37 @@ describe('bible and glossary commands (DESIGN §8)', () => {
     const state = play({ type: 'CreateCampaign', name: 'c' }, { type: 'PutBible', text: 'Lore', dmOnly: 'Secret' });
     expect(state.bible).toEqual({ text: 'Lore', dmOnly: 'Secret' });
     expect(decide(state, { type: 'PutBible', text: 'Lore' })).toEqual([]);
-    expect(decide(state, { type: 'PutBible', text: 'More lore' })).toEqual([{ type: 'BibleUpdated', data: { text: 'More lore', dmOnly: 'Secret' } }]);
+    expect(decide(state, { type: 'PutBible', text: 'More lore' })).toEqual([
+      { type: 'BibleUpdated', data: { text: 'More lore', dmOnly: 'Secret' } },
+    ]);
   });
 
   it('glossary overrides are keyed case-insensitively; hiding an unknown term is 404 unless the worker coined it', () => {
-    const state = play({ type: 'CreateCampaign', name: 'c' }, { type: 'SetGlossaryTerm', term: 'Void-Chisel', definition: 'A blade.' });
+    const state = play(
+      { type: 'CreateCampaign', name: 'c' },
+      { type: 'SetGlossaryTerm', term: 'Void-Chisel', definition: 'A blade.' },
+    );
     expect(state.glossary).toEqual({ 'void-chisel': { term: 'Void-Chisel', definition: 'A blade.', hidden: false } });
     expect(decide(state, { type: 'SetGlossaryTerm', term: 'void-chisel', definition: 'A blade.' })).toEqual([]);
-    expect(() => decide(state, { type: 'HideGlossaryTerm', term: 'Geometers', coined: false })).toThrow(expect.objectContaining({ code: 'GLOSSARY_TERM_NOT_FOUND' }));
+    expect(() => decide(state, { type: 'HideGlossaryTerm', term: 'Geometers', coined: false })).toThrow(
+      expect.objectContaining({ code: 'GLOSSARY_TERM_NOT_FOUND' }),
+    );
     expect(decide(state, { type: 'HideGlossaryTerm', term: 'Geometers', coined: true })).toHaveLength(1);
-    const hidden = play({ type: 'CreateCampaign', name: 'c' }, { type: 'SetGlossaryTerm', term: 'Void-Chisel', definition: 'A blade.' }, { type: 'HideGlossaryTerm', term: 'VOID-CHISEL', coined: false });
+    const hidden = play(
+      { type: 'CreateCampaign', name: 'c' },
+      { type: 'SetGlossaryTerm', term: 'Void-Chisel', definition: 'A blade.' },
+      { type: 'HideGlossaryTerm', term: 'VOID-CHISEL', coined: false },
+    );
     expect(hidden.glossary!['void-chisel']).toEqual({ term: 'Void-Chisel', definition: 'A blade.', hidden: true });
     expect(decide(hidden, { type: 'HideGlossaryTerm', term: 'void-chisel', coined: false })).toEqual([]);
   });
 
   it('a speaker witnesses what it says, whatever the visibility: id, name or alias, case-insensitive, the whole string', () => {
     const state = base();
-    expect(witnessesOf(state, { ...msg({ visibility: 'private', audience: ['aria'] }), speaker: 'Jonas' })).toEqual(['npc:jonas', 'player:aria']);
+    expect(witnessesOf(state, { ...msg({ visibility: 'private', audience: ['aria'] }), speaker: 'Jonas' })).toEqual([
+      'npc:jonas',
+      'player:aria',
+    ]);
     expect(witnessesOf(state, { ...msg({ visibility: 'dm' }), speaker: 'bran' })).toEqual(['player:bran']);
     expect(witnessesOf(state, { ...msg({ visibility: 'dm' }), speaker: 'MIRA' })).toEqual(['npc:mira']);
     // Not a part of a longer name, and no speaker witnesses nothing extra.

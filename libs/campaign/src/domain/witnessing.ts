@@ -33,7 +33,10 @@ export function characterKind(state: CampaignState, id: string, prefer?: ViewerK
  * Public: players travel with the party, NPCs are where their `locationId` says (nowhere witnesses nothing);
  * private: exactly its audience; dm: nobody but the dm agent, which is never listed.
  */
-export function witnessesOf(state: CampaignState, message: Pick<Message, 'visibility' | 'audience' | 'locationId'> & { speaker?: string | null }): string[] {
+export function witnessesOf(
+  state: CampaignState,
+  message: Pick<Message, 'visibility' | 'audience' | 'locationId'> & { speaker?: string | null },
+): string[] {
   const keys = new Set<string>();
   // §8 "a speaker witnesses what it says", whatever the visibility (a whisper, even a dm-only line).
   for (const key of speakerKeys(state, message.speaker)) keys.add(key);
@@ -43,9 +46,11 @@ export function witnessesOf(state: CampaignState, message: Pick<Message, 'visibi
       if (Object.hasOwn(state.npcs, id)) keys.add(viewerKey('npc', id));
     }
   } else if (message.visibility === 'public') {
-    if (message.locationId === state.currentLocationId) for (const id of Object.keys(players(state))) keys.add(viewerKey('player', id));
+    if (message.locationId === state.currentLocationId)
+      for (const id of Object.keys(players(state))) keys.add(viewerKey('player', id));
     if (message.locationId !== null) {
-      for (const npc of Object.values(state.npcs)) if (npc.locationId === message.locationId) keys.add(viewerKey('npc', npc.id));
+      for (const npc of Object.values(state.npcs))
+        if (npc.locationId === message.locationId) keys.add(viewerKey('npc', npc.id));
     }
   }
   return [...keys].sort();
@@ -55,10 +60,15 @@ export function witnessesOf(state: CampaignState, message: Pick<Message, 'visibi
 export function speakerKeys(state: CampaignState, speaker: string | null | undefined): string[] {
   const said = speaker?.trim().toLowerCase();
   if (!said) return [];
-  const names = (c: { id: string; name: string; aliases?: string[] }) => [c.id, c.name, ...(c.aliases ?? [])].map((n) => n.trim().toLowerCase());
+  const names = (c: { id: string; name: string; aliases?: string[] }) =>
+    [c.id, c.name, ...(c.aliases ?? [])].map((n) => n.trim().toLowerCase());
   return [
-    ...Object.values(state.players ?? {}).filter((p) => names(p).includes(said)).map((p) => viewerKey('player', p.id)),
-    ...Object.values(state.npcs).filter((n) => names(n).includes(said)).map((n) => viewerKey('npc', n.id)),
+    ...Object.values(state.players ?? {})
+      .filter((p) => names(p).includes(said))
+      .map((p) => viewerKey('player', p.id)),
+    ...Object.values(state.npcs)
+      .filter((n) => names(n).includes(said))
+      .map((n) => viewerKey('npc', n.id)),
   ];
 }
 

@@ -1,7 +1,15 @@
 /** Fact types whose facts must carry a TTL (DESIGN §6). */
 export const EPHEMERAL_FACT_TYPES = ['buff', 'debuff', 'alert', 'rumor', 'timer'] as const;
 /** Fact types that stay until resolved (DESIGN §6). */
-export const DURABLE_FACT_TYPES = ['conflict', 'relationship', 'debt', 'quest', 'reputation', 'alliance', 'record'] as const;
+export const DURABLE_FACT_TYPES = [
+  'conflict',
+  'relationship',
+  'debt',
+  'quest',
+  'reputation',
+  'alliance',
+  'record',
+] as const;
 
 export type FactClass = 'ephemeral' | 'other' | 'durable';
 
@@ -50,18 +58,32 @@ export interface AccountBinding {
 export const factId = (type: string, key: string) => `${type}:${key}`;
 
 export type WorldStateCommand =
-  | { type: 'AssertFact'; factType: string; key: string; value: string; priority: number; expiresAt: string | null; now: string }
+  | {
+      type: 'AssertFact';
+      factType: string;
+      key: string;
+      value: string;
+      priority: number;
+      expiresAt: string | null;
+      now: string;
+    }
   | { type: 'ResolveFact'; factType: string; key: string }
   | { type: 'PutPlayer'; playerId: string; name: string; aliases?: string[]; stats?: PlayerStat[] }
   | { type: 'LogInAccount'; accountId: string; agentId: string }
   | { type: 'LogOutAccount'; accountId: string };
 
 export type WorldStateEvent =
-  | { type: 'FactAsserted'; data: { type: string; key: string; value: string; priority: number; expiresAt: string | null } }
+  | {
+      type: 'FactAsserted';
+      data: { type: string; key: string; value: string; priority: number; expiresAt: string | null };
+    }
   | { type: 'FactResolved'; data: { type: string; key: string } }
   | { type: 'PlayerRegistered'; data: { playerId: string; name: string; aliases: string[]; stats: PlayerStat[] } }
   | { type: 'PlayerUpdated'; data: { playerId: string; name: string; aliases: string[]; stats: PlayerStat[] } }
-  | { type: 'AccountLoggedIn'; data: { accountId: string; agentId: string; previousAccountId: string | null; replacedAgentId: string | null } }
+  | {
+      type: 'AccountLoggedIn';
+      data: { accountId: string; agentId: string; previousAccountId: string | null; replacedAgentId: string | null };
+    }
   | { type: 'AccountLoggedOut'; data: { accountId: string; agentId: string | null } };
 
 /** The parts of the campaign state these commands read and write (older state documents lack them). */
@@ -78,7 +100,17 @@ export function evolveWorldState<S extends WorldStateSlice>(state: S, e: WorldSt
   switch (e.type) {
     case 'FactAsserted': {
       const { type, key, value, priority, expiresAt } = e.data;
-      const fact: Fact = { type, key, value, priority, expiresAt, status: 'active', assertedAt: recordedAt, assertedVersion: state.version + 1, resolvedAt: null };
+      const fact: Fact = {
+        type,
+        key,
+        value,
+        priority,
+        expiresAt,
+        status: 'active',
+        assertedAt: recordedAt,
+        assertedVersion: state.version + 1,
+        resolvedAt: null,
+      };
       return { ...state, facts: { ...state.facts, [factId(type, key)]: fact } };
     }
     case 'FactResolved': {
@@ -90,7 +122,13 @@ export function evolveWorldState<S extends WorldStateSlice>(state: S, e: WorldSt
     case 'PlayerUpdated': {
       const { playerId, name, aliases, stats } = e.data;
       const registeredVersion = state.players?.[playerId]?.registeredVersion ?? state.version + 1;
-      const player: Player = { id: playerId, name, aliases: [...aliases], stats: stats.map((s) => ({ ...s })), registeredVersion };
+      const player: Player = {
+        id: playerId,
+        name,
+        aliases: [...aliases],
+        stats: stats.map((s) => ({ ...s })),
+        registeredVersion,
+      };
       return { ...state, players: { ...state.players, [playerId]: player } };
     }
     case 'AccountLoggedIn': {

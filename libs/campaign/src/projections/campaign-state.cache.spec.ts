@@ -40,14 +40,20 @@ describe('CampaignStateCache', () => {
 
   it('freezes what it shares under test, so a caller that mutates a cached state fails loudly', () => {
     const cache = new CampaignStateCache();
-    const state = evolve(at('a', 1), { type: 'LocationRegistered', data: { locationId: 'inn', name: 'Inn', dangerLevel: null } });
+    const state = evolve(at('a', 1), {
+      type: 'LocationRegistered',
+      data: { locationId: 'inn', name: 'Inn', dangerLevel: null },
+    });
     cache.put({ ...state, version: 2 }, 100);
     const cached = cache.get('a', 2)!;
     expect(() => {
       (cached.locations.inn.completedEncounters as string[]).push('x');
     }).toThrow(TypeError);
     // evolve still works on a frozen state: it copies what it changes.
-    const next = evolve(cached, { type: 'LocationStateUpdated', data: { locationId: 'inn', dangerLevel: 'LOW', completedEncounterId: 'rats', fromDangerLevel: null } });
+    const next = evolve(cached, {
+      type: 'LocationStateUpdated',
+      data: { locationId: 'inn', dangerLevel: 'LOW', completedEncounterId: 'rats', fromDangerLevel: null },
+    });
     expect(next.locations.inn.completedEncounters).toEqual(['rats']);
     expect(cached.locations.inn.completedEncounters).toEqual([]);
   });

@@ -50,7 +50,8 @@ export class CampaignProjector {
 
   /** Empties this projector's tables inside `m` (a rebuild replays the game streams into them next). */
   async reset(m: EntityManager): Promise<void> {
-    for (const table of ['message_witnesses', 'tool_calls', 'messages', 'campaigns']) await sql(m, `DELETE FROM "${table}"`);
+    for (const table of ['message_witnesses', 'tool_calls', 'messages', 'campaigns'])
+      await sql(m, `DELETE FROM "${table}"`);
   }
 
   /** The campaign's state as of its row's version: from the cache when it has that version, else parsed. */
@@ -76,16 +77,26 @@ export class CampaignProjector {
     for (const e of events) {
       if (e.type === 'MessageRecorded') {
         const msg = e.data as Message;
-        for (const viewerId of witnessesOf(after, msg)) witnesses.push({ campaignId: after.id, viewerId, index: msg.index });
+        for (const viewerId of witnessesOf(after, msg))
+          witnesses.push({ campaignId: after.id, viewerId, index: msg.index });
       }
-      after = { ...evolve(after, { type: e.type, data: e.data } as GameEvent, e.recordedAt, e.version), version: e.version };
+      after = {
+        ...evolve(after, { type: e.type, data: e.data } as GameEvent, e.recordedAt, e.version),
+        version: e.version,
+      };
     }
     const doc = JSON.stringify(after);
     this.docChars.set(after, doc.length);
     if (before.version === 0) {
-      await insertRows(m, CampaignRecord, [{ id: after.id, name: after.name, version: after.version, state: doc, createdAt: after.createdAt }]);
+      await insertRows(m, CampaignRecord, [
+        { id: after.id, name: after.name, version: after.version, state: doc, createdAt: after.createdAt },
+      ]);
     } else {
-      const res = await sql(m, 'UPDATE "campaigns" SET "version" = ?, "name" = ?, "state" = ? WHERE "id" = ? AND "version" = ?', [after.version, after.name, doc, after.id, before.version]);
+      const res = await sql(
+        m,
+        'UPDATE "campaigns" SET "version" = ?, "name" = ?, "state" = ? WHERE "id" = ? AND "version" = ?',
+        [after.version, after.name, doc, after.id, before.version],
+      );
       if (res.changes === 0) throw new Error(`campaign ${after.id} moved during append`);
     }
     // Kept from here on: should what follows fail, the rollback of this member's savepoint drops it.
@@ -93,11 +104,19 @@ export class CampaignProjector {
     const messages = events.filter((e) => e.type === 'MessageRecorded');
     const recorded = messages.map((e) => e.data as Message);
     for (let i = 0; i < messages.length; i += CHUNK) {
-      await insertRows(m, MessageRecord, messages.slice(i, i + CHUNK).map((e) => toMessageRecord(after.id, e.data as Message, e.version)));
+      await insertRows(
+        m,
+        MessageRecord,
+        messages.slice(i, i + CHUNK).map((e) => toMessageRecord(after.id, e.data as Message, e.version)),
+      );
     }
-    const calls = recorded.flatMap((msg) => msg.toolCalls.map((c) => ({ campaignId: after.id, callId: c.id, name: c.name, messageIndex: msg.index })));
-    for (let i = 0; i < calls.length; i += CHUNK) await insertRows(m, ToolCallRecord, calls.slice(i, i + CHUNK), { ignoreConflicts: true });
-    for (let i = 0; i < witnesses.length; i += CHUNK) await insertRows(m, MessageWitnessRecord, witnesses.slice(i, i + CHUNK));
+    const calls = recorded.flatMap((msg) =>
+      msg.toolCalls.map((c) => ({ campaignId: after.id, callId: c.id, name: c.name, messageIndex: msg.index })),
+    );
+    for (let i = 0; i < calls.length; i += CHUNK)
+      await insertRows(m, ToolCallRecord, calls.slice(i, i + CHUNK), { ignoreConflicts: true });
+    for (let i = 0; i < witnesses.length; i += CHUNK)
+      await insertRows(m, MessageWitnessRecord, witnesses.slice(i, i + CHUNK));
     for (const indexer of this.indexers) if (recorded.length) await indexer.indexMessages(m, after.id, recorded);
     for (const projection of this.projections) await projection.project(m, after.id, events);
     return after;

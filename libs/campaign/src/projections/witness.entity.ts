@@ -1,6 +1,9 @@
 import { Entity, PrimaryColumn } from 'typeorm';
 
-/** Who witnessed each message (DESIGN §8), decided from the state when it was recorded; the dm agent sees all and is not listed. */
+/**
+ * Who witnessed each message (DESIGN §8), decided from the state when it was recorded; the dm agent sees all and is not
+ * listed.
+ */
 @Entity('message_witnesses')
 export class MessageWitnessRecord {
   @PrimaryColumn({ name: 'campaign_id', type: 'varchar', length: 128 })

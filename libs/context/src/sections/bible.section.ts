@@ -9,7 +9,8 @@ export class BibleSection implements ContextSection {
     const bible = snapshot.state.bible;
     const entries: SectionEntry[] = [];
     if (bible?.text.trim()) entries.push({ ref: 'text', text: bible.text.trim() });
-    if (audience?.dm && bible?.dmOnly.trim()) entries.push({ ref: 'dmOnly', text: `### DM only\n${bible.dmOnly.trim()}` });
+    if (audience?.dm && bible?.dmOnly.trim())
+      entries.push({ ref: 'dmOnly', text: `### DM only\n${bible.dmOnly.trim()}` });
     return { key: this.key, title: this.title, entries };
   }
 }

@@ -14,15 +14,28 @@ export class DigestSection implements ContextSection {
   ) {}
 
   async build({ request, snapshot }: SectionInput): Promise<BuiltSection | null> {
-    const digest = buildDigest(Object.values(snapshot.state.facts ?? {}), this.clock.now(), this.maxTokens, (t) => this.counter.count(t));
+    const digest = buildDigest(Object.values(snapshot.state.facts ?? {}), this.clock.now(), this.maxTokens, (t) =>
+      this.counter.count(t),
+    );
     if (request.digestVersion === digest.version) {
-      return { key: this.key, title: this.title, entries: [], omitted: true, extra: { digest: { version: digest.version, injected: false } } };
+      return {
+        key: this.key,
+        title: this.title,
+        entries: [],
+        omitted: true,
+        extra: { digest: { version: digest.version, injected: false } },
+      };
     }
     return {
       key: this.key,
       title: this.title,
       entries: digest.lines,
-      dropped: digest.dropped.map((d) => ({ section: this.key, ref: d.ref, tokens: d.tokens, reason: 'budget' as const })),
+      dropped: digest.dropped.map((d) => ({
+        section: this.key,
+        ref: d.ref,
+        tokens: d.tokens,
+        reason: 'budget' as const,
+      })),
       extra: { digest: { version: digest.version, injected: true } },
     };
   }

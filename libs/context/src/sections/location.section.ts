@@ -11,7 +11,13 @@ export class LocationSection implements ContextSection {
   async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
     const here = snapshot.state.currentLocationId;
     if (!here) return { key: this.key, title: this.title, entries: [] };
-    const items = await this.memories.latest(request.campaignId, 'location', here, request.limit, audience?.witness ?? undefined);
+    const items = await this.memories.latest(
+      request.campaignId,
+      'location',
+      here,
+      request.limit,
+      audience?.witness ?? undefined,
+    );
     return { key: this.key, title: this.title, entries: memoryEntries(items) };
   }
 }

@@ -14,7 +14,12 @@ export class NpcSection implements ContextSection {
       .filter((n) => here !== null && n.locationId === here)
       .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
     const entries = [];
-    for (const npc of present) entries.push(...memoryEntries(await this.memories.latest(request.campaignId, 'npc', npc.id, request.limit, audience?.witness ?? undefined)));
+    for (const npc of present)
+      entries.push(
+        ...memoryEntries(
+          await this.memories.latest(request.campaignId, 'npc', npc.id, request.limit, audience?.witness ?? undefined),
+        ),
+      );
     return { key: this.key, title: this.title, entries };
   }
 }

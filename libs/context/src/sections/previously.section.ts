@@ -23,6 +23,11 @@ export class PreviouslySection implements ContextSection {
     }
     const summary = await this.layers.latestSummary(request.campaignId, key);
     if (!summary) return empty;
-    return { ...empty, entries: [{ ref: `through:${summary.throughMessageIndex}`, createdAt: summary.createdAt, text: oneLine(summary.summary) }] };
+    return {
+      ...empty,
+      entries: [
+        { ref: `through:${summary.throughMessageIndex}`, createdAt: summary.createdAt, text: oneLine(summary.summary) },
+      ],
+    };
   }
 }

@@ -3,7 +3,9 @@ import { Candidate, queryDates, rankMessages, withStemPrefixes } from './recall.
 
 describe('withStemPrefixes', () => {
   it('turns words of 5+ letters into prefixes without a common suffix; short words stay exact', () => {
-    expect(withStemPrefixes(recallQuery('When did Melanie paint? She painted sunrises and stories, totally happily')!)).toEqual({
+    expect(
+      withStemPrefixes(recallQuery('When did Melanie paint? She painted sunrises and stories, totally happily')!),
+    ).toEqual({
       kind: 'or',
       children: [
         { kind: 'word', word: 'melanie', prefix: true },
@@ -29,7 +31,9 @@ describe('withStemPrefixes', () => {
 describe('queryDates', () => {
   it('reads a day of a month in either order, with or without a year, ordinal or comma', () => {
     expect(queryDates('What did Gina find on 1 February, 2023?')).toEqual([{ day: 1, month: 1, year: 2023 }]);
-    expect(queryDates('What painting did Melanie show on October 13, 2023?')).toEqual([{ day: 13, month: 9, year: 2023 }]);
+    expect(queryDates('What painting did Melanie show on October 13, 2023?')).toEqual([
+      { day: 13, month: 9, year: 2023 },
+    ]);
     expect(queryDates('the 3rd of May')).toEqual([{ day: 3, month: 4, year: undefined }]);
     expect(queryDates('May 23')).toEqual([{ day: 23, month: 4, year: undefined }]);
   });
@@ -54,10 +58,18 @@ describe('rankMessages', () => {
   const scores = (c: Candidate[]) => Object.fromEntries(c.map((x) => [x.entry.ref, Math.round(x.score * 1000) / 1000]));
 
   it('adds 0.3 × the share of hit scores on the same round and day, relative to the busiest, then rescales to the best', () => {
-    const hits = [hit(1, 1, 'round 1 · 1 May 2023', 'Aria', '2023-05-01T10:00:00Z'), hit(7, 0.5, 'round 2 · 8 May 2023', 'Aria', '2023-05-08T10:00:00Z'), hit(8, 0.5, 'round 2 · 8 May 2023', 'Aria', '2023-05-08T10:00:00Z')];
+    const hits = [
+      hit(1, 1, 'round 1 · 1 May 2023', 'Aria', '2023-05-01T10:00:00Z'),
+      hit(7, 0.5, 'round 2 · 8 May 2023', 'Aria', '2023-05-08T10:00:00Z'),
+      hit(8, 0.5, 'round 2 · 8 May 2023', 'Aria', '2023-05-08T10:00:00Z'),
+    ];
     // round 1: 1 + 0.3 × 1/1 = 1.3; round 2: 0.5 + 0.3 × 1/1 = 0.8 each (both rounds hold 1.0 of score).
     expect(scores(rankMessages(hits, ['line'], 'line'))).toEqual({ 1: 1, 7: 0.615, 8: 0.615 });
-    const lone = [hit(1, 1, 'round 1 · 1 May 2023', 'Aria', '2023-05-01T10:00:00Z'), hit(7, 0.9, 'round 2 · 8 May 2023', 'Aria', '2023-05-08T10:00:00Z'), hit(8, 0.9, 'round 2 · 8 May 2023', 'Aria', '2023-05-08T10:00:00Z')];
+    const lone = [
+      hit(1, 1, 'round 1 · 1 May 2023', 'Aria', '2023-05-01T10:00:00Z'),
+      hit(7, 0.9, 'round 2 · 8 May 2023', 'Aria', '2023-05-08T10:00:00Z'),
+      hit(8, 0.9, 'round 2 · 8 May 2023', 'Aria', '2023-05-08T10:00:00Z'),
+    ];
     // The busier round wins: 0.9 + 0.3 = 1.2 against 1 + 0.3 × 1/1.8.
     const ranked = rankMessages(lone, ['line'], 'line');
     expect(ranked.map((c) => c.entry.ref)).toEqual(['1', '7', '8']);
@@ -96,14 +108,24 @@ describe('rankMessages', () => {
   });
 
   it('multiplies by 4 the messages said on the day the query names, or in the month', () => {
-    const hits = [hit(1, 1, 'a', 'Aria', '2023-05-01T10:00:00Z'), hit(2, 0.5, 'b', 'Aria', '2023-10-13T18:00:00Z'), hit(3, 0.5, 'c', 'Aria', '2023-10-14T18:00:00Z')];
+    const hits = [
+      hit(1, 1, 'a', 'Aria', '2023-05-01T10:00:00Z'),
+      hit(2, 0.5, 'b', 'Aria', '2023-10-13T18:00:00Z'),
+      hit(3, 0.5, 'c', 'Aria', '2023-10-14T18:00:00Z'),
+    ];
     const onDay = rankMessages(hits, ['painting'], 'What painting did she show on October 13, 2023?');
     // 13 October: 0.5 × 4 + 0.3 × 0.5/1 = 2.15, the best; the others keep 1 + 0.3 and 0.5 + 0.15.
-    expect(onDay.map((c) => Math.round(c.score * 1000) / 1000)).toEqual([1.3 / 2.15, 1, 0.65 / 2.15].map((x) => Math.round(x * 1000) / 1000));
+    expect(onDay.map((c) => Math.round(c.score * 1000) / 1000)).toEqual(
+      [1.3 / 2.15, 1, 0.65 / 2.15].map((x) => Math.round(x * 1000) / 1000),
+    );
     const inMonth = rankMessages(hits, ['painting'], 'What painting did she show in October?');
     expect(inMonth[1].score).toBe(inMonth[2].score);
     expect(inMonth[1].score).toBe(1);
-    expect(rankMessages(hits, ['painting'], 'What painting did she show in October 2022?').map((c) => c.entry.ref === '1' && c.score)).toContain(1);
+    expect(
+      rankMessages(hits, ['painting'], 'What painting did she show in October 2022?').map(
+        (c) => c.entry.ref === '1' && c.score,
+      ),
+    ).toContain(1);
   });
 
   it('returns no hits for no hits', () => {

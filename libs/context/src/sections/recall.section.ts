@@ -31,7 +31,10 @@ export interface Candidate {
 const SPEAKER_BOOST = 2;
 /** Score factor of a message said on the day (or in the month) the query names. */
 const DATE_BOOST = 4;
-/** Weight of a message's round-and-day cluster: the share of all hit scores that fell on its round and day, relative to the busiest. */
+/**
+ * Weight of a message's round-and-day cluster: the share of all hit scores that fell on its round and day, relative to
+ * the busiest.
+ */
 const CLUSTER_WEIGHT = 0.3;
 /** A recalled statement's next message ranks at this share of its score. */
 const REPLY_FACTOR = 0.6;
@@ -66,11 +69,14 @@ export class RecallSection implements ContextSection {
     if (!this.index) return null;
     const words = request.query === undefined ? null : recallQuery(request.query);
     const query = words && withStemPrefixes(words);
-    if (!words || !query || this.options.limit + this.options.pool === 0) return { key: this.key, title: this.title, entries: [] };
+    if (!words || !query || this.options.limit + this.options.pool === 0)
+      return { key: this.key, title: this.title, entries: [] };
     // Hot messages stay candidates: if Recent Messages loses one to the budget, the composer brings its hit back here.
     const held = new Set(others.filter((s) => MEMORY_SECTIONS.has(s.key)).flatMap((s) => s.entries.map((e) => e.ref)));
     const hot = others.find((s) => s.key === 'recent')?.entries.length ?? 0;
-    const heldTerms = new Set(others.filter((s) => s.key === 'glossary').flatMap((s) => s.entries.map((e) => e.ref.toLowerCase())));
+    const heldTerms = new Set(
+      others.filter((s) => s.key === 'glossary').flatMap((s) => s.entries.map((e) => e.ref.toLowerCase())),
+    );
     const want = this.options.limit + this.options.pool;
     // Hits the viewer may not see or the context already holds are skipped, so ask for more than we keep.
     const ask = Math.min(500, 3 * want + held.size + hot);
@@ -83,23 +89,46 @@ export class RecallSection implements ContextSection {
     ]);
     // §8: only lines read without a witness filter (the dm's) carry secret marks.
     const marked = witness === null ? snapshot.state : undefined;
-    const found = await this.messages(cid, messageHits.filter((h) => !held.has(String(h.ref))), witness, dm, marked);
+    const found = await this.messages(
+      cid,
+      messageHits.filter((h) => !held.has(String(h.ref))),
+      witness,
+      dm,
+      marked,
+    );
     const terms = queryWords(words);
     const messages = rankMessages(found, terms, request.query ?? '');
     const replies = await this.statementReplies(cid, messages, held, witness, dm, marked);
     const candidates = [
       ...messages,
       ...replies,
-      ...(await this.memoryCandidates(cid, memoryHits.filter((h) => !held.has(String(h.ref))), witness)),
-      ...this.glossary(await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !dm }), heldTerms, wordsOf(terms.join(' '))),
+      ...(await this.memoryCandidates(
+        cid,
+        memoryHits.filter((h) => !held.has(String(h.ref))),
+        witness,
+      )),
+      ...this.glossary(
+        await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !dm }),
+        heldTerms,
+        wordsOf(terms.join(' ')),
+      ),
     ];
-    candidates.sort((a, b) => b.score - a.score || a.kind - b.kind || (a.entry.ref < b.entry.ref ? -1 : a.entry.ref > b.entry.ref ? 1 : 0));
+    candidates.sort(
+      (a, b) =>
+        b.score - a.score || a.kind - b.kind || (a.entry.ref < b.entry.ref ? -1 : a.entry.ref > b.entry.ref ? 1 : 0),
+    );
     const picked = await this.withReplies(cid, candidates.slice(0, want + hot), witness, dm, marked);
     const entries = picked.map((c, i) => ({ ...c.entry, rank: i + 1 }));
     return { key: this.key, title: this.title, entries, limit: this.options.limit, timeline: true };
   }
 
-  private async messages(campaignId: string, hits: SearchHit[], witness: string | null, dm: boolean, marked?: CampaignState): Promise<Candidate[]> {
+  private async messages(
+    campaignId: string,
+    hits: SearchHit[],
+    witness: string | null,
+    dm: boolean,
+    marked?: CampaignState,
+  ): Promise<Candidate[]> {
     if (hits.length === 0) return [];
     const indexes = hits.map((h) => Number(h.ref));
     const seen = witness ? await this.campaigns.witnessed(campaignId, witness, indexes) : null;
@@ -113,33 +142,79 @@ export class RecallSection implements ContextSection {
   }
 
   /**
-   * The message after a recalled statement — often the other speaker's answer to it — is a candidate of its own, ranked at
-   * REPLY_FACTOR of the statement's score, so it fills room the better hits leave (tuned on LoCoMo, docs/layered-context.md).
+   * The message after a recalled statement — often the other speaker's answer to it — is a candidate of its own, ranked
+   * at
+   * REPLY_FACTOR of the statement's score, so it fills room the better hits leave (tuned on LoCoMo,
+   * docs/layered-context.md).
    */
-  private async statementReplies(campaignId: string, hits: Candidate[], held: Set<string>, witness: string | null, dm: boolean, marked?: CampaignState): Promise<Candidate[]> {
+  private async statementReplies(
+    campaignId: string,
+    hits: Candidate[],
+    held: Set<string>,
+    witness: string | null,
+    dm: boolean,
+    marked?: CampaignState,
+  ): Promise<Candidate[]> {
     const refs = new Set(hits.map((c) => c.entry.ref));
-    const from = new Map(hits.filter((c) => !c.entry.text.includes('?')).map((c) => [Number(c.entry.ref) + 1, c] as const));
+    const from = new Map(
+      hits.filter((c) => !c.entry.text.includes('?')).map((c) => [Number(c.entry.ref) + 1, c] as const),
+    );
     for (const i of from.keys()) if (refs.has(String(i)) || held.has(String(i))) from.delete(i);
     if (from.size === 0) return [];
-    const next = await this.visible(campaignId, await this.campaigns.messagesByIndex(campaignId, [...from.keys()]), witness, dm);
-    return next.map((m) => ({ entry: messageEntry(m, marked), score: from.get(m.index)!.score * REPLY_FACTOR, kind: 0 }));
+    const next = await this.visible(
+      campaignId,
+      await this.campaigns.messagesByIndex(campaignId, [...from.keys()]),
+      witness,
+      dm,
+    );
+    return next.map((m) => ({
+      entry: messageEntry(m, marked),
+      score: from.get(m.index)!.score * REPLY_FACTOR,
+      kind: 0,
+    }));
   }
 
   /** The messages the viewer may see: witnessed ones for a player or NPC, all but dm-only ones for other agents. */
-  private async visible(campaignId: string, messages: StoredMessage[], witness: string | null, dm: boolean): Promise<StoredMessage[]> {
-    const seen = witness ? await this.campaigns.witnessed(campaignId, witness, messages.map((m) => m.index)) : null;
+  private async visible(
+    campaignId: string,
+    messages: StoredMessage[],
+    witness: string | null,
+    dm: boolean,
+  ): Promise<StoredMessage[]> {
+    const seen = witness
+      ? await this.campaigns.witnessed(
+          campaignId,
+          witness,
+          messages.map((m) => m.index),
+        )
+      : null;
     return messages.filter((m) => (seen ? seen.has(m.index) : dm || m.visibility !== 'dm'));
   }
 
   /**
-   * Each recalled message that asks something (has a `?`) brings the one after it — usually its answer — right behind it,
+   * Each recalled message that asks something (has a `?`) brings the one after it — usually its answer — right behind
+   * it,
    * unless it is a hit itself or the viewer never saw it (tuned on LoCoMo, docs/layered-context.md). A statement's next
    * message is not attached: it competes at a lower score (statementReplies).
    */
-  private async withReplies(campaignId: string, picked: Candidate[], witness: string | null, dm: boolean, marked?: CampaignState): Promise<Candidate[]> {
+  private async withReplies(
+    campaignId: string,
+    picked: Candidate[],
+    witness: string | null,
+    dm: boolean,
+    marked?: CampaignState,
+  ): Promise<Candidate[]> {
     const refs = new Set(picked.map((c) => c.entry.ref));
-    const wanted = picked.filter((c) => c.kind === 0 && c.entry.text.includes('?')).map((c) => Number(c.entry.ref) + 1).filter((i) => !refs.has(String(i)));
-    const replies = await this.visible(campaignId, await this.campaigns.messagesByIndex(campaignId, wanted), witness, dm);
+    const wanted = picked
+      .filter((c) => c.kind === 0 && c.entry.text.includes('?'))
+      .map((c) => Number(c.entry.ref) + 1)
+      .filter((i) => !refs.has(String(i)));
+    const replies = await this.visible(
+      campaignId,
+      await this.campaigns.messagesByIndex(campaignId, wanted),
+      witness,
+      dm,
+    );
     const byIndex = new Map(replies.map((m) => [m.index, m]));
     return picked.flatMap((c) => {
       const reply = c.kind === 0 ? byIndex.get(Number(c.entry.ref) + 1) : undefined;
@@ -149,17 +224,39 @@ export class RecallSection implements ContextSection {
 
   private async memoryCandidates(campaignId: string, hits: SearchHit[], witness: string | null): Promise<Candidate[]> {
     if (hits.length === 0) return [];
-    const summaries = new Map((await this.memories.byIds(campaignId, hits.map((h) => String(h.ref)), witness ?? undefined)).map((m) => [m.id, m]));
+    const summaries = new Map(
+      (
+        await this.memories.byIds(
+          campaignId,
+          hits.map((h) => String(h.ref)),
+          witness ?? undefined,
+        )
+      ).map((m) => [m.id, m]),
+    );
     const top = hits[0].score || 1;
     return hits.flatMap((h) => {
       const m = summaries.get(String(h.ref));
       if (!m) return [];
       const when = [h.round !== null ? `round ${h.round}` : null, toDay(m.createdAt)].filter(Boolean).join(' · ');
-      return [{ entry: { ref: m.id, subjectId: m.subjectId, createdAt: m.createdAt, text: `- [${when}] Memory (${m.scope} ${m.subjectId}): ${oneLine(m.summary)}` }, score: h.score / top, kind: 1 }];
+      return [
+        {
+          entry: {
+            ref: m.id,
+            subjectId: m.subjectId,
+            createdAt: m.createdAt,
+            text: `- [${when}] Memory (${m.scope} ${m.subjectId}): ${oneLine(m.summary)}`,
+          },
+          score: h.score / top,
+          kind: 1,
+        },
+      ];
     });
   }
 
-  /** The glossary is small and already loaded: its entries are ranked here by the query's words (term words weigh double). */
+  /**
+   * The glossary is small and already loaded: its entries are ranked here by the query's words (term words weigh
+   * double).
+   */
   private glossary(entries: GlossaryEntry[], held: Set<string>, words: string[]): Candidate[] {
     const scored = entries
       .filter((e) => !held.has(e.term.toLowerCase()))
@@ -171,7 +268,11 @@ export class RecallSection implements ContextSection {
       .filter((x) => x.score > 0);
     const top = Math.max(1, ...scored.map((x) => x.score));
     return scored.map(({ e, score }) => ({
-      entry: { ref: `glossary:${e.term}`, createdAt: e.createdAt ?? undefined, text: `- [${e.createdAt ? toDay(e.createdAt) : 'DM'}] Glossary — ${oneLine(e.term)}: ${oneLine(e.definition)}` },
+      entry: {
+        ref: `glossary:${e.term}`,
+        createdAt: e.createdAt ?? undefined,
+        text: `- [${e.createdAt ? toDay(e.createdAt) : 'DM'}] Glossary — ${oneLine(e.term)}: ${oneLine(e.definition)}`,
+      },
       score: score / top,
       kind: 2,
     }));
@@ -187,7 +288,14 @@ function messageEntry(m: StoredMessage, state?: CampaignState): SectionEntry {
   const cut = text.length > MAX_RECALLED_CHARS ? `${text.slice(0, MAX_RECALLED_CHARS - 1)}…` : text;
   // §8: the dm (given the state) reads which recalled lines are secret.
   const mark = state ? secretMark(state, m) : '';
-  return { ref: String(m.index), createdAt: m.at, group: `round ${m.round} · ${toDay(m.at)}`, seq: m.index, text: `${mark ? `${mark} ` : ''}${m.speaker ?? m.role}: ${cut}`, body: text };
+  return {
+    ref: String(m.index),
+    createdAt: m.at,
+    group: `round ${m.round} · ${toDay(m.at)}`,
+    seq: m.index,
+    text: `${mark ? `${mark} ` : ''}${m.speaker ?? m.role}: ${cut}`,
+    body: text,
+  };
 }
 
 /**
@@ -195,7 +303,8 @@ function messageEntry(m: StoredMessage, state?: CampaignState): SectionEntry {
  * (docs/layered-context.md):
  * - a query that names a speaker ("what did Caroline paint?") asks what that speaker said more than what was said to
  *   them: the named speakers' messages weigh SPEAKER_BOOST times as much;
- * - a query that names a date ("on 13 October 2023", "in June") favours what was said that day (or month) by DATE_BOOST;
+ * - a query that names a date ("on 13 October 2023", "in June") favours what was said that day (or month) by
+ *   DATE_BOOST;
  * - hits cluster where a topic was discussed: each message gains CLUSTER_WEIGHT × its round-and-day's share of the
  *   hits' scores (relative to the busiest round and day), so the quieter lines of that conversation come along.
  * Returns the candidates with scores relative to the best again, in their input order.
@@ -217,14 +326,31 @@ export function rankMessages(hits: Candidate[], words: string[], query: string):
   const busiest = Math.max(...clusters.values()) || 1;
   const dates = queryDates(query);
   const scored = spoken.map((c) => {
-    const onDate = dates.length > 0 && c.entry.createdAt !== undefined && dates.some((d) => sameDate(d, c.entry.createdAt!));
-    return { ...c, score: c.score * (onDate ? DATE_BOOST : 1) + (CLUSTER_WEIGHT * clusters.get(c.entry.group ?? '')!) / busiest };
+    const onDate =
+      dates.length > 0 && c.entry.createdAt !== undefined && dates.some((d) => sameDate(d, c.entry.createdAt!));
+    return {
+      ...c,
+      score: c.score * (onDate ? DATE_BOOST : 1) + (CLUSTER_WEIGHT * clusters.get(c.entry.group ?? '')!) / busiest,
+    };
   });
   const top = Math.max(...scored.map((c) => c.score)) || 1;
   return scored.map((c) => ({ ...c, score: c.score / top }));
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const MONTH = `(${MONTHS.join('|')})`;
 const DAY_MONTH = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}\\b,?\\s*(\\d{4})?`, 'gu');
 const MONTH_DAY = new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b,?\\s*(\\d{4})?`, 'gu');
@@ -247,13 +373,20 @@ export function queryDates(query: string): QueryDate[] {
     ...[...text.matchAll(MONTH_DAY)].map((x) => ({ day: Number(x[2]), month: MONTHS.indexOf(x[1]), year: year(x[3]) })),
   ].filter((d) => d.day >= 1 && d.day <= 31);
   if (days.length) return days;
-  return [...text.matchAll(MONTH_ONLY)].filter((x) => x[1] !== 'may' || x[2]).map((x) => ({ month: MONTHS.indexOf(x[1]), year: year(x[2]) }));
+  return [...text.matchAll(MONTH_ONLY)]
+    .filter((x) => x[1] !== 'may' || x[2])
+    .map((x) => ({ month: MONTHS.indexOf(x[1]), year: year(x[2]) }));
 }
 
 /** Whether an ISO time falls on the date (UTC, as messages' `at` are stored). */
 function sameDate(d: QueryDate, iso: string): boolean {
   const at = new Date(iso);
-  return !Number.isNaN(at.getTime()) && d.month === at.getUTCMonth() && (d.year === undefined || d.year === at.getUTCFullYear()) && (d.day === undefined || d.day === at.getUTCDate());
+  return (
+    !Number.isNaN(at.getTime()) &&
+    d.month === at.getUTCMonth() &&
+    (d.year === undefined || d.year === at.getUTCFullYear()) &&
+    (d.day === undefined || d.day === at.getUTCDate())
+  );
 }
 
 /** Query words that name a speaker of the hits (case-insensitive). */
@@ -263,7 +396,11 @@ function speakerWords(words: string[], hits: Candidate[]): Set<string> {
 }
 
 const wordsOf = (text: string): string[] =>
-  (text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  text
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
 
 /** A query word as recall looks it up: words of 5+ letters lose a common suffix and match as a prefix. */
 function stemOf(w: string): { word: string; prefix: boolean } {

@@ -72,7 +72,12 @@ export class RecentSection implements ContextSection {
     const entries = [...(window.pinned ? [entry(window.pinned)] : []), ...kept.map(entry)];
     const removed = compacted.map(entry);
     await this.counter.warm?.(removed.map((e) => `${e.text}\n`));
-    const dropped: DroppedEntry[] = removed.map((e) => ({ section: this.key, ref: e.ref, tokens: this.counter.count(`${e.text}\n`), reason: 'compacted' }));
+    const dropped: DroppedEntry[] = removed.map((e) => ({
+      section: this.key,
+      ref: e.ref,
+      tokens: this.counter.count(`${e.text}\n`),
+      reason: 'compacted',
+    }));
     return { key: this.key, title: this.title, entries, dropped };
   }
 }

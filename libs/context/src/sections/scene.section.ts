@@ -53,7 +53,10 @@ export class SceneSection implements ContextSection {
     return { key: this.key, title: this.title, entries, dropped: this.bound(entries) };
   }
 
-  /** Drops completed quests (the oldest listed last goes first), then active quests from the last, until the section fits. */
+  /**
+   * Drops completed quests (the oldest listed last goes first), then active quests from the last, until the section
+   * fits.
+   */
   private bound(entries: SectionEntry[]): DroppedEntry[] {
     const dropped: DroppedEntry[] = [];
     const tokens = () =>

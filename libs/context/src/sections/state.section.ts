@@ -15,12 +15,24 @@ export class StateSection implements ContextSection {
   ) {}
 
   async build({ request }: SectionInput): Promise<BuiltSection | null> {
-    const account = await this.snapshots.resolveAccount(request.campaignId, { account: request.account, agentId: request.agentId });
+    const account = await this.snapshots.resolveAccount(request.campaignId, {
+      account: request.account,
+      agentId: request.agentId,
+    });
     // §8: a game without accounts has no tools to log in with: no section rather than an instruction it cannot follow.
     if (!account && !(await this.snapshots.hasAccounts(request.campaignId))) return null;
     // The whole section is that one line, without a heading.
-    if (!account) return { key: this.key, title: this.title, inline: true, entries: [{ ref: 'not-logged-in', text: NOT_LOGGED_IN }] };
-    const [snapshots, rules] = await Promise.all([this.snapshots.views(request.campaignId, account.account), this.snapshots.rules(request.campaignId)]);
+    if (!account)
+      return {
+        key: this.key,
+        title: this.title,
+        inline: true,
+        entries: [{ ref: 'not-logged-in', text: NOT_LOGGED_IN }],
+      };
+    const [snapshots, rules] = await Promise.all([
+      this.snapshots.views(request.campaignId, account.account),
+      this.snapshots.rules(request.campaignId),
+    ]);
     const r = renderGameState({
       snapshots,
       rules,

@@ -9,7 +9,13 @@ export class WorldSection implements ContextSection {
   constructor(private readonly memories: MemoryReader) {}
 
   async build({ request, audience }: SectionInput): Promise<BuiltSection | null> {
-    const items = await this.memories.latest(request.campaignId, 'world', 'world', request.limit, audience?.witness ?? undefined);
+    const items = await this.memories.latest(
+      request.campaignId,
+      'world',
+      'world',
+      request.limit,
+      audience?.witness ?? undefined,
+    );
     return { key: this.key, title: this.title, entries: memoryEntries(items) };
   }
 }

@@ -5,9 +5,15 @@ export class InMemoryEventStore implements EventStore {
   private readonly all: StoredEvent[] = [];
   private readonly streams = new Map<string, StoredEvent[]>();
 
-  async append(streamId: string, expectedVersion: number, events: NewEvent[], recordedAt: string): Promise<StoredEvent[]> {
+  async append(
+    streamId: string,
+    expectedVersion: number,
+    events: NewEvent[],
+    recordedAt: string,
+  ): Promise<StoredEvent[]> {
     const stream = this.streams.get(streamId) ?? [];
-    if (stream.length !== expectedVersion) throw new WrongExpectedVersionError(streamId, expectedVersion, stream.length);
+    if (stream.length !== expectedVersion)
+      throw new WrongExpectedVersionError(streamId, expectedVersion, stream.length);
     const stored = events.map((e, i) => ({
       position: this.all.length + i + 1,
       streamId,

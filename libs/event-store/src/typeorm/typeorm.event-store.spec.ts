@@ -10,7 +10,12 @@ import { TypeOrmEventStore } from './typeorm.event-store';
 /** A TypeORM store on a fresh SQLite file (WAL), schema from the entity. */
 async function sqliteStore(): Promise<EventStoreFixture & { db: Database }> {
   const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-events-'));
-  const ds = createDataSource({ database: { type: 'sqlite', path: join(dir, 'events.db') }, entities: [EventRecord], migrations: [], synchronize: true });
+  const ds = createDataSource({
+    database: { type: 'sqlite', path: join(dir, 'events.db') },
+    entities: [EventRecord],
+    migrations: [],
+    synchronize: true,
+  });
   await ds.initialize();
   const db = new Database(ds);
   return {
@@ -49,12 +54,22 @@ describe('TypeOrmEventStore in a caller transaction', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-events-'));
     const path = join(dir, 'events.db');
     const open = async () => {
-      const ds = createDataSource({ database: { type: 'sqlite', path }, entities: [EventRecord], migrations: [], synchronize: true });
+      const ds = createDataSource({
+        database: { type: 'sqlite', path },
+        entities: [EventRecord],
+        migrations: [],
+        synchronize: true,
+      });
       await ds.initialize();
       return ds;
     };
     const first = await open();
-    await new TypeOrmEventStore(new Database(first)).append('s', 0, [{ type: 'A', data: { x: 1 } }], '2026-03-01T10:00:00.000Z');
+    await new TypeOrmEventStore(new Database(first)).append(
+      's',
+      0,
+      [{ type: 'A', data: { x: 1 } }],
+      '2026-03-01T10:00:00.000Z',
+    );
     await first.destroy();
     const second = await open();
     const again = new TypeOrmEventStore(new Database(second));

@@ -9,13 +9,25 @@ const INSERT_CHUNK = 500;
 export class TypeOrmEventStore implements EventStore {
   constructor(private readonly db: Database) {}
 
-  async append(streamId: string, expectedVersion: number, events: NewEvent[], recordedAt: string, tx?: Tx): Promise<StoredEvent[]> {
+  async append(
+    streamId: string,
+    expectedVersion: number,
+    events: NewEvent[],
+    recordedAt: string,
+    tx?: Tx,
+  ): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
     const run = (m: EntityManager) => this.appendIn(m, streamId, expectedVersion, events, recordedAt);
     return tx ? run(tx as EntityManager) : this.db.transaction(run);
   }
 
-  private async appendIn(m: EntityManager, streamId: string, expected: number, events: NewEvent[], recordedAt: string): Promise<StoredEvent[]> {
+  private async appendIn(
+    m: EntityManager,
+    streamId: string,
+    expected: number,
+    events: NewEvent[],
+    recordedAt: string,
+  ): Promise<StoredEvent[]> {
     const actual = await this.streamVersion(streamId, m);
     if (actual !== expected) throw new WrongExpectedVersionError(streamId, expected, actual);
     const rows = events.map((e, i) => ({
@@ -34,7 +46,16 @@ export class TypeOrmEventStore implements EventStore {
         const { rows: ids } = await insertRows(m, EventRecord, chunk, { returning: '"position", "stream_version"' });
         const position = new Map(ids.map((r) => [Number(r.stream_version), Number(r.position)]));
         // Parsed back from the stored text, so callers see exactly what a later read would return.
-        for (const r of chunk) stored.push({ position: position.get(r.version)!, streamId, version: r.version, type: r.type, data: JSON.parse(r.data), metadata: JSON.parse(r.metadata), recordedAt });
+        for (const r of chunk)
+          stored.push({
+            position: position.get(r.version)!,
+            streamId,
+            version: r.version,
+            type: r.type,
+            data: JSON.parse(r.data),
+            metadata: JSON.parse(r.metadata),
+            recordedAt,
+          });
       }
     } catch (err) {
       if (isUniqueViolation(err)) throw new WrongExpectedVersionError(streamId, expected, null);
@@ -46,27 +67,40 @@ export class TypeOrmEventStore implements EventStore {
   async readStream(streamId: string, o: ReadOptions = {}): Promise<StoredEvent[]> {
     const where = ['"stream_id" = ?', '"stream_version" > ?'];
     const params: unknown[] = [streamId, o.after ?? 0];
-    if (o.until !== undefined) where.push('"stream_version" <= ?'), params.push(o.until);
+    if (o.until !== undefined) (where.push('"stream_version" <= ?'), params.push(o.until));
     return this.select(where, params, '"stream_version"', o.limit);
   }
 
   async readAll(o: ReadOptions = {}, tx?: Tx): Promise<StoredEvent[]> {
     const where = ['"position" > ?'];
     const params: unknown[] = [o.after ?? 0];
-    if (o.until !== undefined) where.push('"position" <= ?'), params.push(o.until);
+    if (o.until !== undefined) (where.push('"position" <= ?'), params.push(o.until));
     return this.select(where, params, '"position"', o.limit, tx as EntityManager | undefined);
   }
 
   /** Plain SQL: the memory worker reads a campaign's new events once per group of writes. */
-  private select(where: string[], params: unknown[], order: string, limit: number | undefined, tx?: EntityManager): Promise<StoredEvent[]> {
-    const text = `SELECT ${COLUMNS} FROM "events" WHERE ${where.join(' AND ')} ORDER BY ${order}${limit === undefined ? '' : ' LIMIT ?'}`;
-    const q = async (m: EntityManager) => (await sql<EventRow>(m, text, limit === undefined ? params : [...params, limit])).rows.map(toStored);
+  private select(
+    where: string[],
+    params: unknown[],
+    order: string,
+    limit: number | undefined,
+    tx?: EntityManager,
+  ): Promise<StoredEvent[]> {
+    const text =
+      `SELECT ${COLUMNS} FROM "events" WHERE ${where.join(' AND ')} ORDER BY ` +
+      `${order}${limit === undefined ? '' : ' LIMIT ?'}`;
+    const q = async (m: EntityManager) =>
+      (await sql<EventRow>(m, text, limit === undefined ? params : [...params, limit])).rows.map(toStored);
     return tx ? q(tx) : this.db.read(q);
   }
 
   async streamVersion(streamId: string, tx?: Tx): Promise<number> {
     const q = async (m: EntityManager) => {
-      const { rows } = await sql<{ v: number | string | null }>(m, 'SELECT MAX("stream_version") AS "v" FROM "events" WHERE "stream_id" = ?', [streamId]);
+      const { rows } = await sql<{ v: number | string | null }>(
+        m,
+        'SELECT MAX("stream_version") AS "v" FROM "events" WHERE "stream_id" = ?',
+        [streamId],
+      );
       return Number(rows[0]?.v ?? 0);
     };
     return tx ? q(tx as EntityManager) : this.db.read(q);
@@ -75,8 +109,12 @@ export class TypeOrmEventStore implements EventStore {
   async streamVersions(streamIds: string[]): Promise<number[]> {
     if (streamIds.length === 0) return [];
     // One statement: on PostgreSQL one snapshot, so the versions describe one moment.
-    const heads = streamIds.map((_, i) => `(SELECT MAX("stream_version") FROM "events" WHERE "stream_id" = ?) AS "v${i}"`);
-    const { rows } = await this.db.read((m) => sql<Record<string, number | string | null>>(m, `SELECT ${heads.join(', ')}`, streamIds));
+    const heads = streamIds.map(
+      (_, i) => `(SELECT MAX("stream_version") FROM "events" WHERE "stream_id" = ?) AS "v${i}"`,
+    );
+    const { rows } = await this.db.read((m) =>
+      sql<Record<string, number | string | null>>(m, `SELECT ${heads.join(', ')}`, streamIds),
+    );
     return streamIds.map((_, i) => Number(rows[0]?.[`v${i}`] ?? 0));
   }
 

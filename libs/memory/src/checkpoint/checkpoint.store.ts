@@ -43,7 +43,9 @@ export class CheckpointStore {
   /** Checkpoints of the campaigns that have one (a missing one is ZERO). */
   async getMany(campaignIds: string[]): Promise<Map<string, Checkpoint>> {
     if (campaignIds.length === 0) return new Map();
-    const text = `SELECT campaign_id, processed_version, memory_version FROM memory_checkpoints WHERE campaign_id IN (${placeholders(campaignIds.length)})`;
+    const text =
+      `SELECT campaign_id, processed_version, memory_version FROM memory_checkpoints WHERE ` +
+      `campaign_id IN (${placeholders(campaignIds.length)})`;
     const { rows } = await this.db.read((m) => sql<Row>(m, text, campaignIds));
     return new Map(rows.map((r) => [r.campaign_id, toCheckpoint(r)]));
   }
@@ -85,7 +87,9 @@ export class CheckpointStore {
         campaignId,
       ]);
     const memory = move.memoryVersion === undefined ? '' : ', memory_version = ?';
-    const text = `UPDATE memory_checkpoints SET processed_version = ?${memory} WHERE campaign_id = ? AND processed_version = ? RETURNING campaign_id`;
+    const text =
+      `UPDATE memory_checkpoints SET processed_version = ?${memory} WHERE campaign_id = ? AND ` +
+      `processed_version = ? RETURNING campaign_id`;
     const params =
       move.memoryVersion === undefined
         ? [move.to, campaignId, move.from]

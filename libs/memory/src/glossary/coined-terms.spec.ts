@@ -86,7 +86,7 @@ describe('extractCoinedTerms', () => {
 
   it('reads terms inside quotes and punctuation', () => {
     expect(terms('"Have you seen the Void-Chisel?" asked Mira.')).toEqual(['Void-Chisel']);
-    expect(terms('It lies beyond (the Shattered Gate), past NEXUS\'s wall.')).toEqual(['Shattered Gate', 'NEXUS']);
+    expect(terms("It lies beyond (the Shattered Gate), past NEXUS's wall.")).toEqual(['Shattered Gate', 'NEXUS']);
     expect(terms("We found the Engine's core.")).toEqual(['Engine']);
   });
 
@@ -131,7 +131,8 @@ describe('extractCoinedTerms', () => {
   it('coins few terms from a run of mixed-script text (issue 18: one such message coined 407)', () => {
     let text = 'Mira says ';
     const alphabet = ['a', 'Ж', '中', '😀', 'é', '\u0301', '1', '.', '-', 'ß', 'ﬁ'];
-    for (let s = 7; text.length < 16_000; s = (s * 1_103_515_245 + 12_345) % 2 ** 31) text += alphabet[(s >>> 8) % alphabet.length];
+    for (let s = 7; text.length < 16_000; s = (s * 1_103_515_245 + 12_345) % 2 ** 31)
+      text += alphabet[(s >>> 8) % alphabet.length];
     expect(terms(text).length).toBeLessThanOrEqual(MAX_NEW_TERMS_PER_MESSAGE);
   });
 });
@@ -163,7 +164,9 @@ describe('firstSentenceWith', () => {
     const cut = firstSentenceWith(long, 'Probability Engine');
     expect(cut.split(' ')).toHaveLength(20);
     expect(cut.endsWith('w16…')).toBe(true);
-    expect(firstSentenceWith('The Probability Engine, it hums.', 'Probability Engine', 3)).toBe('The Probability Engine…');
+    expect(firstSentenceWith('The Probability Engine, it hums.', 'Probability Engine', 3)).toBe(
+      'The Probability Engine…',
+    );
   });
 
   it('does not cut a sentence of exactly maxWords words', () => {

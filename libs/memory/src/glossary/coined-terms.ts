@@ -7,7 +7,8 @@ const HYPHEN = /[-‐‑]/u;
 const POSSESSIVE = /['’]s$/u;
 // Only spaces and tabs continue a run; any punctuation or line break ends it.
 const RUN_GAP = /^[ \t\u00a0\u202f]+$/u;
-// A sentence starts after . ! ? … (plus closing quotes/brackets) and a space, at a line break, or at an opening double quote.
+// A sentence starts after . ! ? … (plus closing quotes/brackets) and a space, at a line break, or at an opening double
+// quote.
 const SENTENCE_START = /[.!?…]["'”’»)\]]*\s|[\n\r\u2028\u2029]|(?:^|\s)["“«][^\p{L}\p{N}\s]*$/u;
 
 // Capitalised only by grammar, never by choice: they never start or join a run, and are never terms.
@@ -96,7 +97,12 @@ function coinedTerms(text: string, known: (term: string) => boolean, limit: numb
   const isAllCaps = (i: number) => {
     const l = letters(words[i].text);
     // Shouted ordinary words ("THE", "STOP") are emphasis, not names.
-    return l.length >= 3 && l.every((c) => /\p{Lu}/u.test(c)) && !FUNCTION_WORDS.has(lower(i)) && !SENTENCE_OPENERS.has(lower(i));
+    return (
+      l.length >= 3 &&
+      l.every((c) => /\p{Lu}/u.test(c)) &&
+      !FUNCTION_WORDS.has(lower(i)) &&
+      !SENTENCE_OPENERS.has(lower(i))
+    );
   };
   // Single capital letters ("Plan B") may continue a run but never start one; "I" never takes part.
   const canJoin = (i: number) => isCapitalised(words[i].text) && !FUNCTION_WORDS.has(lower(i));
@@ -141,7 +147,10 @@ function coinedTerms(text: string, known: (term: string) => boolean, limit: numb
 const SENTENCE_END = /(?<=[.!?…]["'”’»)\]]*)\s+|[\r\n\u2028\u2029]+/u;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The first sentence of `text` that uses `term` (case-insensitive, whole words), cut to `maxWords` words with "…"; '' if none. */
+/**
+ * The first sentence of `text` that uses `term` (case-insensitive, whole words), cut to `maxWords` words with "…"; ''
+ * if none.
+ */
 export function firstSentenceWith(text: string, term: string, maxWords = 20): string {
   const needle = term.trim().split(/\s+/u).map(escapeRegExp).join('\\s+');
   if (needle === '') return '';
@@ -154,5 +163,10 @@ export function firstSentenceWith(text: string, term: string, maxWords = 20): st
   const words = sentence.trim().split(/\s+/u);
   const limit = Math.max(1, Math.floor(maxWords));
   if (words.length <= limit) return words.join(' ');
-  return words.slice(0, limit).join(' ').replace(/[\s,;:—–-]+$/u, '') + '…';
+  return (
+    words
+      .slice(0, limit)
+      .join(' ')
+      .replace(/[\s,;:—–-]+$/u, '') + '…'
+  );
 }

@@ -13,7 +13,10 @@ export class HideGlossaryTermCommand extends Command<CommandOutcome<ReplyOf<'Hid
   }
 }
 
-/** Lives beside the glossary: whether the worker already coined the term is a memory-side fact the game stream cannot see. */
+/**
+ * Lives beside the glossary: whether the worker already coined the term is a memory-side fact the game stream cannot
+ * see.
+ */
 @CommandHandler(HideGlossaryTermCommand)
 export class HideGlossaryTermHandler implements ICommandHandler<HideGlossaryTermCommand> {
   constructor(

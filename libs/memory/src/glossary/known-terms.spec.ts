@@ -67,6 +67,10 @@ describe('capDefinition: a glossary definition stays short whatever the text', (
     expect(Array.from(cut)).toHaveLength(MAX_DEFINITION_CHARS);
     expect(cut.endsWith('…')).toBe(true);
     const emoji = capDefinition('🐉'.repeat(5_000));
-    expect(Array.from(emoji).slice(0, -1).every((c) => c === '🐉')).toBe(true);
+    expect(
+      Array.from(emoji)
+        .slice(0, -1)
+        .every((c) => c === '🐉'),
+    ).toBe(true);
   });
 });

@@ -5,7 +5,10 @@ import { allCoinedTerms } from './coined-terms';
 export { MAX_TERM_CHARS } from './coined-terms';
 /** A glossary definition is at most this long (DESIGN §8). */
 export const MAX_DEFINITION_WORDS = 20;
-/** …and at most this many characters: a "word" of hostile text can be 16,000 characters, and every context prints the glossary. */
+/**
+ * …and at most this many characters: a "word" of hostile text can be 16,000 characters, and every context prints the
+ * glossary.
+ */
 export const MAX_DEFINITION_CHARS = 300;
 
 /** A definition as stored and served: at most MAX_DEFINITION_WORDS words and MAX_DEFINITION_CHARS characters. */
@@ -50,7 +53,10 @@ export function knownTermsOf(state: CampaignState, glossaryTermKeys: Iterable<st
     .filter(([, o]) => o.hidden)
     .map(([key]) => ` ${variantKey(key)} `);
   const mentionsHidden = (term: string) => hidden.length > 0 && hidden.some((h) => ` ${variantKey(term)} `.includes(h));
-  return { has: (term) => keys.has(glossaryKey(term)) || mentionsHidden(term), add: (term) => void keys.add(glossaryKey(term)) };
+  return {
+    has: (term) => keys.has(glossaryKey(term)) || mentionsHidden(term),
+    add: (term) => void keys.add(glossaryKey(term)),
+  };
 }
 
 /**

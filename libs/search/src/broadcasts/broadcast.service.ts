@@ -44,7 +44,10 @@ export class BroadcastService {
     private readonly idempotency = new IdempotencyStore(),
   ) {}
 
-  async post(input: { content: string; from: string }, meta: BroadcastWriteMeta = {}): Promise<{ body: BroadcastView; replayed: boolean }> {
+  async post(
+    input: { content: string; from: string },
+    meta: BroadcastWriteMeta = {},
+  ): Promise<{ body: BroadcastView; replayed: boolean }> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.db.transaction((m) => this.postIn(m, input, meta));
@@ -59,10 +62,15 @@ export class BroadcastService {
   async list(o: { q?: string; limit: number; keyScope?: string }): Promise<BroadcastItem[]> {
     const keyScope = o.keyScope ?? '*';
     if (o.q === undefined) {
-      const rows = await this.db.read((m) => m.getRepository(BroadcastRecord).find({ where: { keyScope }, order: { seq: 'DESC' }, take: o.limit }));
+      const rows = await this.db.read((m) =>
+        m.getRepository(BroadcastRecord).find({ where: { keyScope }, order: { seq: 'DESC' }, take: o.limit }),
+      );
       return rows.map((r) => ({ kind: 'broadcast', ref: r.id, ...view(r) }));
     }
-    const hits = await this.index.search(null, parseQuery(o.q), { in: 'messages', limit: Math.min(SCOPED_POOL_MAX, o.limit * SCOPED_POOL_FACTOR) });
+    const hits = await this.index.search(null, parseQuery(o.q), {
+      in: 'messages',
+      limit: Math.min(SCOPED_POOL_MAX, o.limit * SCOPED_POOL_FACTOR),
+    });
     if (hits.length === 0) return [];
     const ids = hits.map((h) => String(h.ref));
     const rows = await this.db.read((m) => m.getRepository(BroadcastRecord).findBy({ id: In(ids), keyScope }));
@@ -74,17 +82,35 @@ export class BroadcastService {
     return items.slice(0, o.limit);
   }
 
-  private async postIn(m: EntityManager, input: { content: string; from: string }, meta: BroadcastWriteMeta): Promise<{ body: BroadcastView; replayed: boolean }> {
+  private async postIn(
+    m: EntityManager,
+    input: { content: string; from: string },
+    meta: BroadcastWriteMeta,
+  ): Promise<{ body: BroadcastView; replayed: boolean }> {
     const idem = meta.idempotency;
     const prior = idem && (await this.idempotency.replay<BroadcastView>(m, idem));
     if (prior !== undefined) return { body: prior, replayed: true };
     const at = this.clock.now().toISOString();
     const keyScope = meta.keyScope ?? '*';
-    const data: BroadcastPostedData = { id: newId(), from: input.from, content: input.content, at, ...(keyScope === '*' ? {} : { keyScope }) };
+    const data: BroadcastPostedData = {
+      id: newId(),
+      from: input.from,
+      content: input.content,
+      at,
+      ...(keyScope === '*' ? {} : { keyScope }),
+    };
     const metadata = { ...meta.metadata, ...(idem ? { idempotencyKey: idem.key } : {}) };
-    const [event] = await this.store.append(broadcastStream(data.id), 0, [{ type: BROADCAST_POSTED, data, metadata }], at, m);
+    const [event] = await this.store.append(
+      broadcastStream(data.id),
+      0,
+      [{ type: BROADCAST_POSTED, data, metadata }],
+      at,
+      m,
+    );
     const doc = broadcastDoc(event);
-    await m.getRepository(BroadcastRecord).insert({ id: doc.id, seq: doc.seq, from: doc.from, content: doc.content, at: doc.at, keyScope });
+    await m
+      .getRepository(BroadcastRecord)
+      .insert({ id: doc.id, seq: doc.seq, from: doc.from, content: doc.content, at: doc.at, keyScope });
     await this.index.indexBroadcasts(m, [doc]);
     const body: BroadcastView = { id: data.id, content: data.content, from: data.from, at };
     if (idem) await this.idempotency.record(m, idem, 201, body, at);

@@ -11,10 +11,17 @@ export const FTS5_TABLES = ['search_messages', 'search_reasoning', 'search_memor
 export const FTS5_DDL: readonly string[] = [
   // Small integer per campaign, so a campaign's rows form one rowid range that MATCH can be restricted to.
   'CREATE TABLE search_campaigns (num INTEGER PRIMARY KEY, campaign_id VARCHAR(128) NOT NULL UNIQUE)',
-  `CREATE VIRTUAL TABLE search_messages USING fts5(content, role UNINDEXED, location_id UNINDEXED, at UNINDEXED, round UNINDEXED, ${FTS5_TOKENIZE})`,
-  `CREATE VIRTUAL TABLE search_reasoning USING fts5(reasoning, role UNINDEXED, location_id UNINDEXED, at UNINDEXED, round UNINDEXED, ${FTS5_TOKENIZE})`,
-  `CREATE VIRTUAL TABLE search_memories USING fts5(summary, memory_id UNINDEXED, location_id UNINDEXED, at UNINDEXED, round UNINDEXED, ${FTS5_TOKENIZE})`,
-  `CREATE VIRTUAL TABLE search_broadcasts USING fts5(content, broadcast_id UNINDEXED, sender UNINDEXED, at UNINDEXED, ${FTS5_TOKENIZE})`,
+  `CREATE VIRTUAL TABLE search_messages USING fts5(content, role UNINDEXED, location_id UNINDEXED, at ` +
+    `UNINDEXED, round UNINDEXED, ${FTS5_TOKENIZE})`,
+  `CREATE VIRTUAL TABLE search_reasoning USING fts5(reasoning, role UNINDEXED, location_id UNINDEXED, at ` +
+    `UNINDEXED, round UNINDEXED, ${FTS5_TOKENIZE})`,
+  `CREATE VIRTUAL TABLE search_memories USING fts5(summary, memory_id UNINDEXED, location_id UNINDEXED, at ` +
+    `UNINDEXED, round UNINDEXED, ${FTS5_TOKENIZE})`,
+  `CREATE VIRTUAL TABLE search_broadcasts USING fts5(content, broadcast_id UNINDEXED, sender UNINDEXED, at ` +
+    `UNINDEXED, ${FTS5_TOKENIZE})`,
 ];
 
-export const FTS5_DROP: readonly string[] = [...FTS5_TABLES.map((t) => `DROP TABLE IF EXISTS ${t}`), 'DROP TABLE IF EXISTS search_campaigns'];
+export const FTS5_DROP: readonly string[] = [
+  ...FTS5_TABLES.map((t) => `DROP TABLE IF EXISTS ${t}`),
+  'DROP TABLE IF EXISTS search_campaigns',
+];

@@ -1,7 +1,20 @@
 import { atGroupEnd, Database, sql, transactionLocal } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { compileFts5, QueryNode } from '../query/query-language';
-import { BroadcastDoc, candidateLimit, HIT_CLOSE, HIT_OPEN, MemoryDoc, MessageDoc, SearchFilters, SearchHit, SearchIndex, SearchIndexOptions, SNIPPET_ELLIPSIS, SNIPPET_WORDS } from '../search-index.port';
+import {
+  BroadcastDoc,
+  candidateLimit,
+  HIT_CLOSE,
+  HIT_OPEN,
+  MemoryDoc,
+  MessageDoc,
+  SearchFilters,
+  SearchHit,
+  SearchIndex,
+  SearchIndexOptions,
+  SNIPPET_ELLIPSIS,
+  SNIPPET_WORDS,
+} from '../search-index.port';
 import { FTS5_TABLES } from './fts5.schema';
 
 const LOW_32 = 4294967295;
@@ -36,8 +49,18 @@ export class Fts5SearchIndex implements SearchIndex {
     await atGroupEnd(m, async () => {
       const num = await this.campaignNum(m, campaignId);
       const row = (d: MessageDoc, text: string) => [num, d.index, text, d.role, d.locationId, d.at, d.round];
-      await insert(m, 'search_messages (rowid, content, role, location_id, at, round)', 7, content.map((d) => row(d, d.content)));
-      await insert(m, 'search_reasoning (rowid, reasoning, role, location_id, at, round)', 7, reasoning.map((d) => row(d, d.reasoning!)));
+      await insert(
+        m,
+        'search_messages (rowid, content, role, location_id, at, round)',
+        7,
+        content.map((d) => row(d, d.content)),
+      );
+      await insert(
+        m,
+        'search_reasoning (rowid, reasoning, role, location_id, at, round)',
+        7,
+        reasoning.map((d) => row(d, d.reasoning!)),
+      );
     });
   }
 
@@ -45,7 +68,12 @@ export class Fts5SearchIndex implements SearchIndex {
     if (docs.length === 0) return;
     await atGroupEnd(m, async () => {
       const num = await this.campaignNum(m, campaignId);
-      await insert(m, 'search_memories (rowid, summary, memory_id, location_id, at, round)', 7, docs.map((d) => [num, d.seq, d.summary, d.id, d.locationId, d.at, d.round]));
+      await insert(
+        m,
+        'search_memories (rowid, summary, memory_id, location_id, at, round)',
+        7,
+        docs.map((d) => [num, d.seq, d.summary, d.id, d.locationId, d.at, d.round]),
+      );
     });
   }
 
@@ -53,40 +81,89 @@ export class Fts5SearchIndex implements SearchIndex {
     for (let i = 0; i < docs.length; i += CHUNK) {
       const chunk = docs.slice(i, i + CHUNK);
       const values = chunk.map(() => '(?, ?, ?, ?, ?)').join(', ');
-      await m.query(`INSERT INTO search_broadcasts (rowid, content, broadcast_id, sender, at) VALUES ${values}`, chunk.flatMap((d) => [d.seq, d.content, d.id, d.from, d.at]));
+      await m.query(
+        `INSERT INTO search_broadcasts (rowid, content, broadcast_id, sender, at) VALUES ${values}`,
+        chunk.flatMap((d) => [d.seq, d.content, d.id, d.from, d.at]),
+      );
     }
   }
 
   async search(campaignId: string | null, query: QueryNode, filters: SearchFilters): Promise<SearchHit[]> {
     const match = compileFts5(query);
     return this.db.read((m) =>
-      campaignId === null ? this.searchBroadcasts(m, match, filters.limit) : this.searchCampaign(m, campaignId, match, filters),
+      campaignId === null
+        ? this.searchBroadcasts(m, match, filters.limit)
+        : this.searchCampaign(m, campaignId, match, filters),
     );
   }
 
   private async searchBroadcasts(m: EntityManager, match: string, limit: number): Promise<SearchHit[]> {
     const rows = await this.ranked(m, 'search_broadcasts', 'broadcast_id AS ref, sender, at', [], [], match, limit);
-    return rows.map((r) => ({ kind: 'broadcast', ref: String(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: null, from: String(r.sender) }));
+    return rows.map((r) => ({
+      kind: 'broadcast',
+      ref: String(r.ref),
+      snippet: String(r.snippet),
+      score: -Number(r.bm),
+      at: String(r.at),
+      round: null,
+      from: String(r.sender),
+    }));
   }
 
-  private async searchCampaign(m: EntityManager, campaignId: string, match: string, filters: SearchFilters): Promise<SearchHit[]> {
-    const found = (await m.query('SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])) as { num: number }[];
+  private async searchCampaign(
+    m: EntityManager,
+    campaignId: string,
+    match: string,
+    filters: SearchFilters,
+  ): Promise<SearchHit[]> {
+    const found = (await m.query('SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])) as {
+      num: number;
+    }[];
     if (found.length === 0) return [];
     const num = Number(found[0].num);
     const where = [CAMPAIGN_RANGE];
     const params: unknown[] = [num, num];
-    if (filters.in !== 'memories' && filters.role !== undefined) where.push('role = ?'), params.push(filters.role);
-    if (filters.locationId !== undefined) where.push('location_id = ?'), params.push(filters.locationId);
+    if (filters.in !== 'memories' && filters.role !== undefined) (where.push('role = ?'), params.push(filters.role));
+    if (filters.locationId !== undefined) (where.push('location_id = ?'), params.push(filters.locationId));
     if (filters.in === 'memories') {
-      const rows = await this.ranked(m, 'search_memories', 'memory_id AS ref, at, round', where, params, match, filters.limit);
-      return rows.map((r) => ({ kind: 'memory', ref: String(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: r.round === null ? null : Number(r.round) }));
+      const rows = await this.ranked(
+        m,
+        'search_memories',
+        'memory_id AS ref, at, round',
+        where,
+        params,
+        match,
+        filters.limit,
+      );
+      return rows.map((r) => ({
+        kind: 'memory',
+        ref: String(r.ref),
+        snippet: String(r.snippet),
+        score: -Number(r.bm),
+        at: String(r.at),
+        round: r.round === null ? null : Number(r.round),
+      }));
     }
     const table = filters.in === 'reasoning' ? 'search_reasoning' : 'search_messages';
     const kind = filters.in === 'reasoning' ? 'reasoning' : 'message';
-    const rows = await this.ranked(m, table, `best.id & ${LOW_32} AS ref, at, round`, where, params, match, filters.limit);
-    return rows.map((r) => ({ kind, ref: Number(r.ref), snippet: String(r.snippet), score: -Number(r.bm), at: String(r.at), round: Number(r.round) }));
+    const rows = await this.ranked(
+      m,
+      table,
+      `best.id & ${LOW_32} AS ref, at, round`,
+      where,
+      params,
+      match,
+      filters.limit,
+    );
+    return rows.map((r) => ({
+      kind,
+      ref: Number(r.ref),
+      snippet: String(r.snippet),
+      score: -Number(r.bm),
+      at: String(r.at),
+      round: Number(r.round),
+    }));
   }
-
 
   async clear(m: EntityManager): Promise<void> {
     // search_campaigns is kept: its numbers stay valid for a running service.
@@ -97,10 +174,19 @@ export class Fts5SearchIndex implements SearchIndex {
    * bm25 over the newest `candidates` matches (FTS5 walks the postings newest first and stops), then
    * `snippet()` for the `limit` best only, looked up again by rowid. Ties: newest first.
    */
-  private async ranked(m: EntityManager, table: string, columns: string, where: string[], params: unknown[], match: string, limit: number): Promise<Row[]> {
+  private async ranked(
+    m: EntityManager,
+    table: string,
+    columns: string,
+    where: string[],
+    params: unknown[],
+    match: string,
+    limit: number,
+  ): Promise<Row[]> {
     const filter = [`${table} MATCH ?`, ...where].join(' AND ');
     return (await m.query(
-      `WITH cand AS (SELECT rowid AS id, bm25(${table}) AS bm FROM ${table} WHERE ${filter} ORDER BY rowid DESC LIMIT ${this.candidates}),
+      `WITH cand AS (SELECT rowid AS id, bm25(${table}) AS bm FROM ${table} WHERE ${filter} ORDER BY rowid
+        DESC LIMIT ${this.candidates}),
             best AS (SELECT id, bm FROM cand ORDER BY bm, id DESC LIMIT ?)
        SELECT ${columns}, best.bm AS bm, ${snippet(table)} AS snippet
        FROM best JOIN ${table} ON ${table}.rowid = best.id
@@ -110,13 +196,26 @@ export class Fts5SearchIndex implements SearchIndex {
     )) as Row[];
   }
 
-  /** The campaign's number, created on its first indexed row (inside the caller's transaction); looked up once per transaction. */
+  /**
+   * The campaign's number, created on its first indexed row (inside the caller's transaction); looked up once per
+   * transaction.
+   */
   private async campaignNum(m: EntityManager, campaignId: string): Promise<number> {
     const known = transactionLocal(m, this.nums, () => new Map<string, number>());
     let num = known.get(campaignId);
     if (num === undefined) {
-      const found = (await sql<{ num: number }>(m, 'SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])).rows;
-      num = Number((found.length ? found : (await sql<{ num: number }>(m, 'INSERT INTO search_campaigns (campaign_id) VALUES (?) RETURNING num', [campaignId])).rows)[0].num);
+      const found = (
+        await sql<{ num: number }>(m, 'SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])
+      ).rows;
+      num = Number(
+        (found.length
+          ? found
+          : (
+              await sql<{ num: number }>(m, 'INSERT INTO search_campaigns (campaign_id) VALUES (?) RETURNING num', [
+                campaignId,
+              ])
+            ).rows)[0].num,
+      );
       known.set(campaignId, num);
     }
     return num;
@@ -124,7 +223,8 @@ export class Fts5SearchIndex implements SearchIndex {
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
-const snippet = (table: string) => `snippet(${table}, 0, ${quote(HIT_OPEN)}, ${quote(HIT_CLOSE)}, ${quote(SNIPPET_ELLIPSIS)}, ${SNIPPET_WORDS})`;
+const snippet = (table: string) =>
+  `snippet(${table}, 0, ${quote(HIT_OPEN)}, ${quote(HIT_CLOSE)}, ${quote(SNIPPET_ELLIPSIS)}, ${SNIPPET_WORDS})`;
 
 /** Multi-row insert whose rowid is `(campaign number << 32) + local id` (the first two values of each row). */
 async function insert(m: EntityManager, target: string, width: number, rows: unknown[][]): Promise<void> {

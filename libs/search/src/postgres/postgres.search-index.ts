@@ -1,14 +1,28 @@
 import { Database } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { compileTsquery, QueryNode } from '../query/query-language';
-import { BroadcastDoc, candidateLimit, HIT_CLOSE, HIT_OPEN, MemoryDoc, MessageDoc, SearchFilters, SearchHit, SearchIndex, SearchIndexOptions, SNIPPET_WORDS } from '../search-index.port';
+import {
+  BroadcastDoc,
+  candidateLimit,
+  HIT_CLOSE,
+  HIT_OPEN,
+  MemoryDoc,
+  MessageDoc,
+  SearchFilters,
+  SearchHit,
+  SearchIndex,
+  SearchIndexOptions,
+  SNIPPET_WORDS,
+} from '../search-index.port';
 import { PG_SEARCH_TABLES, PG_TS_CONFIG } from './postgres.schema';
 
 const CHUNK = 100;
 const CFG = `'${PG_TS_CONFIG}'`;
 const TSV = (param: string) => `to_tsvector(${CFG}, lk_fold(${param}))`;
 // Quotes keep the option parser from splitting on the markers; one fragment of up to SNIPPET_WORDS words.
-const HEADLINE_OPTIONS = `'StartSel="${HIT_OPEN}", StopSel="${HIT_CLOSE}", MaxWords=${SNIPPET_WORDS}, MinWords=${Math.floor(SNIPPET_WORDS / 3)}, ShortWord=2, MaxFragments=1'`;
+const HEADLINE_OPTIONS =
+  `'StartSel="${HIT_OPEN}", StopSel="${HIT_CLOSE}", MaxWords=${SNIPPET_WORDS}, ` +
+  `MinWords=${Math.floor(SNIPPET_WORDS / 3)}, ShortWord=2, MaxFragments=1'`;
 
 type Row = Record<string, unknown>;
 
@@ -31,8 +45,18 @@ export class PostgresSearchIndex implements SearchIndex {
     const content = docs.filter((d) => d.content.trim() !== '');
     const reasoning = docs.filter((d) => d.reasoning !== null && d.reasoning.trim() !== '');
     const row = (d: MessageDoc, text: string) => [campaignId, d.index, d.role, d.locationId, d.at, d.round, text];
-    await insert(m, 'search_messages (campaign_id, idx, role, location_id, at, round, content, tsv)', 7, content.map((d) => row(d, d.content)));
-    await insert(m, 'search_reasoning (campaign_id, idx, role, location_id, at, round, reasoning, tsv)', 7, reasoning.map((d) => row(d, d.reasoning!)));
+    await insert(
+      m,
+      'search_messages (campaign_id, idx, role, location_id, at, round, content, tsv)',
+      7,
+      content.map((d) => row(d, d.content)),
+    );
+    await insert(
+      m,
+      'search_reasoning (campaign_id, idx, role, location_id, at, round, reasoning, tsv)',
+      7,
+      reasoning.map((d) => row(d, d.reasoning!)),
+    );
   }
 
   async indexMemories(m: EntityManager, campaignId: string, docs: MemoryDoc[]): Promise<void> {
@@ -45,27 +69,65 @@ export class PostgresSearchIndex implements SearchIndex {
   }
 
   async indexBroadcasts(m: EntityManager, docs: BroadcastDoc[]): Promise<void> {
-    await insert(m, 'search_broadcasts (broadcast_id, seq, sender, at, content, tsv)', 5, docs.map((d) => [d.id, d.seq, d.from, d.at, d.content]));
+    await insert(
+      m,
+      'search_broadcasts (broadcast_id, seq, sender, at, content, tsv)',
+      5,
+      docs.map((d) => [d.id, d.seq, d.from, d.at, d.content]),
+    );
   }
 
   async search(campaignId: string | null, query: QueryNode, filters: SearchFilters): Promise<SearchHit[]> {
     const tsquery = compileTsquery(query);
     return this.db.read(async (m) => {
       if (campaignId === null) {
-        const rows = (await m.query(this.ranked('search_broadcasts', 'broadcast_id', 'content', ['sender'], [], 'seq'), [tsquery, filters.limit])) as Row[];
-        return rows.map((r) => ({ kind: 'broadcast', ref: String(r.ref), snippet: String(r.snippet), score: Number(r.score), at: String(r.at), round: null, from: String(r.sender) }));
+        const rows = (await m.query(
+          this.ranked('search_broadcasts', 'broadcast_id', 'content', ['sender'], [], 'seq'),
+          [tsquery, filters.limit],
+        )) as Row[];
+        return rows.map((r) => ({
+          kind: 'broadcast',
+          ref: String(r.ref),
+          snippet: String(r.snippet),
+          score: Number(r.score),
+          at: String(r.at),
+          round: null,
+          from: String(r.sender),
+        }));
       }
       const params: unknown[] = [tsquery, filters.limit, campaignId];
       const where = ['s.campaign_id = $3'];
-      if (filters.in !== 'memories' && filters.role !== undefined) params.push(filters.role), where.push(`s.role = $${params.length}`);
-      if (filters.locationId !== undefined) params.push(filters.locationId), where.push(`s.location_id = $${params.length}`);
+      if (filters.in !== 'memories' && filters.role !== undefined)
+        (params.push(filters.role), where.push(`s.role = $${params.length}`));
+      if (filters.locationId !== undefined)
+        (params.push(filters.locationId), where.push(`s.location_id = $${params.length}`));
       if (filters.in === 'memories') {
-        const rows = (await m.query(this.ranked('search_memories', 'memory_id', 'summary', ['round'], where, 'seq'), params)) as Row[];
-        return rows.map((r) => ({ kind: 'memory', ref: String(r.ref), snippet: String(r.snippet), score: Number(r.score), at: String(r.at), round: r.round === null ? null : Number(r.round) }));
+        const rows = (await m.query(
+          this.ranked('search_memories', 'memory_id', 'summary', ['round'], where, 'seq'),
+          params,
+        )) as Row[];
+        return rows.map((r) => ({
+          kind: 'memory',
+          ref: String(r.ref),
+          snippet: String(r.snippet),
+          score: Number(r.score),
+          at: String(r.at),
+          round: r.round === null ? null : Number(r.round),
+        }));
       }
-      const [table, text, kind] = filters.in === 'reasoning' ? ['search_reasoning', 'reasoning', 'reasoning' as const] : ['search_messages', 'content', 'message' as const];
+      const [table, text, kind] =
+        filters.in === 'reasoning'
+          ? ['search_reasoning', 'reasoning', 'reasoning' as const]
+          : ['search_messages', 'content', 'message' as const];
       const rows = (await m.query(this.ranked(table, 'idx', text, ['round'], where, 'idx'), params)) as Row[];
-      return rows.map((r) => ({ kind, ref: Number(r.ref), snippet: String(r.snippet), score: Number(r.score), at: String(r.at), round: Number(r.round) }));
+      return rows.map((r) => ({
+        kind,
+        ref: Number(r.ref),
+        snippet: String(r.snippet),
+        score: Number(r.score),
+        at: String(r.at),
+        round: Number(r.round),
+      }));
     });
   }
 
@@ -82,10 +144,19 @@ export class PostgresSearchIndex implements SearchIndex {
  * `$1` = tsquery text, `$2` = limit. Innermost: the newest `candidates` matches (GIN: `tsv @@ q`,
  * restricted by `where`); then ts_rank_cd on those only; headlines for the `limit` best. Ties: newest first.
  */
-function rankedSql(table: string, ref: string, text: string, columns: string[], where: string[], order: string, candidates: number): string {
+function rankedSql(
+  table: string,
+  ref: string,
+  text: string,
+  columns: string[],
+  where: string[],
+  order: string,
+  candidates: number,
+): string {
   const q = `to_tsquery(${CFG}, lk_fold($1))`;
   const pass = (alias: string) => columns.map((c) => `${alias}.${c}, `).join('');
-  return `SELECT h.ref, h.at, ${pass('h')}h.score, ts_headline(${CFG}, lk_fold(h.body), ${q}, ${HEADLINE_OPTIONS}) AS snippet
+  return `SELECT h.ref, h.at, ${pass('h')}h.score, ts_headline(${CFG}, lk_fold(h.body), ${q},
+    ${HEADLINE_OPTIONS}) AS snippet
     FROM (
       SELECT c.ref, c.at, ${pass('c')}c.body, c.ord, ts_rank_cd(c.tsv, q, 1) AS score
       FROM (

@@ -1,5 +1,13 @@
 import { DomainError } from '@app/common';
-import { compileFts5, compileTsquery, MAX_QUERY_LENGTH, parseQuery, QueryNode, queryWords, recallQuery } from './query-language';
+import {
+  compileFts5,
+  compileTsquery,
+  MAX_QUERY_LENGTH,
+  parseQuery,
+  QueryNode,
+  queryWords,
+  recallQuery,
+} from './query-language';
 
 const fts5 = (q: string) => compileFts5(parseQuery(q));
 const tsq = (q: string) => compileTsquery(parseQuery(q));
@@ -53,7 +61,7 @@ describe('parseQuery', () => {
       ['a parenthesised group', '(iron OR ore) copper'],
       ['NEAR( syntax', 'NEAR(a b)'],
       ['no searchable word', '!!!'],
-      ['no searchable word among punctuation', '- : ^ \' \\'],
+      ['no searchable word among punctuation', "- : ^ ' \\"],
     ])('%s', (_label, q) => {
       const error = rejection(q);
       expect(error).toBeInstanceOf(DomainError);
@@ -173,8 +181,8 @@ describe('parseQuery', () => {
       ['NEAR without parentheses', 'NEAR a', '"near" AND "a"', "'near' & 'a'"],
       ['an SQL break-out', "'; DROP TABLE x; --", '"drop" AND "table" AND "x"', "'drop' & 'table' & 'x'"],
       ['backslashes', 'iron\\ \\ore\\\\', '"iron" AND "ore"', "'iron' & 'ore'"],
-      ['tsquery operators', "a & !b | c <-> d", '"a" AND "b" AND "c" AND "d"', "'a' & 'b' & 'c' & 'd'"],
-      ['a tsquery weight', "iron:AB", '"iron ab"', "'iron' <-> 'ab'"],
+      ['tsquery operators', 'a & !b | c <-> d', '"a" AND "b" AND "c" AND "d"', "'a' & 'b' & 'c' & 'd'"],
+      ['a tsquery weight', 'iron:AB', '"iron ab"', "'iron' <-> 'ab'"],
       ['lower-case near', 'near/3', '"near 3"', "'near' <-> '3'"],
     ])('%s: %s', (_label, q, expectedFts5, expectedTsquery) => {
       expect(fts5(q)).toBe(expectedFts5);
@@ -254,10 +262,56 @@ describe('random input (deterministic)', () => {
   };
   const alphabet = [
     ...'abcXYZ019',
-    ' ', ' ', ' ', '\t', '\n', '\u00a0',
-    '"', '"', '*', '*', '(', ')', '-', ':', '^', "'", '\\', '+', '{', '}', ';', '.', ',', '!', '&', '|', '<', '>',
-    '\u0000', 'é', 'e\u0301', 'ß', 'İ', 'Ω', 'ж', '東', 'שלום', 'مرحبا', '\u200f', '\u202e', '🐉', '👩‍🚀', '\ud800',
-    'OR', 'AND', 'NOT', 'NEAR', ' OR ', ' AND ', ' NOT ',
+    ' ',
+    ' ',
+    ' ',
+    '\t',
+    '\n',
+    '\u00a0',
+    '"',
+    '"',
+    '*',
+    '*',
+    '(',
+    ')',
+    '-',
+    ':',
+    '^',
+    "'",
+    '\\',
+    '+',
+    '{',
+    '}',
+    ';',
+    '.',
+    ',',
+    '!',
+    '&',
+    '|',
+    '<',
+    '>',
+    '\u0000',
+    'é',
+    'e\u0301',
+    'ß',
+    'İ',
+    'Ω',
+    'ж',
+    '東',
+    'שלום',
+    'مرحبا',
+    '\u200f',
+    '\u202e',
+    '🐉',
+    '👩‍🚀',
+    '\ud800',
+    'OR',
+    'AND',
+    'NOT',
+    'NEAR',
+    ' OR ',
+    ' AND ',
+    ' NOT ',
   ];
 
   it('every string either parses to safe engine text or is refused with INVALID_QUERY', () => {

@@ -11,7 +11,8 @@ export type QueryNode =
 /** Longest query, counted in Unicode code points (an emoji is one character, as a user counts it). */
 export const MAX_QUERY_LENGTH = 256;
 
-// A word starts with a letter or digit; combining marks belong to the word they follow (Indic vowel signs, decomposed accents).
+// A word starts with a letter or digit; combining marks belong to the word they follow (Indic vowel signs, decomposed
+// accents).
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 const WHITESPACE = /\s/u;
 const OPERATORS = new Set(['AND', 'OR', 'NOT']);
@@ -35,14 +36,21 @@ function bareToken(raw: string): Token | null {
   const body = prefix ? raw.slice(0, star) : raw;
   const words = wordsOf(body);
   if (prefix) {
-    // `*` must be the token's last character and touch the word it extends: `iro*`, `iron-o*`; not `*`, `a**`, `a*b`, `a-*`.
+    // `*` must be the token's last character and touch the word it extends: `iro*`, `iron-o*`; not `*`, `a**`, `a*b`,
+    // `a-*`.
     const last = words[words.length - 1];
     if (star !== raw.length - 1 || !last || last.end !== body.length) {
       throw invalidQuery('"*" must directly follow a word, at its end (e.g. iro*).');
     }
   }
   if (words.length === 0) return null;
-  return { type: 'term', node: termOf(words.map((w) => w.word), prefix) };
+  return {
+    type: 'term',
+    node: termOf(
+      words.map((w) => w.word),
+      prefix,
+    ),
+  };
 }
 
 function tokenize(q: string): Token[] {
@@ -60,7 +68,13 @@ function tokenize(q: string): Token[] {
       const words = wordsOf(chars.slice(i + 1, close).join(''));
       if (words.length === 0) throw invalidQuery('Empty phrase: a quoted phrase must contain at least one word.');
       if (chars[close + 1] === '*') throw invalidQuery('"*" must directly follow a word, not a quoted phrase.');
-      tokens.push({ type: 'term', node: termOf(words.map((w) => w.word), false) });
+      tokens.push({
+        type: 'term',
+        node: termOf(
+          words.map((w) => w.word),
+          false,
+        ),
+      });
       i = close + 1;
     } else {
       let end = i;
@@ -88,7 +102,9 @@ export function parseQuery(q: string): QueryNode {
   const tokens = tokenize(q);
   if (!tokens.some((t) => t.type === 'term')) {
     const op = tokens.find((t) => t.type === 'op');
-    throw invalidQuery(op ? `"${(op as { op: string }).op}" needs a term on each side.` : 'The query contains no searchable word.');
+    throw invalidQuery(
+      op ? `"${(op as { op: string }).op}" needs a term on each side.` : 'The query contains no searchable word.',
+    );
   }
 
   // Conjuncts of OR-groups; `negated` ones are subtracted.
@@ -139,7 +155,8 @@ export function compileFts5(node: QueryNode): string {
   }
 }
 
-const lexeme = (word: string, prefix: boolean) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'${prefix ? ':*' : ''}`;
+const lexeme = (word: string, prefix: boolean) =>
+  `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'${prefix ? ':*' : ''}`;
 
 /** Compiles a QueryNode to tsquery text for `to_tsquery('simple', $1)`, every word a quoted lexeme. */
 export function compileTsquery(node: QueryNode): string {
@@ -158,7 +175,10 @@ export function compileTsquery(node: QueryNode): string {
   }
 }
 
-/** Words and prefixes (without `*`) a match can contain, de-duplicated, for snippet highlighting; NOT'd words are left out. */
+/**
+ * Words and prefixes (without `*`) a match can contain, de-duplicated, for snippet highlighting; NOT'd words are left
+ * out.
+ */
 export function queryWords(node: QueryNode): string[] {
   const collect = (n: QueryNode): string[] => {
     switch (n.kind) {
@@ -200,5 +220,8 @@ export function recallQuery(text: string, maxWords = 32): QueryNode | null {
     words.push(word);
   }
   if (words.length === 0) return null;
-  return flatten('or', words.map((word) => ({ kind: 'word', word, prefix: false })));
+  return flatten(
+    'or',
+    words.map((word) => ({ kind: 'word', word, prefix: false })),
+  );
 }

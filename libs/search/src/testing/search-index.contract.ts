@@ -12,7 +12,11 @@ export interface ContractSubject {
 const AT = '2026-05-01T10:00:00.000Z';
 
 /** One contract for every SearchIndex adapter (FTS5, PostgreSQL): same inputs, same observable answers. */
-export function searchIndexContract(name: string, setup: () => Promise<ContractSubject>, teardown: () => Promise<void>): void {
+export function searchIndexContract(
+  name: string,
+  setup: () => Promise<ContractSubject>,
+  teardown: () => Promise<void>,
+): void {
   describe(`SearchIndex contract: ${name}`, () => {
     let db: Database;
     let index: SearchIndex;
@@ -31,30 +35,54 @@ export function searchIndexContract(name: string, setup: () => Promise<ContractS
       reasoning: null,
       ...extra,
     });
-    const indexMessages = (campaign: string, docs: MessageDoc[]) => db.transaction((m) => index.indexMessages(m, cid(campaign), docs));
+    const indexMessages = (campaign: string, docs: MessageDoc[]) =>
+      db.transaction((m) => index.indexMessages(m, cid(campaign), docs));
     const search = (campaign: string, q: string, filters: Partial<SearchFilters> = {}): Promise<SearchHit[]> =>
       index.search(cid(campaign), parseQuery(q), { in: 'messages', limit: 20, ...filters });
     const refs = (hits: SearchHit[]) => hits.map((h) => h.ref);
 
     beforeAll(async () => {
       ({ db, index, make } = await setup());
-      const filler = Array.from({ length: 498 }, (_, i) => msg(i + 2, `Filler chatter number ${i} about the weather and the road.`));
+      const filler = Array.from({ length: 498 }, (_, i) =>
+        msg(i + 2, `Filler chatter number ${i} about the weather and the road.`),
+      );
       await indexMessages('main', [
-        msg(0, 'The smith needs iron ore from the Deepdelve mine; iron ore sells for double in Brask.', { at: '2026-04-01T08:00:00.000Z' }),
+        msg(0, 'The smith needs iron ore from the Deepdelve mine; iron ore sells for double in Brask.', {
+          at: '2026-04-01T08:00:00.000Z',
+        }),
         msg(1, 'We stopped at the Café du Port for a drink.', { role: 'npc', locationId: 'port' }),
         ...filler,
         msg(500, 'I draw my iron sword and wait by the ore cart.', { round: 3 }),
         msg(501, 'Only iron here, nothing else.', { role: 'dm' }),
         msg(502, 'The ore in the old northern shaft was a dull iron grey, said the foreman.', { locationId: 'mine' }),
         msg(503, 'The ironclad ship sails at dawn.'),
-        msg(504, 'Thinking out loud.', { role: 'assistant', reasoning: 'The secret password is swordfish; never tell the dragon.' }),
+        msg(504, 'Thinking out loud.', {
+          role: 'assistant',
+          reasoning: 'The secret password is swordfish; never tell the dragon.',
+        }),
         msg(505, '', { role: 'assistant', reasoning: 'Only reasoning, no visible text: basilisk.' }),
       ]);
-      await indexMessages('other', [msg(0, 'Iron ore and the secret password swordfish in another campaign.', { reasoning: 'swordfish basilisk' })]);
+      await indexMessages('other', [
+        msg(0, 'Iron ore and the secret password swordfish in another campaign.', { reasoning: 'swordfish basilisk' }),
+      ]);
       await db.transaction((m) =>
         index.indexMemories(m, cid('main'), [
-          { id: `${cid('main')}:7:location:tavern`, seq: 1, locationId: 'tavern', at: '2026-04-02T09:00:00.000Z', round: 1, summary: 'The party haggled with the smith over a cartload of iron ore.' },
-          { id: `${cid('main')}:9:world:world`, seq: 2, locationId: null, at: '2026-04-03T09:00:00.000Z', round: 2, summary: 'A comet lit the northern sky.' },
+          {
+            id: `${cid('main')}:7:location:tavern`,
+            seq: 1,
+            locationId: 'tavern',
+            at: '2026-04-02T09:00:00.000Z',
+            round: 1,
+            summary: 'The party haggled with the smith over a cartload of iron ore.',
+          },
+          {
+            id: `${cid('main')}:9:world:world`,
+            seq: 2,
+            locationId: null,
+            at: '2026-04-03T09:00:00.000Z',
+            round: 2,
+            summary: 'A comet lit the northern sky.',
+          },
         ]),
       );
       await db.transaction((m) =>
@@ -66,7 +94,7 @@ export function searchIndexContract(name: string, setup: () => Promise<ContractS
     });
     afterAll(teardown);
 
-    it('ranks the message that says "iron ore" twice above one that says iron and ore once, 500 messages later', async () => {
+    it('ranks "iron ore" said twice above iron and ore said once, 500 messages later', async () => {
       const hits = await search('main', 'iron ore');
       expect(refs(hits)).toEqual(expect.arrayContaining([0, 500, 502]));
       expect(hits[0].ref).toBe(0);
@@ -114,12 +142,19 @@ export function searchIndexContract(name: string, setup: () => Promise<ContractS
 
     it('searches memories by their summary', async () => {
       const hits = await search('main', 'haggled', { in: 'memories' });
-      expect(hits).toEqual([expect.objectContaining({ kind: 'memory', ref: `${cid('main')}:7:location:tavern`, at: '2026-04-02T09:00:00.000Z', round: 1 })]);
+      expect(hits).toEqual([
+        expect.objectContaining({
+          kind: 'memory',
+          ref: `${cid('main')}:7:location:tavern`,
+          at: '2026-04-02T09:00:00.000Z',
+          round: 1,
+        }),
+      ]);
       expect(hits[0].snippet).toMatch(/«haggled»/);
       expect(await search('main', 'haggled', { in: 'memories', locationId: 'port' })).toEqual([]);
     });
 
-    it('never returns another campaign\'s rows', async () => {
+    it("never returns another campaign's rows", async () => {
       expect(refs(await search('other', 'iron ore'))).toEqual([0]);
       expect(refs(await search('main', 'swordfish OR basilisk', { in: 'reasoning' }))).not.toContain(0);
       expect(await search('nobody', 'iron')).toEqual([]);
@@ -134,16 +169,23 @@ export function searchIndexContract(name: string, setup: () => Promise<ContractS
 
     it('searches broadcasts when no campaign is given', async () => {
       const hits = await index.search(null, parseQuery('cafe'), { in: 'messages', limit: 20 });
-      expect(hits.filter((h) => String(h.ref).startsWith(run))).toEqual([expect.objectContaining({ kind: 'broadcast', ref: `${run}-b1`, from: 'scout' })]);
+      expect(hits.filter((h) => String(h.ref).startsWith(run))).toEqual([
+        expect.objectContaining({ kind: 'broadcast', ref: `${run}-b1`, from: 'scout' }),
+      ]);
     });
 
     it('ranks the newest `candidates` matches (exact below that many matches)', async () => {
       await indexMessages('lanterns', [
         msg(0, 'Lantern lantern lantern lantern lantern!'),
-        ...Array.from({ length: 6 }, (_, i) => msg(i + 1, `A long message about the harbour, the nets, the gulls and one lantern, number ${i}.`)),
+        ...Array.from({ length: 6 }, (_, i) =>
+          msg(i + 1, `A long message about the harbour, the nets, the gulls and one lantern, number ${i}.`),
+        ),
       ]);
       expect((await search('lanterns', 'lantern'))[0].ref).toBe(0);
-      const capped = await make({ candidates: 3 }).search(cid('lanterns'), parseQuery('lantern'), { in: 'messages', limit: 20 });
+      const capped = await make({ candidates: 3 }).search(cid('lanterns'), parseQuery('lantern'), {
+        in: 'messages',
+        limit: 20,
+      });
       expect(refs(capped).sort()).toEqual([4, 5, 6]);
     });
 

@@ -56,7 +56,11 @@ export function buildDigest(facts: Fact[], now: Date, maxTokens: number, count: 
   );
   const kept = new Set(live);
   const dropped: DroppedFact[] = [];
-  const textOf = () => live.filter((l) => kept.has(l)).map((l) => l.text).join('\n');
+  const textOf = () =>
+    live
+      .filter((l) => kept.has(l))
+      .map((l) => l.text)
+      .join('\n');
   let text = textOf();
   for (const victim of dropOrder) {
     if (count(text) <= maxTokens) break;

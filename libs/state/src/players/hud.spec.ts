@@ -6,7 +6,15 @@ const count = (t: string) => counter.count(t);
 
 describe('HUD line', () => {
   it('keeps the stats in order, joined by •', () => {
-    const hud = renderHud([{ label: 'HP', value: '12/20' }, { label: 'Gold', value: 35 }, { label: 'Status', value: 'poisoned' }], 40, count);
+    const hud = renderHud(
+      [
+        { label: 'HP', value: '12/20' },
+        { label: 'Gold', value: 35 },
+        { label: 'Status', value: 'poisoned' },
+      ],
+      40,
+      count,
+    );
     expect(hud.text).toBe('HUD: HP 12/20 • Gold 35 • Status poisoned');
     expect(hud.dropped).toEqual([]);
   });

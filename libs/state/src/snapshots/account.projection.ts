@@ -15,7 +15,12 @@ export class AccountProjection implements GameEventProjection {
       if (event.type === 'AccountLoggedIn') {
         const { accountId, agentId } = event.data;
         // The agent's previous account is unbound first: an agent has at most one account.
-        await accounts.createQueryBuilder().update().set({ agentId: null }).where('campaignId = :campaignId AND agentId = :agentId', { campaignId, agentId }).execute();
+        await accounts
+          .createQueryBuilder()
+          .update()
+          .set({ agentId: null })
+          .where('campaignId = :campaignId AND agentId = :agentId', { campaignId, agentId })
+          .execute();
         const row = await accounts.findOneBy({ campaignId, accountId });
         if (row) await accounts.update({ campaignId, accountId }, { agentId });
         else await accounts.insert({ campaignId, accountId, agentId, createdAt: e.recordedAt });

@@ -41,6 +41,8 @@ describe('updateFieldTicks at scale', () => {
 
   it('counts keys at every level and stops past the limit', () => {
     expect(countKeys({ a: { b: 1, c: [{ d: 1 }] } })).toBe(4);
-    expect(countKeys(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, { x: 1 }])), 10)).toBeGreaterThan(10);
+    expect(
+      countKeys(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, { x: 1 }])), 10),
+    ).toBeGreaterThan(10);
   });
 });

@@ -65,7 +65,11 @@ interface PathNode {
  * descendants at `.` boundaries). A trie of dot segments makes it linear in the paths' length; comparing every
  * changed path with every stored one was quadratic.
  */
-export function updateFieldTicks(fieldTicks: Record<string, number | null>, changed: string[], tick: number | null): Record<string, number | null> {
+export function updateFieldTicks(
+  fieldTicks: Record<string, number | null>,
+  changed: string[],
+  tick: number | null,
+): Record<string, number | null> {
   const root: PathNode = { children: new Map() };
   const walk = (path: string, visit?: (node: PathNode) => void): PathNode => {
     let node = root;

@@ -50,14 +50,26 @@ export function currentTick(snapshots: { tick: number | null }[], given: number 
 }
 
 /** True when the stored flag or the tool's maxAgeTicks says the snapshot is stale. */
-export function isStale(s: SnapshotView, rule: ToolRule | undefined, tick: number | null, now: Date, tickSeconds: number): boolean {
+export function isStale(
+  s: SnapshotView,
+  rule: ToolRule | undefined,
+  tick: number | null,
+  now: Date,
+  tickSeconds: number,
+): boolean {
   return s.stale || isOverAge(s, rule?.maxAgeTicks ?? null, tick, now, tickSeconds);
 }
 
 /** The Current Game State section (DESIGN §5): header, one block per tool, stale lines, what to call. */
 export function renderGameState(input: GameStateInput): RenderedGameState {
   const { snapshots, rules, now, tickSeconds } = input;
-  if (snapshots.length === 0) return { title: STATE_TITLE, entries: [{ ref: 'empty', text: 'No game state stored yet.' }], shortened: [], stale: [] };
+  if (snapshots.length === 0)
+    return {
+      title: STATE_TITLE,
+      entries: [{ ref: 'empty', text: 'No game state stored yet.' }],
+      shortened: [],
+      stale: [],
+    };
   const tick = currentTick(snapshots, input.tick);
   const ages = new Map(snapshots.map((s) => [s.tool, ageOf(s.tick, s.capturedAt, tick, now)]));
   const newest = newestAge(snapshots, tick, now);
@@ -66,14 +78,25 @@ export function renderGameState(input: GameStateInput): RenderedGameState {
   const stale = ordered.filter((s) => isStale(s, rules[s.tool], tick, now, tickSeconds)).map((s) => s.tool);
 
   const blocks = ordered.map((s) => {
-    const header = `### ${rules[s.tool]?.title ?? defaultTitle(s.tool)} (${s.tool} — ${recency(ages.get(s.tool)!, tickSeconds)})`;
+    const header =
+      `### ${rules[s.tool]?.title ?? defaultTitle(s.tool)} (${s.tool} — ` +
+      `${recency(ages.get(s.tool)!, tickSeconds)})`;
     const lines = fieldLines(s.content, rules[s.tool]?.fields ?? null);
     return { snapshot: s, header, text: [header, ...lines].join('\n') };
   });
   const entries = [
     { ref: 'last-updated', text: `Last updated: ${recency(newest, tickSeconds, true)}` },
     ...blocks.map((b) => ({ ref: b.snapshot.tool, text: b.text })),
-    ...(stale.length ? [{ ref: 'stale', text: stale.map((t) => `Stale: ${t} is ${ageSpan(ages.get(t)!)} old — refresh before relying on it`).join('\n') }] : []),
+    ...(stale.length
+      ? [
+          {
+            ref: 'stale',
+            text: stale
+              .map((t) => `Stale: ${t} is ${ageSpan(ages.get(t)!)} old — refresh before relying on it`)
+              .join('\n'),
+          },
+        ]
+      : []),
     { ref: 'to-update', text: `To update: call ${(stale.length ? stale : ordered.map((s) => s.tool)).join(', ')}` },
   ];
 
@@ -95,7 +118,8 @@ export function renderGameState(input: GameStateInput): RenderedGameState {
 
 function newestAge(snapshots: SnapshotView[], tick: number | null, now: Date): Age {
   const ticked = snapshots.filter((s) => s.tick !== null);
-  if (tick !== null && ticked.length) return { kind: 'ticks', ticks: Math.max(0, tick - Math.max(...ticked.map((s) => s.tick!))) };
+  if (tick !== null && ticked.length)
+    return { kind: 'ticks', ticks: Math.max(0, tick - Math.max(...ticked.map((s) => s.tick!))) };
   const latest = Math.max(...snapshots.map((s) => Date.parse(s.capturedAt)));
   return { kind: 'wall', seconds: Math.max(0, Math.floor((now.getTime() - latest) / 1000)) };
 }
@@ -122,14 +146,18 @@ function defaultLines(content: unknown): string[] {
   if (!isJsonObject(content)) return [`value: ${scalar(content)}`];
   return Object.entries(content).flatMap(([key, value]) => {
     if (!isJsonObject(value)) return [leafLine(key, value)];
-    return Object.entries(value).map(([sub, v]) => (isJsonObject(v) ? `${key}.${sub}: {${Object.keys(v).length} fields}` : leafLine(`${key}.${sub}`, v)));
+    return Object.entries(value).map(([sub, v]) =>
+      isJsonObject(v) ? `${key}.${sub}: {${Object.keys(v).length} fields}` : leafLine(`${key}.${sub}`, v),
+    );
   });
 }
 
 function pathLines(path: string, value: unknown): string[] {
   if (value === undefined) return [];
   if (!isJsonObject(value)) return [leafLine(path, value)];
-  return Object.entries(value).map(([k, v]) => (isJsonObject(v) ? `${path}.${k}: {${Object.keys(v).length} fields}` : leafLine(`${path}.${k}`, v)));
+  return Object.entries(value).map(([k, v]) =>
+    isJsonObject(v) ? `${path}.${k}: {${Object.keys(v).length} fields}` : leafLine(`${path}.${k}`, v),
+  );
 }
 
 function valueAt(content: unknown, path: string): unknown {
@@ -142,17 +170,19 @@ function valueAt(content: unknown, path: string): unknown {
   return at;
 }
 
-const leafLine = (name: string, value: unknown) => (Array.isArray(value) ? arrayLine(name, value) : `${name}: ${scalar(value)}`);
+const leafLine = (name: string, value: unknown) =>
+  Array.isArray(value) ? arrayLine(name, value) : `${name}: ${scalar(value)}`;
 
 /** `systems: 487 items`, `cargo: 3 items (ore, ice, gas)`. */
 function arrayLine(name: string, items: unknown[]): string {
   const scalars = items.filter((v) => v === null || typeof v !== 'object');
   const shown = scalars.slice(0, FIRST_ITEMS).map((v) => scalar(v, 40));
   const more = scalars.length > FIRST_ITEMS ? ', …' : '';
-  return `${name}: ${items.length} item${items.length === 1 ? '' : 's'}${shown.length ? ` (${shown.join(', ')}${more})` : ''}`;
+  const list = shown.length ? ` (${shown.join(', ')}${more})` : '';
+  return `${name}: ${items.length} item${items.length === 1 ? '' : 's'}${list}`;
 }
 
 function scalar(value: unknown, max = MAX_VALUE_CHARS): string {
-  const text = typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : JSON.stringify(value) ?? 'null';
+  const text = typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : (JSON.stringify(value) ?? 'null');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

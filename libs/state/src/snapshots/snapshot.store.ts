@@ -49,7 +49,12 @@ export class SnapshotStore {
   ) {}
 
   /** Upserts one tool's snapshot; refuses a tick older than the stored one; clears the stale flag. */
-  async put(campaignId: string, accountId: string, tool: string, w: SnapshotWrite): Promise<{ tool: string; tick: number | null; capturedAt: string; bytes: number }> {
+  async put(
+    campaignId: string,
+    accountId: string,
+    tool: string,
+    w: SnapshotWrite,
+  ): Promise<{ tool: string; tick: number | null; capturedAt: string; bytes: number }> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.db.transaction((m) => this.putOnce(m, campaignId, accountId, tool, w));
@@ -66,17 +71,44 @@ export class SnapshotStore {
     const prevTick = prev ? num(prev.tick) : null;
     const tick = w.tick ?? null;
     if (tick !== null && prevTick !== null && tick < prevTick) {
-      throw conflict('SNAPSHOT_OUT_OF_ORDER', `${tool} of account ${accountId} is stored at tick ${prevTick}; tick ${tick} is older`);
+      throw conflict(
+        'SNAPSHOT_OUT_OF_ORDER',
+        `${tool} of account ${accountId} is stored at tick ${prevTick}; tick ${tick} is older`,
+      );
     }
-    const { content, fieldTicks } = w.merge ? mergeInto(prev, tool, w.content, tick) : { content: w.content, fieldTicks: {} };
+    const { content, fieldTicks } = w.merge
+      ? mergeInto(prev, tool, w.content, tick)
+      : { content: w.content, fieldTicks: {} };
     const text = JSON.stringify(content);
     const bytes = Buffer.byteLength(text);
-    if (bytes > MAX_SNAPSHOT_BYTES) throw new DomainError('too_large', 'SNAPSHOT_TOO_LARGE', `${tool} would be ${bytes} bytes; the limit is ${MAX_SNAPSHOT_BYTES}`);
+    if (bytes > MAX_SNAPSHOT_BYTES)
+      throw new DomainError(
+        'too_large',
+        'SNAPSHOT_TOO_LARGE',
+        `${tool} would be ${bytes} bytes; the limit is ${MAX_SNAPSHOT_BYTES}`,
+      );
     const capturedAt = new Date(w.capturedAt ?? this.clock.now()).toISOString();
-    const row = { campaignId, accountId, tool, content: text, bytes, tick, capturedAt, stale: 0, fieldTicks: JSON.stringify(fieldTicks) };
+    const row = {
+      campaignId,
+      accountId,
+      tool,
+      content: text,
+      bytes,
+      tick,
+      capturedAt,
+      stale: 0,
+      fieldTicks: JSON.stringify(fieldTicks),
+    };
     if (prev) await repo.update({ campaignId, accountId, tool }, row);
     else await repo.insert(row);
-    await m.createQueryBuilder().insert().into(AccountRecord).values({ campaignId, accountId, agentId: null, createdAt: capturedAt }).orIgnore().updateEntity(false).execute();
+    await m
+      .createQueryBuilder()
+      .insert()
+      .into(AccountRecord)
+      .values({ campaignId, accountId, agentId: null, createdAt: capturedAt })
+      .orIgnore()
+      .updateEntity(false)
+      .execute();
     return { tool, tick, capturedAt, bytes };
   }
 
@@ -91,10 +123,23 @@ export class SnapshotStore {
         .orderBy('s.tool', 'ASC')
         .getMany();
       const rules = await this.rulesIn(m, campaignId);
-      const views = rows.map((r) => ({ tool: r.tool, tick: num(r.tick), capturedAt: r.capturedAt, stale: r.stale === 1, content: null, bytes: r.bytes }));
+      const views = rows.map((r) => ({
+        tool: r.tool,
+        tick: num(r.tick),
+        capturedAt: r.capturedAt,
+        stale: r.stale === 1,
+        content: null,
+        bytes: r.bytes,
+      }));
       const now = this.clock.now();
       const current = currentTick(views, tick);
-      return views.map((v) => ({ tool: v.tool, tick: v.tick, capturedAt: v.capturedAt, bytes: v.bytes, stale: isStale(v, rules[v.tool], current, now, this.tickSeconds) }));
+      return views.map((v) => ({
+        tool: v.tool,
+        tick: v.tick,
+        capturedAt: v.capturedAt,
+        bytes: v.bytes,
+        stale: isStale(v, rules[v.tool], current, now, this.tickSeconds),
+      }));
     });
   }
 
@@ -112,16 +157,37 @@ export class SnapshotStore {
     });
     if (!found) throw notFound('SNAPSHOT_NOT_FOUND', `account ${accountId} has no ${tool} snapshot`);
     const { row, max, rules } = found;
-    const view = { tool, tick: num(row.tick), capturedAt: row.capturedAt, stale: row.stale === 1, content: JSON.parse(row.content) as unknown };
+    const view = {
+      tool,
+      tick: num(row.tick),
+      capturedAt: row.capturedAt,
+      stale: row.stale === 1,
+      content: JSON.parse(row.content) as unknown,
+    };
     const stale = isStale(view, rules[tool], max, this.clock.now(), this.tickSeconds);
-    return { tool, tick: view.tick, capturedAt: view.capturedAt, stale, fieldTicks: JSON.parse(row.fieldTicks), content: view.content };
+    return {
+      tool,
+      tick: view.tick,
+      capturedAt: view.capturedAt,
+      stale,
+      fieldTicks: JSON.parse(row.fieldTicks),
+      content: view.content,
+    };
   }
 
   /** Everything the Current Game State section needs for one account. */
   async views(campaignId: string, accountId: string): Promise<SnapshotView[]> {
     return this.db.read(async (m) => {
-      const rows = await m.getRepository(GameStateSnapshotRecord).find({ where: { campaignId, accountId }, order: { tool: 'ASC' } });
-      return rows.map((r) => ({ tool: r.tool, tick: num(r.tick), capturedAt: r.capturedAt, stale: r.stale === 1, content: JSON.parse(r.content) as unknown }));
+      const rows = await m
+        .getRepository(GameStateSnapshotRecord)
+        .find({ where: { campaignId, accountId }, order: { tool: 'ASC' } });
+      return rows.map((r) => ({
+        tool: r.tool,
+        tick: num(r.tick),
+        capturedAt: r.capturedAt,
+        stale: r.stale === 1,
+        content: JSON.parse(r.content) as unknown,
+      }));
     });
   }
 
@@ -134,9 +200,23 @@ export class SnapshotStore {
         .select(['s.tool', 's.tick'])
         .where('s.campaignId = :campaignId AND s.accountId = :accountId', { campaignId, accountId })
         .getMany();
-      const marked = toolsMarkedBy(action, tick, rows.map((r) => ({ tool: r.tool, tick: num(r.tick) })), await this.rulesIn(m, campaignId));
+      const marked = toolsMarkedBy(
+        action,
+        tick,
+        rows.map((r) => ({ tool: r.tool, tick: num(r.tick) })),
+        await this.rulesIn(m, campaignId),
+      );
       if (marked.length) {
-        await repo.createQueryBuilder().update().set({ stale: 1 }).where('campaignId = :campaignId AND accountId = :accountId AND tool IN (:...marked)', { campaignId, accountId, marked }).execute();
+        await repo
+          .createQueryBuilder()
+          .update()
+          .set({ stale: 1 })
+          .where('campaignId = :campaignId AND accountId = :accountId AND tool IN (:...marked)', {
+            campaignId,
+            accountId,
+            marked,
+          })
+          .execute();
       }
       return marked;
     });
@@ -182,7 +262,9 @@ export class SnapshotStore {
 
   /** Accounts known to the campaign (by login or by a snapshot), with their bound agent. */
   async accounts(campaignId: string): Promise<AccountView[]> {
-    const rows = await this.db.read((m) => m.getRepository(AccountRecord).find({ where: { campaignId }, order: { accountId: 'ASC' } }));
+    const rows = await this.db.read((m) =>
+      m.getRepository(AccountRecord).find({ where: { campaignId }, order: { accountId: 'ASC' } }),
+    );
     return rows.map((r) => ({ account: r.accountId, agentId: r.agentId }));
   }
 
@@ -196,7 +278,11 @@ export class SnapshotStore {
       if (o.account !== undefined) {
         const row = await accounts.findOneBy({ campaignId, accountId: o.account });
         if (!row) return null;
-        if (row.agentId === null && !(await m.getRepository(GameStateSnapshotRecord).existsBy({ campaignId, accountId: o.account }))) return null;
+        if (
+          row.agentId === null &&
+          !(await m.getRepository(GameStateSnapshotRecord).existsBy({ campaignId, accountId: o.account }))
+        )
+          return null;
         return { account: row.accountId, agentId: row.agentId };
       }
       if (o.agentId !== undefined) {
@@ -209,7 +295,11 @@ export class SnapshotStore {
 
   /** §8: whether the campaign ever had a game account (logged in, or holding snapshots). */
   async hasAccounts(campaignId: string): Promise<boolean> {
-    return this.db.read(async (m) => (await m.getRepository(AccountRecord).existsBy({ campaignId })) || (await m.getRepository(GameStateSnapshotRecord).existsBy({ campaignId })));
+    return this.db.read(
+      async (m) =>
+        (await m.getRepository(AccountRecord).existsBy({ campaignId })) ||
+        (await m.getRepository(GameStateSnapshotRecord).existsBy({ campaignId })),
+    );
   }
 
   private forUpdate(): Pick<FindOneOptions, 'lock'> {
@@ -220,10 +310,19 @@ export class SnapshotStore {
 /** A merge write: the stored snapshot with `patch` merged in, and the tick of each field it changed. */
 function mergeInto(prev: GameStateSnapshotRecord | null, tool: string, patch: unknown, tick: number | null) {
   if (!isJsonObject(patch)) throw invalid('MERGE_CONTENT_NOT_OBJECT', 'merge needs content that is a JSON object');
-  if (countKeys(patch) > MAX_MERGE_KEYS) throw invalid('MERGE_TOO_LARGE', `a merge may carry at most ${MAX_MERGE_KEYS} keys; write the whole snapshot without merge`);
+  if (countKeys(patch) > MAX_MERGE_KEYS)
+    throw invalid(
+      'MERGE_TOO_LARGE',
+      `a merge may carry at most ${MAX_MERGE_KEYS} keys; write the whole snapshot without merge`,
+    );
   const base: unknown = prev ? JSON.parse(prev.content) : {};
-  if (!isJsonObject(base)) throw invalid('MERGE_TARGET_NOT_OBJECT', `the stored ${tool} is not a JSON object; write it without merge first`);
+  if (!isJsonObject(base))
+    throw invalid('MERGE_TARGET_NOT_OBJECT', `the stored ${tool} is not a JSON object; write it without merge first`);
   const merged = deepMerge(base, patch);
-  const fieldTicks: Record<string, number | null> = updateFieldTicks(prev ? JSON.parse(prev.fieldTicks) : {}, merged.changed, tick);
+  const fieldTicks: Record<string, number | null> = updateFieldTicks(
+    prev ? JSON.parse(prev.fieldTicks) : {},
+    merged.changed,
+    tick,
+  );
   return { content: merged.content as unknown, fieldTicks };
 }

@@ -1,6 +1,13 @@
 import { invalidatingActions, isOverAge, toolsMarkedBy, ToolRule } from './staleness';
 
-const rule = (tool: string, r: Partial<ToolRule>): ToolRule => ({ tool, title: null, fields: null, invalidatedBy: null, maxAgeTicks: null, ...r });
+const rule = (tool: string, r: Partial<ToolRule>): ToolRule => ({
+  tool,
+  title: null,
+  fields: null,
+  invalidatedBy: null,
+  maxAgeTicks: null,
+  ...r,
+});
 
 describe('staleness rules', () => {
   it('applies the seed defaults', () => {
@@ -14,7 +21,10 @@ describe('staleness rules', () => {
   });
 
   it('a configured invalidatedBy replaces that tool’s defaults only', () => {
-    const rules = { get_status: rule('get_status', { invalidatedBy: ['dock'] }), get_map: rule('get_map', { invalidatedBy: ['travel'] }) };
+    const rules = {
+      get_status: rule('get_status', { invalidatedBy: ['dock'] }),
+      get_map: rule('get_map', { invalidatedBy: ['travel'] }),
+    };
     expect(invalidatingActions('get_status', rules.get_status)).toEqual(['dock']);
     const stored = ['get_status', 'get_map', 'get_poi'].map((tool) => ({ tool, tick: 1 }));
     expect(toolsMarkedBy('travel', null, stored, rules)).toEqual(['get_map', 'get_poi']);

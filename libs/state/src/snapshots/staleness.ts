@@ -33,7 +33,12 @@ export interface StoredToolTick {
  * The stored tools an action marks stale. A snapshot taken after the action's tick already
  * shows its effect and stays fresh.
  */
-export function toolsMarkedBy(action: string, actionTick: number | null, stored: StoredToolTick[], rules: Record<string, ToolRule>): string[] {
+export function toolsMarkedBy(
+  action: string,
+  actionTick: number | null,
+  stored: StoredToolTick[],
+  rules: Record<string, ToolRule>,
+): string[] {
   return stored
     .filter((s) => invalidatingActions(s.tool, rules[s.tool]).includes(action))
     .filter((s) => actionTick === null || s.tick === null || s.tick <= actionTick)

@@ -85,7 +85,8 @@ export class UsageLedger {
         const ids = writtenIds.slice(i, i + 500);
         await sql(
           m,
-          `UPDATE model_calls SET outcome = 'abandoned' WHERE outcome = 'pending' AND id IN (${placeholders(ids.length)})`,
+          `UPDATE model_calls SET outcome = 'abandoned' WHERE outcome = 'pending' AND id IN ` +
+            `(${placeholders(ids.length)})`,
           ids,
         );
       }

@@ -11,7 +11,11 @@ import { callerOf } from '../caller';
 import { SEARCH_LIMIT } from './search.controller';
 
 const broadcastBody = z.strictObject({
-  content: z.string().min(1).max(LIMITS.contentChars).refine((s) => s.trim().length > 0, 'must not be blank'),
+  content: z
+    .string()
+    .min(1)
+    .max(LIMITS.contentChars)
+    .refine((s) => s.trim().length > 0, 'must not be blank'),
   from: idSchema,
 });
 
@@ -28,21 +32,62 @@ export class BroadcastsController {
   constructor(@Inject(BroadcastService) private readonly broadcasts: BroadcastService) {}
 
   @Post()
-  @ApiRoute('Post an agent-to-agent announcement (no campaign)', { schema: R.broadcastResponse, operationId: 'postBroadcast', status: 201, example: { id: '5f0c…', content: 'Pirates spotted near Vega', from: 'agent-7', at: '2026-11-23T07:30:00.000Z' } }, [400, 413, 422])
+  @ApiRoute(
+    'Post an agent-to-agent announcement (no campaign)',
+    {
+      schema: R.broadcastResponse,
+      operationId: 'postBroadcast',
+      status: 201,
+      example: { id: '5f0c…', content: 'Pirates spotted near Vega', from: 'agent-7', at: '2026-11-23T07:30:00.000Z' },
+    },
+    [400, 413, 422],
+  )
   @ApiZodBody(broadcastBody)
   @HttpCode(201)
-  async post(@Body() body: unknown, @Req() req: FastifyRequest, @WriteMeta({ scope: 'broadcasts' }) write: RequestWriteMeta) {
+  async post(
+    @Body() body: unknown,
+    @Req() req: FastifyRequest,
+    @WriteMeta({ scope: 'broadcasts' }) write: RequestWriteMeta,
+  ) {
     const dto = parse(broadcastBody, body);
     const meta = write.resolve();
-    const out = await this.broadcasts.post(dto, { idempotency: meta.idempotency, metadata: meta.metadata, keyScope: callerOf(req).scopeKey });
+    const out = await this.broadcasts.post(dto, {
+      idempotency: meta.idempotency,
+      metadata: meta.metadata,
+      keyScope: callerOf(req).scopeKey,
+    });
     return new WriteAnswer(out.body, out.replayed);
   }
 
   @Get()
-  @ApiRoute('Broadcasts, newest first, or ranked by q', { schema: R.broadcastsResponse, operationId: 'listBroadcasts', status: 200, example: { items: [{ kind: 'broadcast', ref: '5f0c…', id: '5f0c…', content: 'Pirates spotted near Vega', from: 'agent-7', snippet: '«Pirates» spotted near Vega', score: 3.2, at: '2026-11-23T07:30:00.000Z' }] } })
+  @ApiRoute('Broadcasts, newest first, or ranked by q', {
+    schema: R.broadcastsResponse,
+    operationId: 'listBroadcasts',
+    status: 200,
+    example: {
+      items: [
+        {
+          kind: 'broadcast',
+          ref: '5f0c…',
+          id: '5f0c…',
+          content: 'Pirates spotted near Vega',
+          from: 'agent-7',
+          snippet: '«Pirates» spotted near Vega',
+          score: 3.2,
+          at: '2026-11-23T07:30:00.000Z',
+        },
+      ],
+    },
+  })
   @ApiZodQuery(listQuery)
   async list(@Query() query: unknown, @Req() req: FastifyRequest) {
     const q = parse(listQuery, query);
-    return { items: await this.broadcasts.list({ q: q.q, limit: q.limit ?? SEARCH_LIMIT.default, keyScope: callerOf(req).scopeKey }) };
+    return {
+      items: await this.broadcasts.list({
+        q: q.q,
+        limit: q.limit ?? SEARCH_LIMIT.default,
+        keyScope: callerOf(req).scopeKey,
+      }),
+    };
   }
 }

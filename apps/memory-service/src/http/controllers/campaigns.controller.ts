@@ -48,31 +48,78 @@ export class CampaignsController {
 
   @Post()
   @HttpCode(201)
-  @ApiRoute('Create a campaign (the party starts nowhere)', { schema: R.campaignResponse, operationId: 'createCampaign', status: 201, example: { ...CAMPAIGN_EXAMPLE, version: 1, processedVersion: 0 } }, [400, 409, 413, 422])
-  create(@Body({ schema: createCampaignBody }) dto: z.infer<typeof createCampaignBody>, @WriteMeta({ scope: 'campaigns' }) meta: RequestWriteMeta) {
+  @ApiRoute(
+    'Create a campaign (the party starts nowhere)',
+    {
+      schema: R.campaignResponse,
+      operationId: 'createCampaign',
+      status: 201,
+      example: { ...CAMPAIGN_EXAMPLE, version: 1, processedVersion: 0 },
+    },
+    [400, 409, 413, 422],
+  )
+  create(
+    @Body({ schema: createCampaignBody }) dto: z.infer<typeof createCampaignBody>,
+    @WriteMeta({ scope: 'campaigns' }) meta: RequestWriteMeta,
+  ) {
     const command = { type: 'CreateCampaign', name: dto.name, perRoleMemory: dto.perRoleMemory } as const;
-    return runCommand(this.commands, dto.id ?? newId(), command, meta, (r) => campaignView(r.campaign, 0, emptyCursors()));
+    return runCommand(this.commands, dto.id ?? newId(), command, meta, (r) =>
+      campaignView(r.campaign, 0, emptyCursors()),
+    );
   }
 
   @Get()
   @ApiZodQuery(campaignsQuery)
-  @ApiRoute('Campaigns by id after an exclusive id (only those the API key may reach)', {
-    schema: R.campaignsResponse,
-    operationId: 'listCampaigns',
-    status: 200,
-    example: { items: [{ id: 'saltmere', name: 'The Smugglers of Saltmere', version: 9, processedVersion: 9, parent: null, createdAt: '2026-11-23T07:20:00.000Z' }] },
-  }, [400])
+  @ApiRoute(
+    'Campaigns by id after an exclusive id (only those the API key may reach)',
+    {
+      schema: R.campaignsResponse,
+      operationId: 'listCampaigns',
+      status: 200,
+      example: {
+        items: [
+          {
+            id: 'saltmere',
+            name: 'The Smugglers of Saltmere',
+            version: 9,
+            processedVersion: 9,
+            parent: null,
+            createdAt: '2026-11-23T07:20:00.000Z',
+          },
+        ],
+      },
+    },
+    [400],
+  )
   async list(@Query({ schema: campaignsQuery }) q: z.infer<typeof campaignsQuery>, @Req() req: FastifyRequest) {
-    const items = await this.campaigns.list({ after: q.after, limit: q.limit ?? 50, visible: campaignFilterOf(req) ?? undefined });
+    const items = await this.campaigns.list({
+      after: q.after,
+      limit: q.limit ?? 50,
+      visible: campaignFilterOf(req) ?? undefined,
+    });
     const at = await this.checkpoints.getMany(items.map((c) => c.id));
     // Forks (DESIGN §10) will fill `parent`; until then every campaign is a root. The checkpoint, read after the
     // version, may be further on: capped, it says what was true of that version.
     const processed = (id: string, version: number) => Math.min(at.get(id)?.processedVersion ?? 0, version);
-    return { items: items.map((c) => ({ id: c.id, name: c.name, version: c.version, processedVersion: processed(c.id, c.version), parent: null, createdAt: c.createdAt })) };
+    return {
+      items: items.map((c) => ({
+        id: c.id,
+        name: c.name,
+        version: c.version,
+        processedVersion: processed(c.id, c.version),
+        parent: null,
+        createdAt: c.createdAt,
+      })),
+    };
   }
 
   @Get(':cid')
-  @ApiRoute('Campaign state, versions and memory cursors', { schema: R.campaignResponse, operationId: 'getCampaign', status: 200, example: CAMPAIGN_EXAMPLE })
+  @ApiRoute('Campaign state, versions and memory cursors', {
+    schema: R.campaignResponse,
+    operationId: 'getCampaign',
+    status: 200,
+    example: CAMPAIGN_EXAMPLE,
+  })
   async get(@Param('cid', { schema: idSchema }) cid: string) {
     // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
     const { processedVersion } = await this.checkpoints.get(cid);
@@ -81,17 +128,38 @@ export class CampaignsController {
   }
 
   @Put(':cid/settings')
-  @ApiRoute('Change campaign settings (perRoleMemory)', { schema: R.settingsResponse, operationId: 'changeSettings', status: 200, example: { version: 4, settings: { perRoleMemory: true } } }, WRITE_ERRORS)
+  @ApiRoute(
+    'Change campaign settings (perRoleMemory)',
+    {
+      schema: R.settingsResponse,
+      operationId: 'changeSettings',
+      status: 200,
+      example: { version: 4, settings: { perRoleMemory: true } },
+    },
+    WRITE_ERRORS,
+  )
   settings(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: settingsBody }) dto: z.infer<typeof settingsBody>,
     @WriteMeta() meta: RequestWriteMeta,
   ) {
-    return runCommand(this.commands, cid, { type: 'ChangeSettings', ...dto }, meta, (r) => ({ version: r.version, settings: r.settings }));
+    return runCommand(this.commands, cid, { type: 'ChangeSettings', ...dto }, meta, (r) => ({
+      version: r.version,
+      settings: r.settings,
+    }));
   }
 
   @Put(':cid/locations/:lid')
-  @ApiRoute('Register or update a location', { schema: R.locationResponse, operationId: 'putLocation', status: 200, example: { version: 2, location: CAMPAIGN_EXAMPLE.locations[0] } }, WRITE_ERRORS)
+  @ApiRoute(
+    'Register or update a location',
+    {
+      schema: R.locationResponse,
+      operationId: 'putLocation',
+      status: 200,
+      example: { version: 2, location: CAMPAIGN_EXAMPLE.locations[0] },
+    },
+    WRITE_ERRORS,
+  )
   putLocation(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('lid', { schema: idSchema }) lid: string,
@@ -103,24 +171,56 @@ export class CampaignsController {
   }
 
   @Put(':cid/npcs/:nid')
-  @ApiRoute('Register or update an NPC (locationId null = nowhere; a move is an update)', { schema: R.npcResponse, operationId: 'putNpc', status: 200, example: { version: 3, npc: CAMPAIGN_EXAMPLE.npcs[0] } }, WRITE_ERRORS)
+  @ApiRoute(
+    'Register or update an NPC (locationId null = nowhere; a move is an update)',
+    {
+      schema: R.npcResponse,
+      operationId: 'putNpc',
+      status: 200,
+      example: { version: 3, npc: CAMPAIGN_EXAMPLE.npcs[0] },
+    },
+    WRITE_ERRORS,
+  )
   putNpc(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('nid', { schema: idSchema }) nid: string,
     @Body({ schema: npcBody }) dto: z.infer<typeof npcBody>,
     @WriteMeta() meta: RequestWriteMeta,
   ) {
-    return runCommand(this.commands, cid, { type: 'PutNpc', npcId: nid, ...dto }, meta, (r) => ({ version: r.version, npc: r.npc }));
+    return runCommand(this.commands, cid, { type: 'PutNpc', npcId: nid, ...dto }, meta, (r) => ({
+      version: r.version,
+      npc: r.npc,
+    }));
   }
 
   @Put(':cid/quests/:qid')
-  @ApiRoute('Register or update a quest and its objectives', { schema: R.questResponse, operationId: 'putQuest', status: 200, example: { version: 4, quest: { id: 'relic', name: 'The Drowned Relic', completed: false, objectives: [{ id: 'find-map', name: 'Find the map', completed: false }] } } }, WRITE_ERRORS)
+  @ApiRoute(
+    'Register or update a quest and its objectives',
+    {
+      schema: R.questResponse,
+      operationId: 'putQuest',
+      status: 200,
+      example: {
+        version: 4,
+        quest: {
+          id: 'relic',
+          name: 'The Drowned Relic',
+          completed: false,
+          objectives: [{ id: 'find-map', name: 'Find the map', completed: false }],
+        },
+      },
+    },
+    WRITE_ERRORS,
+  )
   putQuest(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('qid', { schema: idSchema }) qid: string,
     @Body({ schema: questBody }) dto: z.infer<typeof questBody>,
     @WriteMeta() meta: RequestWriteMeta,
   ) {
-    return runCommand(this.commands, cid, { type: 'PutQuest', questId: qid, ...dto }, meta, (r) => ({ version: r.version, quest: r.quest }));
+    return runCommand(this.commands, cid, { type: 'PutQuest', questId: qid, ...dto }, meta, (r) => ({
+      version: r.version,
+      quest: r.quest,
+    }));
   }
 }

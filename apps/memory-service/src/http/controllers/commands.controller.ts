@@ -3,11 +3,22 @@ import { CommandBus } from '@nestjs/cqrs';
 import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
-import { changeLocationBody, completeObjectiveBody, completeQuestBody, emptyBody, progressActBody, updateLocationStateBody } from '../dto/campaign.dto';
+import {
+  changeLocationBody,
+  completeObjectiveBody,
+  completeQuestBody,
+  emptyBody,
+  progressActBody,
+  updateLocationStateBody,
+} from '../dto/campaign.dto';
 import { idSchema } from '../validation';
 import { RequestWriteMeta, runCommand, versionOnly, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 
-const ACCEPTED = { status: 202, example: { version: 12 }, description: 'Accepted; memories follow asynchronously (see processedVersion)' };
+const ACCEPTED = {
+  status: 202,
+  example: { version: 12 },
+  description: 'Accepted; memories follow asynchronously (see processedVersion)',
+};
 
 /** POST /v1/campaigns/:cid/commands/<name> → 202 {version}. */
 @ApiTags('commands')
@@ -18,7 +29,11 @@ export class CommandsController {
 
   @Post('change-location')
   @HttpCode(202)
-  @ApiRoute('Move the party; leaving a location records its location and NPC memories', { ...ACCEPTED, schema: R.versionOnly, operationId: 'changeLocation' }, WRITE_ERRORS)
+  @ApiRoute(
+    'Move the party; leaving a location records its location and NPC memories',
+    { ...ACCEPTED, schema: R.versionOnly, operationId: 'changeLocation' },
+    WRITE_ERRORS,
+  )
   changeLocation(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: changeLocationBody }) dto: z.infer<typeof changeLocationBody>,
@@ -29,7 +44,11 @@ export class CommandsController {
 
   @Post('complete-objective')
   @HttpCode(202)
-  @ApiRoute('Complete a quest objective (world memory objective_completed)', { ...ACCEPTED, schema: R.versionOnly, operationId: 'completeObjective' }, WRITE_ERRORS)
+  @ApiRoute(
+    'Complete a quest objective (world memory objective_completed)',
+    { ...ACCEPTED, schema: R.versionOnly, operationId: 'completeObjective' },
+    WRITE_ERRORS,
+  )
   completeObjective(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: completeObjectiveBody }) dto: z.infer<typeof completeObjectiveBody>,
@@ -40,7 +59,11 @@ export class CommandsController {
 
   @Post('complete-quest')
   @HttpCode(202)
-  @ApiRoute('Complete a quest (world memory quest_completed)', { ...ACCEPTED, schema: R.versionOnly, operationId: 'completeQuest' }, WRITE_ERRORS)
+  @ApiRoute(
+    'Complete a quest (world memory quest_completed)',
+    { ...ACCEPTED, schema: R.versionOnly, operationId: 'completeQuest' },
+    WRITE_ERRORS,
+  )
   completeQuest(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: completeQuestBody }) dto: z.infer<typeof completeQuestBody>,
@@ -51,7 +74,11 @@ export class CommandsController {
 
   @Post('progress-act')
   @HttpCode(202)
-  @ApiRoute('Move the story to a new act (world memory act_progressed)', { ...ACCEPTED, schema: R.versionOnly, operationId: 'progressAct' }, WRITE_ERRORS)
+  @ApiRoute(
+    'Move the story to a new act (world memory act_progressed)',
+    { ...ACCEPTED, schema: R.versionOnly, operationId: 'progressAct' },
+    WRITE_ERRORS,
+  )
   progressAct(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: progressActBody }) dto: z.infer<typeof progressActBody>,
@@ -62,7 +89,11 @@ export class CommandsController {
 
   @Post('update-location-state')
   @HttpCode(202)
-  @ApiRoute('Change a danger level and/or complete an encounter (CLEARED and encounters are world memories)', { ...ACCEPTED, schema: R.versionOnly, operationId: 'updateLocationState' }, WRITE_ERRORS)
+  @ApiRoute(
+    'Change a danger level and/or complete an encounter (CLEARED and encounters are world memories)',
+    { ...ACCEPTED, schema: R.versionOnly, operationId: 'updateLocationState' },
+    WRITE_ERRORS,
+  )
   updateLocationState(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: updateLocationStateBody }) dto: z.infer<typeof updateLocationStateBody>,
@@ -73,7 +104,11 @@ export class CommandsController {
 
   @Post('end-round')
   @HttpCode(202)
-  @ApiRoute('End the current round (messages after it belong to the next round)', { ...ACCEPTED, schema: R.endRoundResponse, operationId: 'endRound', example: { version: 13, round: 2 } }, WRITE_ERRORS)
+  @ApiRoute(
+    'End the current round (messages after it belong to the next round)',
+    { ...ACCEPTED, schema: R.endRoundResponse, operationId: 'endRound', example: { version: 13, round: 2 } },
+    WRITE_ERRORS,
+  )
   endRound(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: emptyBody }) _dto: unknown,

@@ -23,10 +23,24 @@ export class GameStateController {
     @Inject(SnapshotStore) private readonly snapshots: SnapshotStore,
   ) {}
 
-  @ApiRoute('Store the latest result of a game tool for an account (merge: true deep-merges partial tools)', { schema: R.putSnapshotResponse, operationId: 'putSnapshot', status: 200, example: { tool: 'get_status', tick: 102, capturedAt: '2026-11-23T07:30:00.000Z', bytes: 812 } }, [400, 404, 409, 413])
+  @ApiRoute(
+    'Store the latest result of a game tool for an account (merge: true deep-merges partial tools)',
+    {
+      schema: R.putSnapshotResponse,
+      operationId: 'putSnapshot',
+      status: 200,
+      example: { tool: 'get_status', tick: 102, capturedAt: '2026-11-23T07:30:00.000Z', bytes: 812 },
+    },
+    [400, 404, 409, 413],
+  )
   @ApiZodBody(snapshotBody)
   @Put('accounts/:acc/snapshots/:tool')
-  async putSnapshot(@Param('cid') cid: string, @Param('acc') acc: string, @Param('tool') tool: string, @Body() body: unknown) {
+  async putSnapshot(
+    @Param('cid') cid: string,
+    @Param('acc') acc: string,
+    @Param('tool') tool: string,
+    @Body() body: unknown,
+  ) {
     this.ids(cid, acc, tool);
     checkTick(body);
     const dto = parse(snapshotBody, body);
@@ -34,7 +48,14 @@ export class GameStateController {
     return this.snapshots.put(cid, acc, tool, dto);
   }
 
-  @ApiRoute('The account\'s stored tools with age and staleness', { schema: R.snapshotsResponse, operationId: 'listSnapshots', status: 200, example: { items: [{ tool: 'get_status', tick: 102, capturedAt: '2026-11-23T07:30:00.000Z', bytes: 812, stale: false }] } })
+  @ApiRoute("The account's stored tools with age and staleness", {
+    schema: R.snapshotsResponse,
+    operationId: 'listSnapshots',
+    status: 200,
+    example: {
+      items: [{ tool: 'get_status', tick: 102, capturedAt: '2026-11-23T07:30:00.000Z', bytes: 812, stale: false }],
+    },
+  })
   @ApiZodQuery(listQuery)
   @Get('accounts/:acc/snapshots')
   async listSnapshots(@Param('cid') cid: string, @Param('acc') acc: string, @Query() query: unknown) {
@@ -44,7 +65,19 @@ export class GameStateController {
     return { items: await this.snapshots.list(cid, acc, q.tick ?? null) };
   }
 
-  @ApiRoute('One stored tool result with per-field update ticks', { schema: R.snapshotResponse, operationId: 'getSnapshot', status: 200, example: { tool: 'get_status', tick: 102, capturedAt: '2026-11-23T07:30:00.000Z', stale: false, fieldTicks: { 'player.credits': 102 }, content: { player: { credits: 1200 } } } })
+  @ApiRoute('One stored tool result with per-field update ticks', {
+    schema: R.snapshotResponse,
+    operationId: 'getSnapshot',
+    status: 200,
+    example: {
+      tool: 'get_status',
+      tick: 102,
+      capturedAt: '2026-11-23T07:30:00.000Z',
+      stale: false,
+      fieldTicks: { 'player.credits': 102 },
+      content: { player: { credits: 1200 } },
+    },
+  })
   @Get('accounts/:acc/snapshots/:tool')
   async getSnapshot(@Param('cid') cid: string, @Param('acc') acc: string, @Param('tool') tool: string) {
     this.ids(cid, acc, tool);
@@ -52,7 +85,12 @@ export class GameStateController {
     return this.snapshots.get(cid, acc, tool);
   }
 
-  @ApiRoute('Report a game action; marks the tools it invalidates as stale', { schema: R.actionResponse, operationId: 'reportAction', status: 200, example: { stale: ['get_status', 'get_system'] } })
+  @ApiRoute('Report a game action; marks the tools it invalidates as stale', {
+    schema: R.actionResponse,
+    operationId: 'reportAction',
+    status: 200,
+    example: { stale: ['get_status', 'get_system'] },
+  })
   @ApiZodBody(actionBody)
   @Post('accounts/:acc/actions')
   @HttpCode(200)
@@ -64,27 +102,69 @@ export class GameStateController {
     return { stale: await this.snapshots.act(cid, acc, dto.action, dto.tick ?? null) };
   }
 
-  @ApiRoute('Bind an agent to the account (last login wins)', { schema: R.loginResponse, operationId: 'logIn', status: 200, example: { version: 7, account: 'acc-1', agentId: 'agent-1', previousAccount: null } }, [400, 404, 409, 412, 413, 422])
+  @ApiRoute(
+    'Bind an agent to the account (last login wins)',
+    {
+      schema: R.loginResponse,
+      operationId: 'logIn',
+      status: 200,
+      example: { version: 7, account: 'acc-1', agentId: 'agent-1', previousAccount: null },
+    },
+    [400, 404, 409, 412, 413, 422],
+  )
   @ApiZodBody(loginBody)
   @Post(['accounts/:acc/login', 'accounts/:acc/register'])
   @HttpCode(200)
-  login(@Param('cid') cid: string, @Param('acc') acc: string, @Body() body: unknown, @WriteMeta() meta: RequestWriteMeta) {
+  login(
+    @Param('cid') cid: string,
+    @Param('acc') acc: string,
+    @Body() body: unknown,
+    @WriteMeta() meta: RequestWriteMeta,
+  ) {
     this.ids(cid, acc);
     const dto = parse(loginBody, body);
     const command = { type: 'LogInAccount', accountId: acc, agentId: dto.agentId } as const;
-    return runCommand(this.commands, cid, command, meta, (r) => ({ version: r.version, account: acc, agentId: dto.agentId, previousAccount: r.previousAccount }));
+    return runCommand(this.commands, cid, command, meta, (r) => ({
+      version: r.version,
+      account: acc,
+      agentId: dto.agentId,
+      previousAccount: r.previousAccount,
+    }));
   }
 
-  @ApiRoute('Log out: deletes this account\'s snapshots and unbinds its agent', { schema: R.logoutResponse, operationId: 'logOut', status: 200, example: { version: 8, account: 'acc-1', loggedOut: true } }, [400, 404, 409, 412, 413, 422])
+  @ApiRoute(
+    "Log out: deletes this account's snapshots and unbinds its agent",
+    {
+      schema: R.logoutResponse,
+      operationId: 'logOut',
+      status: 200,
+      example: { version: 8, account: 'acc-1', loggedOut: true },
+    },
+    [400, 404, 409, 412, 413, 422],
+  )
   @Post('accounts/:acc/logout')
   @HttpCode(200)
-  logout(@Param('cid') cid: string, @Param('acc') acc: string, @Body() body: unknown, @WriteMeta() meta: RequestWriteMeta) {
+  logout(
+    @Param('cid') cid: string,
+    @Param('acc') acc: string,
+    @Body() body: unknown,
+    @WriteMeta() meta: RequestWriteMeta,
+  ) {
     this.ids(cid, acc);
     parse(emptyBody, body);
-    return runCommand(this.commands, cid, { type: 'LogOutAccount', accountId: acc }, meta, (r) => ({ version: r.version, account: acc, loggedOut: true }));
+    return runCommand(this.commands, cid, { type: 'LogOutAccount', accountId: acc }, meta, (r) => ({
+      version: r.version,
+      account: acc,
+      loggedOut: true,
+    }));
   }
 
-  @ApiRoute('Accounts of the campaign and their bound agents', { schema: R.accountsResponse, operationId: 'listAccounts', status: 200, example: { items: [{ account: 'acc-1', agentId: 'agent-1' }] } })
+  @ApiRoute('Accounts of the campaign and their bound agents', {
+    schema: R.accountsResponse,
+    operationId: 'listAccounts',
+    status: 200,
+    example: { items: [{ account: 'acc-1', agentId: 'agent-1' }] },
+  })
   @Get('accounts')
   async accounts(@Param('cid') cid: string) {
     pathId(cid, 'campaign id');
@@ -92,7 +172,12 @@ export class GameStateController {
     return { items: await this.snapshots.accounts(cid) };
   }
 
-  @ApiRoute('Configure a snapshot tool: title, fields, invalidatedBy, maxAgeTicks', { schema: R.toolRuleResponse, operationId: 'putSnapshotTool', status: 200, example: { tool: 'get_map', title: 'Galaxy map', fields: ['systems'], invalidatedBy: ['jump'], maxAgeTicks: 50 } })
+  @ApiRoute('Configure a snapshot tool: title, fields, invalidatedBy, maxAgeTicks', {
+    schema: R.toolRuleResponse,
+    operationId: 'putSnapshotTool',
+    status: 200,
+    example: { tool: 'get_map', title: 'Galaxy map', fields: ['systems'], invalidatedBy: ['jump'], maxAgeTicks: 50 },
+  })
   @ApiZodBody(toolRuleBody)
   @Put('snapshot-tools/:tool')
   async putToolRule(@Param('cid') cid: string, @Param('tool') tool: string, @Body() body: unknown) {
@@ -100,10 +185,23 @@ export class GameStateController {
     pathId(tool, 'tool');
     const dto = parse(toolRuleBody, body);
     await this.campaigns.get(cid);
-    return this.snapshots.putRule(cid, { tool, title: dto.title ?? null, fields: dto.fields ?? null, invalidatedBy: dto.invalidatedBy ?? null, maxAgeTicks: dto.maxAgeTicks ?? null });
+    return this.snapshots.putRule(cid, {
+      tool,
+      title: dto.title ?? null,
+      fields: dto.fields ?? null,
+      invalidatedBy: dto.invalidatedBy ?? null,
+      maxAgeTicks: dto.maxAgeTicks ?? null,
+    });
   }
 
-  @ApiRoute('Configured snapshot tools', { schema: R.toolRulesResponse, operationId: 'listSnapshotTools', status: 200, example: { items: [{ tool: 'get_map', title: 'Galaxy map', fields: ['systems'], invalidatedBy: ['jump'], maxAgeTicks: 50 }] } })
+  @ApiRoute('Configured snapshot tools', {
+    schema: R.toolRulesResponse,
+    operationId: 'listSnapshotTools',
+    status: 200,
+    example: {
+      items: [{ tool: 'get_map', title: 'Galaxy map', fields: ['systems'], invalidatedBy: ['jump'], maxAgeTicks: 50 }],
+    },
+  })
   @Get('snapshot-tools')
   async toolRules(@Param('cid') cid: string) {
     pathId(cid, 'campaign id');

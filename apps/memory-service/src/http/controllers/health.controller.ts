@@ -25,7 +25,11 @@ export class HealthController {
   @Get()
   // Terminus would load @nestjs/swagger at boot to document it; ApiRoute documents it lazily instead.
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
-  @ApiRoute('Liveness with a database check', { status: 200, schema: R.livenessResponse, operationId: 'getHealth' }, [503])
+  @ApiRoute(
+    'Liveness with a database check',
+    { status: 200, schema: R.livenessResponse, operationId: 'getHealth' },
+    [503],
+  )
   liveness() {
     return this.health.check([
       async () => {
@@ -42,7 +46,11 @@ export class HealthController {
 
   /** Readiness: database reachable, worker running, the leases this replica holds, worker lag; 503 when not ready. */
   @Get('ready')
-  @ApiRoute('Readiness: database, memory worker, this replica and its leases, worker lag', { status: 200, schema: R.readinessResponse, operationId: 'getReadiness' }, [])
+  @ApiRoute(
+    'Readiness: database, memory worker, this replica and its leases, worker lag',
+    { status: 200, schema: R.readinessResponse, operationId: 'getReadiness' },
+    [],
+  )
   @ApiZodResponse(503, 'Not ready (database down or worker stopped)', R.readinessResponse)
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const lag = await this.workerLag().catch(() => null);
@@ -50,7 +58,12 @@ export class HealthController {
     const worker = this.worker.isRunning() ? 'running' : 'stopped';
     const ok = database === 'up' && worker === 'running';
     if (!ok) void reply.status(503);
-    return { status: ok ? 'ok' : 'unavailable', database, worker, replica: this.replica.snapshot(lag ?? { campaigns: 0, events: 0 }) };
+    return {
+      status: ok ? 'ok' : 'unavailable',
+      database,
+      worker,
+      replica: this.replica.snapshot(lag ?? { campaigns: 0, events: 0 }),
+    };
   }
 
   /** Campaigns behind and events not yet processed: each owner asked for its own table. */

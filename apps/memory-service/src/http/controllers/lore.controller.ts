@@ -11,8 +11,18 @@ import { idSchema } from '../validation';
 import { answer, RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
 
-const BIBLE_EXAMPLE = { text: 'Saltmere is a smugglers’ port ruled by the Tide Court.', dmOnly: 'Mira is the Tide Court’s informant.' };
-const TERM_EXAMPLE = { term: 'Void-Chisel', definition: 'A blade that cuts doors into stone.', coinedMessageIndex: 12, locked: false, hidden: false, createdAt: '2026-11-23T07:28:00.000Z' };
+const BIBLE_EXAMPLE = {
+  text: 'Saltmere is a smugglers’ port ruled by the Tide Court.',
+  dmOnly: 'Mira is the Tide Court’s informant.',
+};
+const TERM_EXAMPLE = {
+  term: 'Void-Chisel',
+  definition: 'A blade that cuts doors into stone.',
+  coinedMessageIndex: 12,
+  locked: false,
+  hidden: false,
+  createdAt: '2026-11-23T07:28:00.000Z',
+};
 
 /** Campaign bible and glossary (DESIGN §8): what every context is anchored on. */
 @ApiTags('layered context')
@@ -26,7 +36,12 @@ export class LoreController {
   ) {}
 
   @Get('bible')
-  @ApiRoute('The campaign bible (both parts; a viewer-bound key gets `text` only)', { schema: R.bibleResponse, operationId: 'getBible', status: 200, example: BIBLE_EXAMPLE })
+  @ApiRoute('The campaign bible (both parts; a viewer-bound key gets `text` only)', {
+    schema: R.bibleResponse,
+    operationId: 'getBible',
+    status: 200,
+    example: BIBLE_EXAMPLE,
+  })
   async bible(@Param('cid', { schema: idSchema }) cid: string, @Req() req: FastifyRequest) {
     const { state } = await this.campaigns.get(cid);
     // A viewer-bound key reads the public part only (§8); the field is left out rather than shown empty.
@@ -35,13 +50,29 @@ export class LoreController {
   }
 
   @Put('bible')
-  @ApiRoute('Set the campaign bible (each part ≤ 32,000 characters, else BIBLE_TOO_LARGE; dmOnly omitted = kept)', { schema: R.putBibleResponse, operationId: 'putBible', status: 200, example: { version: 3, bible: BIBLE_EXAMPLE } }, WRITE_ERRORS)
-  putBible(@Param('cid', { schema: idSchema }) cid: string, @Body({ schema: bibleBody }) dto: z.infer<typeof bibleBody>, @WriteMeta() meta: RequestWriteMeta) {
-    return runCommand(this.commands, cid, { type: 'PutBible', ...dto }, meta, (r) => ({ version: r.version, bible: r.bible }));
+  @ApiRoute(
+    'Set the campaign bible (each part ≤ 32,000 characters, else BIBLE_TOO_LARGE; dmOnly omitted = kept)',
+    { schema: R.putBibleResponse, operationId: 'putBible', status: 200, example: { version: 3, bible: BIBLE_EXAMPLE } },
+    WRITE_ERRORS,
+  )
+  putBible(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Body({ schema: bibleBody }) dto: z.infer<typeof bibleBody>,
+    @WriteMeta() meta: RequestWriteMeta,
+  ) {
+    return runCommand(this.commands, cid, { type: 'PutBible', ...dto }, meta, (r) => ({
+      version: r.version,
+      bible: r.bible,
+    }));
   }
 
   @Get('glossary')
-  @ApiRoute('The glossary, alphabetical, hidden terms included (flagged)', { schema: R.glossaryResponse, operationId: 'getGlossary', status: 200, example: { items: [TERM_EXAMPLE] } })
+  @ApiRoute('The glossary, alphabetical, hidden terms included (flagged)', {
+    schema: R.glossaryResponse,
+    operationId: 'getGlossary',
+    status: 200,
+    example: { items: [TERM_EXAMPLE] },
+  })
   async glossary(@Param('cid', { schema: idSchema }) cid: string, @Req() req: FastifyRequest) {
     const { state } = await this.campaigns.get(cid);
     const viewer = witnessOf(callerOf(req));
@@ -50,7 +81,16 @@ export class LoreController {
   }
 
   @Put('glossary/:term')
-  @ApiRoute('Set and lock a glossary term’s definition', { schema: R.setTermResponse, operationId: 'setGlossaryTerm', status: 200, example: { version: 7, term: 'Void-Chisel', definition: 'A blade that cuts doors into stone.', locked: true } }, WRITE_ERRORS)
+  @ApiRoute(
+    'Set and lock a glossary term’s definition',
+    {
+      schema: R.setTermResponse,
+      operationId: 'setGlossaryTerm',
+      status: 200,
+      example: { version: 7, term: 'Void-Chisel', definition: 'A blade that cuts doors into stone.', locked: true },
+    },
+    WRITE_ERRORS,
+  )
   setTerm(
     @Param('cid', { schema: idSchema }) cid: string,
     @Param('term') raw: string,
@@ -59,12 +99,30 @@ export class LoreController {
   ) {
     const term = pathTerm(raw);
     const command = { type: 'SetGlossaryTerm', term, definition: dto.definition } as const;
-    return runCommand(this.commands, cid, command, meta, (r) => ({ version: r.version, term, definition: dto.definition, locked: true }));
+    return runCommand(this.commands, cid, command, meta, (r) => ({
+      version: r.version,
+      term,
+      definition: dto.definition,
+      locked: true,
+    }));
   }
 
   @Delete('glossary/:term')
-  @ApiRoute('Hide a glossary term (the worker never re-adds it)', { schema: R.hideTermResponse, operationId: 'hideGlossaryTerm', status: 200, example: { version: 8, term: 'Void-Chisel', hidden: true } }, WRITE_ERRORS)
-  async hideTerm(@Param('cid', { schema: idSchema }) cid: string, @Param('term') raw: string, @WriteMeta({ body: false }) meta: RequestWriteMeta) {
+  @ApiRoute(
+    'Hide a glossary term (the worker never re-adds it)',
+    {
+      schema: R.hideTermResponse,
+      operationId: 'hideGlossaryTerm',
+      status: 200,
+      example: { version: 8, term: 'Void-Chisel', hidden: true },
+    },
+    WRITE_ERRORS,
+  )
+  async hideTerm(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Param('term') raw: string,
+    @WriteMeta({ body: false }) meta: RequestWriteMeta,
+  ) {
     const term = pathTerm(raw);
     const out = await this.commands.execute(new HideGlossaryTermCommand(cid, term, meta.resolve()));
     return answer(out, (r) => ({ version: r.version, term, hidden: true }));

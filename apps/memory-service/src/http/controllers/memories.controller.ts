@@ -16,7 +16,8 @@ const MEMORY_EXAMPLE = {
   id: 'saltmere:9:location:tavern',
   scope: 'location',
   subjectId: 'tavern',
-  summary: 'At The Rusty Anchor: Aria paid Mira 3 silver; Mira said smugglers moved forty crates to the old lighthouse.',
+  summary:
+    'At The Rusty Anchor: Aria paid Mira 3 silver; Mira said smugglers moved forty crates to the old lighthouse.',
   tags: ['location:tavern'],
   locationId: 'tavern',
   npcIds: [],
@@ -31,7 +32,19 @@ const MEMORY_EXAMPLE = {
 const CONTEXT_EXAMPLE = {
   version: 10,
   processedVersion: 10,
-  sections: [{ title: 'Recent Location Memory', entries: [{ ref: MEMORY_EXAMPLE.id, subjectId: 'tavern', createdAt: MEMORY_EXAMPLE.createdAt, text: `- 2026-11-23 07:28 — ${MEMORY_EXAMPLE.summary}` }] }],
+  sections: [
+    {
+      title: 'Recent Location Memory',
+      entries: [
+        {
+          ref: MEMORY_EXAMPLE.id,
+          subjectId: 'tavern',
+          createdAt: MEMORY_EXAMPLE.createdAt,
+          text: `- 2026-11-23 07:28 — ${MEMORY_EXAMPLE.summary}`,
+        },
+      ],
+    },
+  ],
 };
 
 export const memoriesQuery = z.strictObject({
@@ -58,13 +71,20 @@ export const contextQuery = z.strictObject({
   viewer: idSchema.optional(),
   include: z.string().max(500).optional(),
   // Parsed by parseBudget (its own INVALID_BUDGET code); documented as the integer it is.
-  budget: z.string().refine((s) => s.length <= 12, 'must be an integer from 50 to 200000').meta({ type: 'integer', minimum: 50, maximum: 200_000 }).optional(),
+  budget: z
+    .string()
+    .refine((s) => s.length <= 12, 'must be an integer from 50 to 200000')
+    .meta({ type: 'integer', minimum: 50, maximum: 200_000 })
+    .optional(),
   query: z.string().min(1).max(2000).optional(),
   explain: bool.optional(),
   account: idSchema.optional(),
   agentId: idSchema.optional(),
   tick: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
-  digestVersion: z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest').optional(),
+  digestVersion: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest')
+    .optional(),
 });
 
 @ApiTags('memory and context')
@@ -78,26 +98,72 @@ export class MemoriesController {
   ) {}
 
   @Get('memories')
-  @ApiRoute('Memories, newest first', { schema: R.memoriesResponse, operationId: 'listMemories', status: 200, example: { items: [MEMORY_EXAMPLE] } })
-  async list(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: memoriesQuery }) q: z.infer<typeof memoriesQuery>, @Req() req: FastifyRequest) {
+  @ApiRoute('Memories, newest first', {
+    schema: R.memoriesResponse,
+    operationId: 'listMemories',
+    status: 200,
+    example: { items: [MEMORY_EXAMPLE] },
+  })
+  async list(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Query({ schema: memoriesQuery }) q: z.infer<typeof memoriesQuery>,
+    @Req() req: FastifyRequest,
+  ) {
     await this.campaigns.get(cid);
     const viewer = witnessOf(callerOf(req));
-    return { items: await this.memories.list(cid, { scope: q.scope, subjectId: q.subjectId, limit: q.limit ?? 50, before: q.before, viewer }) };
+    return {
+      items: await this.memories.list(cid, {
+        scope: q.scope,
+        subjectId: q.subjectId,
+        limit: q.limit ?? 50,
+        before: q.before,
+        viewer,
+      }),
+    };
   }
 
   @Get('events')
-  @ApiRoute('Events of the game or memory stream, oldest first', { schema: R.eventsResponse, operationId: 'listEvents',
+  @ApiRoute('Events of the game or memory stream, oldest first', {
+    schema: R.eventsResponse,
+    operationId: 'listEvents',
     status: 200,
-    example: { items: [{ version: 5, type: 'LocationChanged', data: { fromLocationId: null, toLocationId: 'tavern', npcsPresent: [] }, metadata: { correlationId: 'req-1' }, recordedAt: '2026-11-23T07:27:00.000Z' }] },
+    example: {
+      items: [
+        {
+          version: 5,
+          type: 'LocationChanged',
+          data: { fromLocationId: null, toLocationId: 'tavern', npcsPresent: [] },
+          metadata: { correlationId: 'req-1' },
+          recordedAt: '2026-11-23T07:27:00.000Z',
+        },
+      ],
+    },
   })
-  async events(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: eventsQuery }) q: z.infer<typeof eventsQuery>) {
+  async events(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Query({ schema: eventsQuery }) q: z.infer<typeof eventsQuery>,
+  ) {
     await this.campaigns.get(cid);
     const items = await this.campaigns.events(cid, q.stream ?? 'game', { after: q.after, limit: q.limit ?? 100 });
-    return { items: items.map((e) => ({ version: e.version, type: e.type, data: e.data, metadata: e.metadata, recordedAt: e.recordedAt })) };
+    return {
+      items: items.map((e) => ({
+        version: e.version,
+        type: e.type,
+        data: e.data,
+        metadata: e.metadata,
+        recordedAt: e.recordedAt,
+      })),
+    };
   }
 
   @Get('context')
-  @ApiRoute('Prompt-ready context for an agent (JSON or text/plain); minVersion+waitMs wait for the worker', { schema: R.contextResponse, operationId: 'getContext', text: true, status: 200, example: CONTEXT_EXAMPLE })
+  @ApiRoute('Prompt-ready context for an agent (JSON or text/plain); minVersion+waitMs wait for the worker', {
+    schema: R.contextResponse,
+    operationId: 'getContext',
+    text: true,
+    status: 200,
+    example: CONTEXT_EXAMPLE,
+  })
   async context(
     @Param('cid', { schema: idSchema }) cid: string,
     @Query({ schema: contextQuery }) q: z.infer<typeof contextQuery>,
@@ -110,8 +176,14 @@ export class MemoriesController {
     // A viewer-bound key reads its own character's preset only (§8): no dm, no narrative view, no other viewer.
     const agent = q.agent ?? bound?.kind ?? 'narrative';
     const viewer = q.viewer ?? bound?.id;
-    if (bound && (agent !== bound.kind || viewer !== bound.id)) throw viewerBound(bound, `may only read agent=${bound.kind}&viewer=${bound.id}`);
-    const legacy = agent === 'narrative' && viewer === undefined && include === undefined && budget === undefined && q.query === undefined;
+    if (bound && (agent !== bound.kind || viewer !== bound.id))
+      throw viewerBound(bound, `may only read agent=${bound.kind}&viewer=${bound.id}`);
+    const legacy =
+      agent === 'narrative' &&
+      viewer === undefined &&
+      include === undefined &&
+      budget === undefined &&
+      q.query === undefined;
     const request = {
       campaignId: cid,
       agent,
@@ -137,14 +209,23 @@ export class MemoriesController {
 }
 
 function parseInclude(raw: string) {
-  const keys = raw.split(',').map((k) => k.trim()).filter(Boolean);
+  const keys = raw
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   const unknown = keys.filter((k) => !(SECTION_ORDER as readonly string[]).includes(k));
-  if (keys.length === 0 || unknown.length) throw new DomainError('invalid', 'INVALID_INCLUDE', `unknown section key(s): ${unknown.join(', ') || '(none given)'}; known: ${SECTION_ORDER.join(', ')}`);
+  if (keys.length === 0 || unknown.length)
+    throw new DomainError(
+      'invalid',
+      'INVALID_INCLUDE',
+      `unknown section key(s): ${unknown.join(', ') || '(none given)'}; known: ${SECTION_ORDER.join(', ')}`,
+    );
   return keys as (typeof SECTION_ORDER)[number][];
 }
 
 function parseBudget(raw: string): number {
   const n = /^\d{1,7}$/.test(raw) ? Number(raw) : NaN;
-  if (!(n >= 50 && n <= 200_000)) throw new DomainError('invalid', 'INVALID_BUDGET', 'budget must be an integer from 50 to 200000');
+  if (!(n >= 50 && n <= 200_000))
+    throw new DomainError('invalid', 'INVALID_BUDGET', 'budget must be an integer from 50 to 200000');
   return n;
 }

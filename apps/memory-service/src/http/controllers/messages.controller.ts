@@ -45,7 +45,16 @@ export class MessagesController {
 
   @Post()
   @HttpCode(201)
-  @ApiRoute('Record 1–500 messages (all or nothing)', { schema: R.recordMessagesResponse, operationId: 'recordMessages', status: 201, example: { indexes: [0, 1], version: 7 } }, WRITE_ERRORS)
+  @ApiRoute(
+    'Record 1–500 messages (all or nothing)',
+    {
+      schema: R.recordMessagesResponse,
+      operationId: 'recordMessages',
+      status: 201,
+      example: { indexes: [0, 1], version: 7 },
+    },
+    WRITE_ERRORS,
+  )
   record(
     @Param('cid', { schema: idSchema }) cid: string,
     @Body({ schema: messagesBody }) dto: z.infer<typeof messagesBody>,
@@ -56,11 +65,25 @@ export class MessagesController {
   }
 
   @Get()
-  @ApiRoute('Messages after an index, oldest first', { schema: R.messagesResponse, operationId: 'listMessages', status: 200, example: { items: [MESSAGE_EXAMPLE] } })
-  async list(@Param('cid', { schema: idSchema }) cid: string, @Query({ schema: listMessagesQuery }) q: z.infer<typeof listMessagesQuery>, @Req() req: FastifyRequest) {
+  @ApiRoute('Messages after an index, oldest first', {
+    schema: R.messagesResponse,
+    operationId: 'listMessages',
+    status: 200,
+    example: { items: [MESSAGE_EXAMPLE] },
+  })
+  async list(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Query({ schema: listMessagesQuery }) q: z.infer<typeof listMessagesQuery>,
+    @Req() req: FastifyRequest,
+  ) {
     await this.campaigns.get(cid);
     const witnessedBy = witnessOf(callerOf(req));
-    const items = await this.campaigns.messages(cid, { after: q.after, limit: q.limit ?? 100, locationId: q.locationId, witnessedBy });
+    const items = await this.campaigns.messages(cid, {
+      after: q.after,
+      limit: q.limit ?? 100,
+      locationId: q.locationId,
+      witnessedBy,
+    });
     // An agent's reasoning is nobody's to witness: a viewer-bound key gets the messages without it.
     return { items: items.map(({ version: _v, ...m }) => (witnessedBy ? { ...m, reasoning: null } : m)) };
   }

@@ -35,14 +35,38 @@ export class SearchController {
   ) {}
 
   @Get()
-  @ApiRoute('Ranked full-text search over messages, reasoning or memories (query language: words, "phrases", prefix*, OR, NOT)', { schema: R.searchResponse, operationId: 'search', status: 200, example: { items: [{ kind: 'message', ref: 412, snippet: 'the «iron» «ore» shipment…', score: 7.1, at: '2026-11-23T07:27:00.000Z', round: 3 }] } })
+  @ApiRoute(
+    'Ranked full-text search over messages, reasoning or memories (query language: words, "phrases", prefix*, OR, NOT)',
+    {
+      schema: R.searchResponse,
+      operationId: 'search',
+      status: 200,
+      example: {
+        items: [
+          {
+            kind: 'message',
+            ref: 412,
+            snippet: 'the «iron» «ore» shipment…',
+            score: 7.1,
+            at: '2026-11-23T07:27:00.000Z',
+            round: 3,
+          },
+        ],
+      },
+    },
+  )
   @ApiZodQuery(searchQuery)
   async search(@Param('cid') cid: string, @Query() query: unknown, @Req() req: FastifyRequest) {
     pathId(cid, 'campaign id');
     const q = parse(searchQuery, query);
     const scope = q.in ?? 'messages';
     if (scope === 'memories' && q.role !== undefined) {
-      throw new DomainError('invalid', 'VALIDATION_FAILED', 'role filters messages and reasoning; memories have no role', [{ path: 'role', message: 'not allowed with in=memories' }]);
+      throw new DomainError(
+        'invalid',
+        'VALIDATION_FAILED',
+        'role filters messages and reasoning; memories have no role',
+        [{ path: 'role', message: 'not allowed with in=memories' }],
+      );
     }
     const caller = callerOf(req);
     const witness = witnessOf(caller);
@@ -51,9 +75,23 @@ export class SearchController {
     const limit = q.limit ?? SEARCH_LIMIT.default;
     // A viewer sees the hits it witnessed: ask the index for more, keep the witnessed ones, best first.
     const asked = witness ? Math.min(WITNESSED_POOL_MAX, limit * WITNESSED_POOL_FACTOR) : limit;
-    const ranked = await this.searches.search(cid, q.q ?? '', { in: scope, role: q.role, locationId: q.locationId, limit: asked });
+    const ranked = await this.searches.search(cid, q.q ?? '', {
+      in: scope,
+      role: q.role,
+      locationId: q.locationId,
+      limit: asked,
+    });
     const hits = witness ? (await this.witnessedHits(cid, witness, ranked)).slice(0, limit) : ranked;
-    return { items: hits.map((h) => ({ kind: h.kind, ref: h.ref, snippet: h.snippet, score: h.score, at: h.at, round: h.round })) };
+    return {
+      items: hits.map((h) => ({
+        kind: h.kind,
+        ref: h.ref,
+        snippet: h.snippet,
+        score: h.score,
+        at: h.at,
+        round: h.round,
+      })),
+    };
   }
 
   private async witnessedHits(cid: string, witness: string, hits: SearchHit[]): Promise<SearchHit[]> {
@@ -61,6 +99,8 @@ export class SearchController {
     const seen = await this.campaigns.witnessed(cid, witness, messages);
     const memoryIds = hits.filter((h) => h.kind === 'memory').map((h) => String(h.ref));
     const memories = new Set((await this.memories.byIds(cid, memoryIds, witness)).map((m) => m.id));
-    return hits.filter((h) => (h.kind === 'message' ? seen.has(Number(h.ref)) : h.kind === 'memory' && memories.has(String(h.ref))));
+    return hits.filter((h) =>
+      h.kind === 'message' ? seen.has(Number(h.ref)) : h.kind === 'memory' && memories.has(String(h.ref)),
+    );
   }
 }

@@ -12,7 +12,16 @@ import { parse, pathId } from '../validation';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 
 /** World facts, the digest, and player characters with their HUD (DESIGN §6). */
-const FACT_EXAMPLE = { type: 'conflict', key: 'guild-war', value: 'The Guild is at war with the Syndicate', priority: 0, status: 'active', expiresAt: null, assertedAt: '2026-11-23T07:30:00.000Z', resolvedAt: null };
+const FACT_EXAMPLE = {
+  type: 'conflict',
+  key: 'guild-war',
+  value: 'The Guild is at war with the Syndicate',
+  priority: 0,
+  status: 'active',
+  expiresAt: null,
+  assertedAt: '2026-11-23T07:30:00.000Z',
+  resolvedAt: null,
+};
 const PLAYER_EXAMPLE = {
   id: 'aria',
   name: 'Aria',
@@ -34,10 +43,20 @@ export class WorldStateController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  @ApiRoute('Assert a fact (upsert of type+key); ephemeral types need a TTL', { schema: R.factResponse, operationId: 'assertFact', status: 200, example: { version: 9, fact: FACT_EXAMPLE } }, [400, 404, 409, 412, 413, 422])
+  @ApiRoute(
+    'Assert a fact (upsert of type+key); ephemeral types need a TTL',
+    { schema: R.factResponse, operationId: 'assertFact', status: 200, example: { version: 9, fact: FACT_EXAMPLE } },
+    [400, 404, 409, 412, 413, 422],
+  )
   @ApiZodBody(factBody)
   @Put('facts/:type/:key')
-  putFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @WriteMeta() meta: RequestWriteMeta) {
+  putFact(
+    @Param('cid') cid: string,
+    @Param('type') type: string,
+    @Param('key') key: string,
+    @Body() body: unknown,
+    @WriteMeta() meta: RequestWriteMeta,
+  ) {
     pathId(cid, 'campaign id');
     factType(type);
     pathId(key, 'fact key');
@@ -46,32 +65,77 @@ export class WorldStateController {
     const now = this.clock.now();
     // Bounded like ttlSeconds: a fact "expiring" in the year 9999 is a durable fact with extra steps.
     if (dto.expiresAt !== undefined && Date.parse(dto.expiresAt) > now.getTime() + STATE_LIMITS.maxTtlSeconds * 1000) {
-      throw new DomainError('invalid', 'VALIDATION_FAILED', `expiresAt must be at most ${STATE_LIMITS.maxTtlSeconds / 86_400} days from now`, [{ path: 'expiresAt', message: 'too far in the future' }]);
+      throw new DomainError(
+        'invalid',
+        'VALIDATION_FAILED',
+        `expiresAt must be at most ${STATE_LIMITS.maxTtlSeconds / 86_400} days from now`,
+        [{ path: 'expiresAt', message: 'too far in the future' }],
+      );
     }
-    const expiresAt = dto.ttlSeconds !== undefined ? new Date(now.getTime() + dto.ttlSeconds * 1000).toISOString() : dto.expiresAt ? new Date(dto.expiresAt).toISOString() : null;
-    const command = { type: 'AssertFact', factType: type, key, value: dto.value, priority: dto.priority ?? 0, expiresAt, now: now.toISOString() } as const;
-    return runCommand(this.commands, cid, command, meta, (r) => ({ version: r.version, fact: this.factView(r.fact, new Date(r.now)) }));
+    const expiresAt =
+      dto.ttlSeconds !== undefined
+        ? new Date(now.getTime() + dto.ttlSeconds * 1000).toISOString()
+        : dto.expiresAt
+          ? new Date(dto.expiresAt).toISOString()
+          : null;
+    const command = {
+      type: 'AssertFact',
+      factType: type,
+      key,
+      value: dto.value,
+      priority: dto.priority ?? 0,
+      expiresAt,
+      now: now.toISOString(),
+    } as const;
+    return runCommand(this.commands, cid, command, meta, (r) => ({
+      version: r.version,
+      fact: this.factView(r.fact, new Date(r.now)),
+    }));
   }
 
-  @ApiRoute('Resolve a fact (it leaves the digest)', { schema: R.factResponse, operationId: 'resolveFact', status: 200, example: { version: 10, fact: { ...FACT_EXAMPLE, status: 'resolved', resolvedAt: '2026-11-23T08:00:00.000Z' } } }, [400, 404, 409, 412, 413, 422])
+  @ApiRoute(
+    'Resolve a fact (it leaves the digest)',
+    {
+      schema: R.factResponse,
+      operationId: 'resolveFact',
+      status: 200,
+      example: { version: 10, fact: { ...FACT_EXAMPLE, status: 'resolved', resolvedAt: '2026-11-23T08:00:00.000Z' } },
+    },
+    [400, 404, 409, 412, 413, 422],
+  )
   @Post('facts/:type/:key/resolve')
   @HttpCode(200)
-  resolveFact(@Param('cid') cid: string, @Param('type') type: string, @Param('key') key: string, @Body() body: unknown, @WriteMeta() meta: RequestWriteMeta) {
+  resolveFact(
+    @Param('cid') cid: string,
+    @Param('type') type: string,
+    @Param('key') key: string,
+    @Body() body: unknown,
+    @WriteMeta() meta: RequestWriteMeta,
+  ) {
     pathId(cid, 'campaign id');
     factType(type);
     pathId(key, 'fact key');
     parse(emptyBody, body);
     const now = this.clock.now();
-    return runCommand(this.commands, cid, { type: 'ResolveFact', factType: type, key }, meta, (r) => ({ version: r.version, fact: this.factView(r.fact, now) }));
+    return runCommand(this.commands, cid, { type: 'ResolveFact', factType: type, key }, meta, (r) => ({
+      version: r.version,
+      fact: this.factView(r.fact, now),
+    }));
   }
 
-  @ApiRoute('Facts by status (active, resolved, expired, all)', { schema: R.factsResponse, operationId: 'listFacts', status: 200, example: { items: [FACT_EXAMPLE] } })
+  @ApiRoute('Facts by status (active, resolved, expired, all)', {
+    schema: R.factsResponse,
+    operationId: 'listFacts',
+    status: 200,
+    example: { items: [FACT_EXAMPLE] },
+  })
   @ApiQuery({ name: 'status', required: false, enum: ['active', 'resolved', 'expired', 'all'] })
   @Get('facts')
   async facts(@Param('cid') cid: string, @Query() query: Record<string, unknown>) {
     pathId(cid, 'campaign id');
     const unknownParams = Object.keys(query ?? {}).filter((k) => k !== 'status');
-    if (unknownParams.length) throw new DomainError('invalid', 'VALIDATION_FAILED', `unknown query parameter(s): ${unknownParams.join(', ')}`);
+    if (unknownParams.length)
+      throw new DomainError('invalid', 'VALIDATION_FAILED', `unknown query parameter(s): ${unknownParams.join(', ')}`);
     const status = query?.status ?? 'active';
     if (typeof status !== 'string' || !(FACT_STATUSES as readonly string[]).includes(status)) {
       throw new DomainError('invalid', 'INVALID_STATUS', `status must be one of ${FACT_STATUSES.join(', ')}`);
@@ -84,36 +148,85 @@ export class WorldStateController {
     return { items };
   }
 
-  @ApiRoute('The deterministic world-state digest and its SHA-256 version', { schema: R.digestResponse, operationId: 'getDigest', status: 200, example: { version: 'b5bb9d8014a0f9b1d61e21e796d78dccdf1352f23cd32812f4850b878ae4944c', text: 'Conflict: The Guild is at war with the Syndicate', tokens: 11, dropped: [] } })
+  @ApiRoute('The deterministic world-state digest and its SHA-256 version', {
+    schema: R.digestResponse,
+    operationId: 'getDigest',
+    status: 200,
+    example: {
+      version: 'b5bb9d8014a0f9b1d61e21e796d78dccdf1352f23cd32812f4850b878ae4944c',
+      text: 'Conflict: The Guild is at war with the Syndicate',
+      tokens: 11,
+      dropped: [],
+    },
+  })
   @Get('digest')
   async digest(@Param('cid') cid: string) {
     pathId(cid, 'campaign id');
     const { state } = await this.campaigns.get(cid);
-    const d = buildDigest(Object.values(state.facts ?? {}), this.clock.now(), this.config.digestMaxTokens, (t) => this.counter.count(t));
-    return { version: d.version, text: d.text, tokens: d.tokens, dropped: d.dropped.map((x) => ({ section: 'digest', ref: x.ref, tokens: x.tokens, reason: 'budget' })) };
+    const d = buildDigest(Object.values(state.facts ?? {}), this.clock.now(), this.config.digestMaxTokens, (t) =>
+      this.counter.count(t),
+    );
+    return {
+      version: d.version,
+      text: d.text,
+      tokens: d.tokens,
+      dropped: d.dropped.map((x) => ({ section: 'digest', ref: x.ref, tokens: x.tokens, reason: 'budget' })),
+    };
   }
 
-  @ApiRoute('Register or update a player character (name, aliases, ordered stats for the HUD)', { schema: R.putPlayerResponse, operationId: 'putPlayer', status: 200, example: { version: 11, player: PLAYER_EXAMPLE } }, [400, 404, 409, 412, 413, 422])
+  @ApiRoute(
+    'Register or update a player character (name, aliases, ordered stats for the HUD)',
+    {
+      schema: R.putPlayerResponse,
+      operationId: 'putPlayer',
+      status: 200,
+      example: { version: 11, player: PLAYER_EXAMPLE },
+    },
+    [400, 404, 409, 412, 413, 422],
+  )
   @ApiZodBody(playerBody)
   @Put('players/:pid')
-  putPlayer(@Param('cid') cid: string, @Param('pid') pid: string, @Body() body: unknown, @WriteMeta() meta: RequestWriteMeta) {
+  putPlayer(
+    @Param('cid') cid: string,
+    @Param('pid') pid: string,
+    @Body() body: unknown,
+    @WriteMeta() meta: RequestWriteMeta,
+  ) {
     pathId(cid, 'campaign id');
     pathId(pid, 'player id');
     const dto = parse(playerBody, body);
-    const stats = dto.stats === undefined ? undefined : Object.entries(dto.stats).map(([label, value]) => ({ label, value }));
+    const stats =
+      dto.stats === undefined ? undefined : Object.entries(dto.stats).map(([label, value]) => ({ label, value }));
     const command = { type: 'PutPlayer', playerId: pid, name: dto.name, aliases: dto.aliases, stats } as const;
-    return runCommand(this.commands, cid, command, meta, (r) => ({ version: r.version, player: this.playerView(r.player) }));
+    return runCommand(this.commands, cid, command, meta, (r) => ({
+      version: r.version,
+      player: this.playerView(r.player),
+    }));
   }
 
-  @ApiRoute('Player characters', { schema: R.playersResponse, operationId: 'listPlayers', status: 200, example: { items: [PLAYER_EXAMPLE] } })
+  @ApiRoute('Player characters', {
+    schema: R.playersResponse,
+    operationId: 'listPlayers',
+    status: 200,
+    example: { items: [PLAYER_EXAMPLE] },
+  })
   @Get('players')
   async players(@Param('cid') cid: string) {
     pathId(cid, 'campaign id');
     const { state } = await this.campaigns.get(cid);
-    return { items: Object.values(state.players ?? {}).sort((a, b) => (a.id < b.id ? -1 : 1)).map((p) => this.playerView(p)) };
+    return {
+      items: Object.values(state.players ?? {})
+        .sort((a, b) => (a.id < b.id ? -1 : 1))
+        .map((p) => this.playerView(p)),
+    };
   }
 
-  @ApiRoute('One player character with its HUD line', { schema: R.playerResponse, operationId: 'getPlayer', status: 200, example: PLAYER_EXAMPLE })
+  @ApiRoute('One player character with its HUD line', {
+    schema: R.playerResponse,
+    operationId: 'getPlayer',
+    status: 200,
+    example: PLAYER_EXAMPLE,
+  })
   @Get('players/:pid')
   async player(@Param('cid') cid: string, @Param('pid') pid: string) {
     pathId(cid, 'campaign id');
@@ -125,7 +238,16 @@ export class WorldStateController {
   }
 
   private factView(f: Fact, now: Date) {
-    return { type: f.type, key: f.key, value: f.value, priority: f.priority, status: statusAt(f, now), expiresAt: f.expiresAt, assertedAt: f.assertedAt, resolvedAt: f.resolvedAt };
+    return {
+      type: f.type,
+      key: f.key,
+      value: f.value,
+      priority: f.priority,
+      status: statusAt(f, now),
+      expiresAt: f.expiresAt,
+      assertedAt: f.assertedAt,
+      resolvedAt: f.resolvedAt,
+    };
   }
 
   private playerView(p: Player) {
@@ -136,9 +258,16 @@ export class WorldStateController {
       aliases: p.aliases,
       stats: Object.fromEntries(p.stats.map((s) => [s.label, s.value])),
       registeredVersion: p.registeredVersion,
-      hud: { text: hud.text, tokens: hud.tokens, dropped: hud.dropped.map((d) => ({ section: 'hud', ref: d.ref, tokens: d.tokens, reason: 'budget' })) },
+      hud: {
+        text: hud.text,
+        tokens: hud.tokens,
+        dropped: hud.dropped.map((d) => ({ section: 'hud', ref: d.ref, tokens: d.tokens, reason: 'budget' })),
+      },
     };
   }
 }
 
-const sortedFacts = (state: CampaignState) => Object.values(state.facts ?? {}).sort((a, b) => (a.type === b.type ? (a.key < b.key ? -1 : 1) : a.type < b.type ? -1 : 1));
+const sortedFacts = (state: CampaignState) =>
+  Object.values(state.facts ?? {}).sort((a, b) =>
+    a.type === b.type ? (a.key < b.key ? -1 : 1) : a.type < b.type ? -1 : 1,
+  );

@@ -21,7 +21,11 @@ export const LIMITS = {
 const name = singleLine(LIMITS.nameChars);
 const isoTime = isoTimeSchema;
 
-export const createCampaignBody = z.strictObject({ id: idSchema.optional(), name, perRoleMemory: z.boolean().optional() });
+export const createCampaignBody = z.strictObject({
+  id: idSchema.optional(),
+  name,
+  perRoleMemory: z.boolean().optional(),
+});
 export const settingsBody = z.strictObject({ perRoleMemory: z.boolean() });
 export const locationBody = z.strictObject({ name, dangerLevel: z.enum(DANGER_LEVELS).optional() });
 export const npcBody = z.strictObject({
@@ -44,17 +48,25 @@ const message = z
     at: isoTime.optional(),
     visibility: z.enum(VISIBILITIES).optional(),
     audience: z.array(idSchema).max(LIMITS.audience).optional(),
-    toolCalls: z.array(z.strictObject({ id: idSchema, name: idSchema })).max(LIMITS.toolCalls).optional(),
+    toolCalls: z
+      .array(z.strictObject({ id: idSchema, name: idSchema }))
+      .max(LIMITS.toolCalls)
+      .optional(),
     toolCallId: idSchema.optional(),
     reasoning: z.string().max(LIMITS.contentChars).optional(),
   })
   .superRefine((m, ctx) => {
     const callsOnly = m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0;
-    if (m.content.trim().length === 0 && !callsOnly) ctx.addIssue({ code: 'custom', path: ['content'], message: 'must not be empty' });
-    if (m.toolCallId !== undefined && m.role !== 'tool') ctx.addIssue({ code: 'custom', path: ['toolCallId'], message: 'only tool messages carry a toolCallId' });
-    if (m.role === 'tool' && m.toolCallId === undefined) ctx.addIssue({ code: 'custom', path: ['toolCallId'], message: 'a tool message needs the toolCallId it answers' });
-    if (m.toolCalls !== undefined && m.role !== 'assistant') ctx.addIssue({ code: 'custom', path: ['toolCalls'], message: 'only assistant messages carry toolCalls' });
-    if (m.audience?.length && m.visibility !== 'private') ctx.addIssue({ code: 'custom', path: ['audience'], message: 'audience goes with visibility "private"' });
+    if (m.content.trim().length === 0 && !callsOnly)
+      ctx.addIssue({ code: 'custom', path: ['content'], message: 'must not be empty' });
+    if (m.toolCallId !== undefined && m.role !== 'tool')
+      ctx.addIssue({ code: 'custom', path: ['toolCallId'], message: 'only tool messages carry a toolCallId' });
+    if (m.role === 'tool' && m.toolCallId === undefined)
+      ctx.addIssue({ code: 'custom', path: ['toolCallId'], message: 'a tool message needs the toolCallId it answers' });
+    if (m.toolCalls !== undefined && m.role !== 'assistant')
+      ctx.addIssue({ code: 'custom', path: ['toolCalls'], message: 'only assistant messages carry toolCalls' });
+    if (m.audience?.length && m.visibility !== 'private')
+      ctx.addIssue({ code: 'custom', path: ['audience'], message: 'audience goes with visibility "private"' });
   });
 
 export const messagesBody = z.strictObject({ messages: z.array(message).min(1).max(LIMITS.messagesPerPost) });
@@ -63,5 +75,9 @@ export const changeLocationBody = z.strictObject({ toLocationId: idSchema });
 export const completeObjectiveBody = z.strictObject({ questId: idSchema, objectiveId: idSchema });
 export const completeQuestBody = z.strictObject({ questId: idSchema });
 export const progressActBody = z.strictObject({ actId: idSchema });
-export const updateLocationStateBody = z.strictObject({ locationId: idSchema, dangerLevel: z.enum(DANGER_LEVELS).optional(), completeEncounter: idSchema.optional() });
+export const updateLocationStateBody = z.strictObject({
+  locationId: idSchema,
+  dangerLevel: z.enum(DANGER_LEVELS).optional(),
+  completeEncounter: idSchema.optional(),
+});
 export const emptyBody = z.strictObject({}).nullable().optional();

@@ -17,7 +17,11 @@ const INVISIBLE = /[\s\p{Cf}]/gu;
 export function pathTerm(raw: unknown): string {
   const term = typeof raw === 'string' && !hasControl(raw) ? raw.normalize('NFC').trim().replace(/\s+/gu, ' ') : '';
   if (term.length < 1 || term.length > 100 || term.replace(INVISIBLE, '') === '') {
-    throw new DomainError('invalid', 'INVALID_TERM', 'a glossary term is 1–100 characters, a single line with at least one visible character');
+    throw new DomainError(
+      'invalid',
+      'INVALID_TERM',
+      'a glossary term is 1–100 characters, a single line with at least one visible character',
+    );
   }
   return term;
 }

@@ -23,7 +23,10 @@ export const STATE_LIMITS = {
 const tick = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const isoTime = isoTimeSchema;
 const name = singleLine(LIMITS.nameChars);
-const dotPath = z.string().max(STATE_LIMITS.pathChars).regex(/^[^.\s]+(\.[^.\s]+)*$/, 'must be a dot path such as ship.hull');
+const dotPath = z
+  .string()
+  .max(STATE_LIMITS.pathChars)
+  .regex(/^[^.\s]+(\.[^.\s]+)*$/, 'must be a dot path such as ship.hull');
 
 /** True when `value` nests at most `max` objects/arrays deep; iterative, so hostile depth cannot overflow the stack. */
 export function depthAtMost(value: unknown, max: number): boolean {
@@ -53,7 +56,10 @@ export const snapshotBody = z.strictObject({
   content: z
     .unknown()
     .refine((v) => v !== undefined, 'is required')
-    .refine((v) => depthAtMost(v, STATE_LIMITS.contentDepth), `must nest at most ${STATE_LIMITS.contentDepth} levels deep`)
+    .refine(
+      (v) => depthAtMost(v, STATE_LIMITS.contentDepth),
+      `must nest at most ${STATE_LIMITS.contentDepth} levels deep`,
+    )
     .refine((v) => keysPrintable(v, STATE_LIMITS.contentKeyChars), {
       message: `keys must be single lines of at most ${STATE_LIMITS.contentKeyChars} characters`,
       params: { code: INVALID_TEXT },
@@ -105,17 +111,23 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function checkTick(body: unknown): void {
   if (!isRecord(body) || !('tick' in body)) return;
   const t = body.tick;
-  if (!(typeof t === 'number' && Number.isSafeInteger(t) && t >= 0)) throw new DomainError('invalid', 'INVALID_TICK', 'tick must be a non-negative integer');
+  if (!(typeof t === 'number' && Number.isSafeInteger(t) && t >= 0))
+    throw new DomainError('invalid', 'INVALID_TICK', 'tick must be a non-negative integer');
 }
 
 /** TTL rules with their own codes: ttlSeconds is an integer ≥ 1 and never comes with expiresAt. */
 export function checkTtl(body: unknown): void {
   if (!isRecord(body)) return;
-  if ('ttlSeconds' in body && 'expiresAt' in body) throw new DomainError('invalid', 'TTL_CONFLICT', 'give ttlSeconds or expiresAt, not both');
+  if ('ttlSeconds' in body && 'expiresAt' in body)
+    throw new DomainError('invalid', 'TTL_CONFLICT', 'give ttlSeconds or expiresAt, not both');
   if ('ttlSeconds' in body) {
     const t = body.ttlSeconds;
     if (!(typeof t === 'number' && Number.isInteger(t) && t >= 1 && t <= STATE_LIMITS.maxTtlSeconds)) {
-      throw new DomainError('invalid', 'INVALID_TTL', `ttlSeconds must be an integer from 1 to ${STATE_LIMITS.maxTtlSeconds}`);
+      throw new DomainError(
+        'invalid',
+        'INVALID_TTL',
+        `ttlSeconds must be an integer from 1 to ${STATE_LIMITS.maxTtlSeconds}`,
+      );
     }
   }
 }
