@@ -6,7 +6,7 @@
 const PURE = [
   '^libs/[^/]+/src/domain/',
   '^libs/memory/src/triggers/',
-  '^libs/memory/src/(message-selection|memory-events)\\.ts$',
+  '^libs/memory/src/memory-events\\.ts$',
   '^libs/memory/src/glossary/(coined|known)-terms\\.ts$',
   '^libs/search/src/query/',
   '^libs/context/src/(format|text-layout|recent-window|context\\.renderer|context\\.types)\\.ts$',

@@ -86,7 +86,10 @@ function vocabulary(): string[] {
   while (words.length < VOCABULARY) {
     const n = 2 + Math.floor(random() * 2);
     const w = Array.from({ length: n }, () => SYLLABLES[Math.floor(random() * SYLLABLES.length)]).join('');
-    if (!seen.has(w)) (seen.add(w), words.push(w));
+    if (!seen.has(w)) {
+      seen.add(w);
+      words.push(w);
+    }
   }
   return words;
 }

@@ -140,7 +140,6 @@ export async function runTokenEconomyBench(options: BenchOptions): Promise<Figur
       await service.stop();
     }
     const messageTokens = played.posted.reduce((n, m) => n + m.tokens, 0);
-    const byIndex = new Map(played.posted.map((m) => [m.index, m]));
     type Acc = {
       calls: number;
       prompt: number;

@@ -101,7 +101,6 @@ class Unreachable extends Error {}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NAMES = ['Mira', 'Jonas', 'Thessaly', 'Brannoc', 'Ysolde', 'Corvin'];
-const OBJECTIVES = 400;
 
 /** Runs the harness; resolves with the figures (never throws for a verification failure). */
 export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {

@@ -44,7 +44,7 @@ export class RecordingSummarizer implements Summarizer {
     return this.run('world', input, () => this.local.summarizeWorld(input, signal));
   }
   /** "Previously" that says which messages it covered, so tests can read the chain. */
-  summarizeRolling(input: RollingSummaryInput, signal?: AbortSignal) {
+  summarizeRolling(input: RollingSummaryInput, _signal?: AbortSignal) {
     return this.run('rolling', input, async () => {
       if (this.rollingStyle === 'echo')
         return {

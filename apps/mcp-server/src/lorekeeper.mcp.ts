@@ -503,7 +503,7 @@ function registerResources(server: McpServer, options: ServiceOptions): void {
       const text = typeof value === 'string' ? value : JSON.stringify(value);
       return { contents: [{ uri: uri.href, mimeType, text }] };
     } catch (err) {
-      throw new Error(call.describe(err));
+      throw new Error(call.describe(err), { cause: err });
     }
   };
   const str = (v: string | string[] | undefined): string => (Array.isArray(v) ? v[0] : (v ?? ''));

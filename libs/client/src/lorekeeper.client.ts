@@ -77,6 +77,7 @@ export class LorekeeperClient {
   }
 
   /** One request; JSON in, JSON (or text) out; problem+json becomes a LorekeeperError. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped callers get the parsed JSON as is
   async request<T = any>(
     method: string,
     path: string,

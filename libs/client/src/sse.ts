@@ -5,6 +5,7 @@ export interface StreamEvent {
   /** The event type (MessageRecorded, MemoryRecorded, …) or a notice name. */
   event: string;
   /** Parsed JSON: `{stream, version, type, data, triggerVersion?, recordedAt}` for stored events. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON whose shape depends on `event`
   data: any;
 }
 

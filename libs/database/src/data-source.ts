@@ -4,7 +4,9 @@ import { DataSource, DataSourceOptions, MixedList } from 'typeorm';
 
 export interface DataSourceSpec {
   database: { type: 'sqlite'; path: string } | { type: 'postgres'; url: string };
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own type for entity classes
   entities: MixedList<Function>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- and for migration classes
   migrations: MixedList<Function>;
   /** Tests may build the schema from entities; the service always runs migrations. */
   synchronize?: boolean;

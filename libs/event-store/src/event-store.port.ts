@@ -12,6 +12,7 @@ export interface NewEvent<T = object> {
   metadata?: EventMetadata;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is JSON a fold narrows by type
 export interface StoredEvent<T = Record<string, any>> {
   /** Global position across all streams, strictly increasing. */
   position: number;

@@ -11,9 +11,14 @@ import { memorySql } from './worker-sql';
 
 const CHUNK = 500;
 
+/** What an indexer is told of a new memory: a view, so no other lib depends on memory's entity. */
+export type IndexedMemory = Readonly<
+  Pick<MemoryRecord, 'id' | 'memoryVersion' | 'locationId' | 'createdAt' | 'throughMessageIndex' | 'summary'>
+>;
+
 /** Listeners that index memories in the same transaction (the search index, §7). */
 export interface MemoryIndexer {
-  indexMemories(m: EntityManager, campaignId: string, memories: MemoryRecord[]): Promise<void>;
+  indexMemories(m: EntityManager, campaignId: string, memories: IndexedMemory[]): Promise<void>;
 }
 
 /** Projects memory-stream events into memories, cursors and the memory version of the campaign's checkpoint. */

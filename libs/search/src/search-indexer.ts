@@ -1,5 +1,5 @@
 import { Message, MessageIndexer, messageRounds } from '@app/campaign';
-import { MemoryIndexer, MemoryRecord } from '@app/memory';
+import { IndexedMemory, MemoryIndexer } from '@app/memory';
 import { EntityManager } from 'typeorm';
 import { MemoryDoc, MessageDoc, SearchIndex } from './search-index.port';
 
@@ -21,7 +21,7 @@ export class SearchIndexer implements MessageIndexer, MemoryIndexer {
     return this.index.indexMessages(m, campaignId, messages.map(toMessageDoc));
   }
 
-  async indexMemories(m: EntityManager, campaignId: string, memories: MemoryRecord[]): Promise<void> {
+  async indexMemories(m: EntityManager, campaignId: string, memories: IndexedMemory[]): Promise<void> {
     // A memory is dated by the last message it covers.
     const rounds = await messageRounds(
       m,

@@ -7,7 +7,6 @@ import {
   hostileId,
   hostileValue,
   nastyKey,
-  nastyString,
   rawBody,
   RawJson,
   serialize,
@@ -172,9 +171,16 @@ function slots(
   value: unknown,
   out: Array<{ parent: any; key: string | number }> = [],
 ): Array<{ parent: any; key: string | number }> {
-  if (Array.isArray(value)) value.forEach((v, i) => (out.push({ parent: value, key: i }), slots(v, out)));
+  if (Array.isArray(value))
+    value.forEach((v, i) => {
+      out.push({ parent: value, key: i });
+      slots(v, out);
+    });
   else if (value && typeof value === 'object' && !(value instanceof RawJson))
-    for (const k of Object.keys(value)) (out.push({ parent: value, key: k }), slots((value as any)[k], out));
+    for (const k of Object.keys(value)) {
+      out.push({ parent: value, key: k });
+      slots((value as any)[k], out);
+    }
   return out;
 }
 

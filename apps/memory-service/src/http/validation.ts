@@ -15,6 +15,7 @@ const isId = (value: unknown): value is string =>
 export const idSchema = z.string().refine(isId, ID_RULE);
 
 /** NUL cannot be stored by PostgreSQL text/jsonb and an unpaired surrogate is not Unicode: both are refused. */
+// eslint-disable-next-line no-control-regex -- refusing NUL is the point of this pattern
 const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** C0/C1 controls (newline and tab included) and the Unicode line and paragraph separators. */

@@ -67,14 +67,20 @@ export class TypeOrmEventStore implements EventStore {
   async readStream(streamId: string, o: ReadOptions = {}): Promise<StoredEvent[]> {
     const where = ['"stream_id" = ?', '"stream_version" > ?'];
     const params: unknown[] = [streamId, o.after ?? 0];
-    if (o.until !== undefined) (where.push('"stream_version" <= ?'), params.push(o.until));
+    if (o.until !== undefined) {
+      where.push('"stream_version" <= ?');
+      params.push(o.until);
+    }
     return this.select(where, params, '"stream_version"', o.limit);
   }
 
   async readAll(o: ReadOptions = {}, tx?: Tx): Promise<StoredEvent[]> {
     const where = ['"position" > ?'];
     const params: unknown[] = [o.after ?? 0];
-    if (o.until !== undefined) (where.push('"position" <= ?'), params.push(o.until));
+    if (o.until !== undefined) {
+      where.push('"position" <= ?');
+      params.push(o.until);
+    }
     return this.select(where, params, '"position"', o.limit, tx as EntityManager | undefined);
   }
 

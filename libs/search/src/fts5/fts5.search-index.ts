@@ -123,8 +123,14 @@ export class Fts5SearchIndex implements SearchIndex {
     const num = Number(found[0].num);
     const where = [CAMPAIGN_RANGE];
     const params: unknown[] = [num, num];
-    if (filters.in !== 'memories' && filters.role !== undefined) (where.push('role = ?'), params.push(filters.role));
-    if (filters.locationId !== undefined) (where.push('location_id = ?'), params.push(filters.locationId));
+    if (filters.in !== 'memories' && filters.role !== undefined) {
+      where.push('role = ?');
+      params.push(filters.role);
+    }
+    if (filters.locationId !== undefined) {
+      where.push('location_id = ?');
+      params.push(filters.locationId);
+    }
     if (filters.in === 'memories') {
       const rows = await this.ranked(
         m,

@@ -1,5 +1,6 @@
 /** Anything that runs SQL: a TypeORM QueryRunner or EntityManager. */
 export interface SqlRunner {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's query() is typed any; callers shape rows
   query(sql: string, parameters?: unknown[]): Promise<any>;
 }
 

@@ -97,10 +97,14 @@ export class PostgresSearchIndex implements SearchIndex {
       }
       const params: unknown[] = [tsquery, filters.limit, campaignId];
       const where = ['s.campaign_id = $3'];
-      if (filters.in !== 'memories' && filters.role !== undefined)
-        (params.push(filters.role), where.push(`s.role = $${params.length}`));
-      if (filters.locationId !== undefined)
-        (params.push(filters.locationId), where.push(`s.location_id = $${params.length}`));
+      if (filters.in !== 'memories' && filters.role !== undefined) {
+        params.push(filters.role);
+        where.push(`s.role = $${params.length}`);
+      }
+      if (filters.locationId !== undefined) {
+        params.push(filters.locationId);
+        where.push(`s.location_id = $${params.length}`);
+      }
       if (filters.in === 'memories') {
         const rows = (await m.query(
           this.ranked('search_memories', 'memory_id', 'summary', ['round'], where, 'seq'),
