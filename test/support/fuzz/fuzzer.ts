@@ -313,6 +313,9 @@ interface Answer {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
+/** Longer than the service's REQUEST_TIMEOUT_MS (30 s), so a slow body gets its 408 first. */
+const ANSWER_TIMEOUT_MS = 45_000;
+
 /** One raw HTTP/1.1 exchange (node:http: methods, headers and bytes exactly as given). */
 export function send(
   baseUrl: string,
@@ -353,6 +356,10 @@ export function send(
       },
     );
     req.on('error', reject);
+    // A request the service never answers is a finding, not a reason for the run to wait forever.
+    req.setTimeout(ANSWER_TIMEOUT_MS, () =>
+      req.destroy(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms: ${r.method} ${r.path.slice(0, 200)}`)),
+    );
     if (r.body !== undefined) req.write(r.body);
     req.end();
   });
