@@ -150,8 +150,9 @@ describe('timelines migration (§10 schema)', () => {
     return {
       events: events.map((r: Record<string, unknown>) => [r.stream_id, num(r.trigger_version)]),
       campaign: [num(c.timeline), num(c.message_count), c.parent_id],
-      memory: [num(mem.revision), mem.origin, mem.status, num(mem.changed_version), Boolean(mem.locked)]
-        .concat([num(mem.cursor)]),
+      memory: [num(mem.revision), mem.origin, mem.status, num(mem.changed_version), Boolean(mem.locked)].concat([
+        num(mem.cursor),
+      ]),
       history: history.map((r: Record<string, unknown>) =>
         [r.seq, r.valid_from, r.reason, r.summary, r.memory_version, r.search_seq].map((v) =>
           typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v,
