@@ -1,4 +1,12 @@
-import { APPEND_OBSERVER, AppendObserver, CampaignModule, CampaignReader, CampaignRecord } from '@app/campaign';
+import {
+  APPEND_OBSERVER,
+  AppendObserver,
+  CampaignModule,
+  CampaignReader,
+  CampaignRecord,
+  CampaignStateRowRecord,
+  CampaignTimelineRecord,
+} from '@app/campaign';
 import { MessageRecord, MessageWitnessRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextModule } from '@app/context';
@@ -20,6 +28,8 @@ import { Metrics } from './observability/metrics';
 export const ENTITIES = [
   EventRecord,
   CampaignRecord,
+  CampaignStateRowRecord,
+  CampaignTimelineRecord,
   MessageRecord,
   ToolCallRecord,
   IdempotencyRecord,

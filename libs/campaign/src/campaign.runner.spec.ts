@@ -12,8 +12,18 @@ import { CampaignProjector } from './projections/campaign.projector';
 import { IdempotencyRecord } from '@app/database';
 import { MessageRecord, ToolCallRecord } from './projections/message.entity';
 import { MessageWitnessRecord } from './projections/witness.entity';
+import { CampaignStateRowRecord, CampaignTimelineRecord } from './projections/campaign-state-row.entity';
 
-const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MessageWitnessRecord];
+const ENTITIES = [
+  EventRecord,
+  CampaignRecord,
+  CampaignStateRowRecord,
+  CampaignTimelineRecord,
+  MessageRecord,
+  ToolCallRecord,
+  IdempotencyRecord,
+  MessageWitnessRecord,
+];
 const NAME = 'Saga of the parse counter';
 
 /** A runner over a fresh SQLite file with the campaign's tables. */

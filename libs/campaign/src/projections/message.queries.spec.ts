@@ -12,8 +12,17 @@ import { MessageRecord, ToolCallRecord } from './message.entity';
 import { toMessageRecord } from './message.mapper';
 import { messageRounds, witnessCounts } from './message.queries';
 import { MessageWitnessRecord } from './witness.entity';
+import { CampaignStateRowRecord, CampaignTimelineRecord } from './campaign-state-row.entity';
 
-const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, MessageWitnessRecord];
+const ENTITIES = [
+  EventRecord,
+  CampaignRecord,
+  CampaignStateRowRecord,
+  CampaignTimelineRecord,
+  MessageRecord,
+  ToolCallRecord,
+  MessageWitnessRecord,
+];
 const A = 'player:a';
 const B = 'player:b';
 
