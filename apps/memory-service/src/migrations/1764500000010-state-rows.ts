@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Lane 1's part of the timelines schema (docs/timelines-plan.md §1.3), written so that it is a no-op where
@@ -25,12 +25,13 @@ export class StateRows1764500000010 implements MigrationInterface {
         `PRIMARY KEY ("campaign_id", "timeline"))`,
     );
     await q.query(`CREATE INDEX IF NOT EXISTS "ix_messages_version" ON "messages" ("campaign_id", "version")`);
-    for (const name of ['timeline', 'message_count'])
+    // Plain ADD COLUMN on both dialects (TypeORM's addColumn rebuilds the table on SQLite).
+    for (const [name, initial] of [
+      ['timeline', 1],
+      ['message_count', 0],
+    ] as const)
       if (!(await q.hasColumn('campaigns', name)))
-        await q.addColumn(
-          'campaigns',
-          new TableColumn({ name, type: 'integer', isNullable: false, default: name === 'timeline' ? 1 : 0 }),
-        );
+        await q.query(`ALTER TABLE "campaigns" ADD COLUMN "${name}" integer NOT NULL DEFAULT ${initial}`);
   }
 
   async down(q: QueryRunner): Promise<void> {
