@@ -2,7 +2,7 @@ import { EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-st
 import { Database, sql } from '@app/database';
 import { CampaignStateCache } from './projections/campaign-state.cache';
 import { charsOf, messageCountAt, readCampaignRow, readStateRowsAt } from './projections/campaign-row';
-import { stateChars, stateTimelines } from './projections/campaign-state.cache';
+import { stateChars } from './projections/campaign-state.cache';
 import { assembleState, STATE_KINDS, StateKind } from './domain/state-rows';
 import { notFound } from '@app/common';
 import { CampaignState } from './domain/state';
@@ -74,8 +74,7 @@ export class CampaignReader {
       if (cached) return cached;
       const rows = await readStateRowsAt(m, campaignId, version, kinds);
       const messageCount = await messageCountAt(m, campaignId, version);
-      const state = assembleState(campaignId, rows, { version, messageCount });
-      stateTimelines.set(state, timeline);
+      const state = { ...assembleState(campaignId, rows, { version, messageCount }), timeline };
       // Read in one snapshot on SQLite; on PostgreSQL a rewind committed in between could have changed
       // the rows at V, so only a state whose timeline still holds is kept.
       const again = (await sql<{ timeline: number | string }>(m, text, [campaignId])).rows[0];

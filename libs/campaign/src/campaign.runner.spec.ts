@@ -7,12 +7,11 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { CampaignRunner } from './campaign.runner';
 import { CampaignState, Message } from './domain/state';
-import { CampaignRecord } from './projections/campaign.entity';
+import { CampaignRecord, CampaignStateRowRecord, CampaignTimelineRecord } from './projections/campaign.entity';
 import { CampaignProjector } from './projections/campaign.projector';
 import { IdempotencyRecord } from '@app/database';
 import { MessageRecord, ToolCallRecord } from './projections/message.entity';
 import { MessageWitnessRecord } from './projections/witness.entity';
-import { CampaignStateRowRecord, CampaignTimelineRecord } from './projections/campaign-state-row.entity';
 
 const ENTITIES = [
   EventRecord,

@@ -9,7 +9,7 @@ const AT = (v: number) => new Date(Date.UTC(2026, 0, 1) + v * 1000).toISOString(
 /** A step of a random story: which kind of event, and numbers that pick its ids and values. */
 type Step = { kind: number; a: number; b: number; c: number };
 const step = fc.record({
-  kind: fc.nat(18),
+  kind: fc.nat(19),
   a: fc.nat(5),
   b: fc.nat(5),
   c: fc.nat(3),
@@ -123,6 +123,9 @@ function eventOf(s: CampaignState, { kind, a, b, c }: Step): GameEvent | null {
         type: s.players[`p${a}`] ? 'PlayerUpdated' : 'PlayerRegistered',
         data: { playerId: `p${a}`, name: `Hero ${a}`, aliases: [], stats: [{ label: 'HP', value: b * 10 + c }] },
       } as GameEvent;
+    case 18:
+      // Only ever a fork's first event after the copy; here it just moves the head (name, parent).
+      return { type: 'CampaignForked', data: { parentId: `parent-${a}`, parentVersion: b + 1, name: `Fork ${c}` } };
     default: {
       const account = `acc-${a}`;
       if (c === 0) return { type: 'AccountLoggedOut', data: { accountId: account, agentId: null } };

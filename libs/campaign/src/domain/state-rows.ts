@@ -87,9 +87,16 @@ export function touchedBy(event: GameEvent, after: CampaignState): StateRowRef[]
   switch (event.type) {
     case 'CampaignCreated':
     case 'CampaignSettingsChanged':
+    case 'CampaignForked':
     case 'LocationChanged':
     case 'ActProgressed':
       return [head()];
+    case 'CampaignRewound':
+    case 'MessagesRetracted':
+    case 'MemoryCorrected':
+    case 'MemoryDeleted':
+      // The timeline, retractions and memories live in tables of their own.
+      return [];
     case 'LocationRegistered':
     case 'LocationRenamed':
       return [{ kind: 'location', key: event.data.locationId }];

@@ -1,8 +1,8 @@
 import { sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { assembleState, rowChars, StateKind, StoredStateRow } from '../domain/state-rows';
-import { CampaignState } from '../domain/state';
-import { CampaignStateCache, stateChars, stateTimelines } from './campaign-state.cache';
+import { CampaignState, Rewind } from '../domain/state';
+import { CampaignStateCache, stateChars } from './campaign-state.cache';
 
 export interface CampaignRow {
   state: CampaignState;
@@ -59,13 +59,29 @@ export async function readCampaignRow(
   const counters = rows.find((r) => r.kind === '');
   if (!counters) return null; // deleted in between
   const stored = rows.filter((r) => r.kind !== '').map(toStored);
-  const state = assembleState(campaignId, stored, {
-    version: Number(counters.valid_from),
-    messageCount: Number(counters.doc),
-  });
+  const timeline = Number(counters.born);
+  const state: CampaignState = {
+    ...assembleState(campaignId, stored, { version: Number(counters.valid_from), messageCount: Number(counters.doc) }),
+    timeline,
+    rewinds: await readRewinds(m, campaignId),
+  };
   stateChars.set(state, charsOf(stored));
-  stateTimelines.set(state, Number(counters.born));
-  return { state, timeline: Number(counters.born), assembled: true };
+  return { state, timeline, assembled: true };
+}
+
+/** The campaign's rewinds, oldest first (If-Match judges a plain version against them, DESIGN §10). */
+export async function readRewinds(m: EntityManager, campaignId: string): Promise<Rewind[]> {
+  const text =
+    'SELECT "timeline", "from_version", "to_version" FROM "campaign_timelines" WHERE "campaign_id" = ? ' +
+    'ORDER BY "timeline"';
+  const { rows } = await sql<Record<'timeline' | 'from_version' | 'to_version', number | string>>(m, text, [
+    campaignId,
+  ]);
+  return rows.map((r) => ({
+    timeline: Number(r.timeline),
+    fromVersion: Number(r.from_version),
+    toVersion: Number(r.to_version),
+  }));
 }
 
 /** Churning kinds (few live rows, many versions each): one seek per live entity is cheapest. */

@@ -17,8 +17,6 @@ interface Entry {
  * serializes the aggregate to measure it.
  */
 export const stateChars = new WeakMap<CampaignState, number>();
-/** The timeline (DESIGN §10) each loaded or built state belongs to: the cache's key with its version. */
-export const stateTimelines = new WeakMap<CampaignState, number>();
 
 /**
  * Parsed campaign states by (campaign, timeline, version), least recently used first out. A state is a

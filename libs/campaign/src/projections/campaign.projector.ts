@@ -1,7 +1,7 @@
 import { EventStore, gameStream, StoredEvent } from '@app/event-store';
 import { Database, insertRows, sql, transactionLocal } from '@app/database';
 import { EntityManager } from 'typeorm';
-import { GameEvent } from '../domain/events';
+import { EventOf, GameEvent } from '../domain/events';
 import { evolve } from '../domain/evolve';
 import { docOf, rowChars, rowsOfState, StateKind, stateRowsOf } from '../domain/state-rows';
 import { witnessesOf } from '../domain/witnessing';
@@ -9,8 +9,8 @@ import { CampaignState, emptyState, Message } from '../domain/state';
 import { MessageRecord, ToolCallRecord } from './message.entity';
 import { MessageWitnessRecord } from './witness.entity';
 import { toMessageRecord } from './message.mapper';
-import { CampaignStateCache, stateChars, stateTimelines as timelines } from './campaign-state.cache';
-import { readCampaignRow } from './campaign-row';
+import { CampaignStateCache, stateChars } from './campaign-state.cache';
+import { readCampaignRow, readRewinds } from './campaign-row';
 
 const CHUNK = 200;
 /** State rows per INSERT statement (6 parameters each). */
@@ -76,48 +76,67 @@ export class CampaignProjector {
     const written = this.writtenIn(m).get(campaignId);
     if (written) return written;
     const row = await readCampaignRow(m, campaignId, this.cache);
-    if (!row) return emptyState(campaignId);
-    timelines.set(row.state, row.timeline);
-    return row.state;
+    return row ? row.state : emptyState(campaignId);
   }
 
   /** After the commit of a transaction that loaded or applied `state`: later reads may reuse it. */
   committed(state: CampaignState): void {
-    this.cache.put(state, timelines.get(state) ?? 1, stateChars.get(state) ?? estimateChars(state));
+    this.cache.put(state, state.timeline ?? 1, stateChars.get(state) ?? estimateChars(state));
   }
 
   /** Applies appended events; returns the new state. Runs inside the append's transaction. */
   async apply(m: EntityManager, before: CampaignState, events: StoredEvent[]): Promise<CampaignState> {
     // Folded one event at a time: each message's witnesses are judged from the state it was recorded in.
     const witnesses: Pick<MessageWitnessRecord, 'campaignId' | 'viewerId' | 'index'>[] = [];
-    const { after, writes } = foldRows(before, events, true, (state, e) => {
+    const folded = foldRows(before, events, true, (state, e) => {
       if (e.type !== 'MessageRecorded') return;
       const msg = e.data as Message;
       for (const viewerId of witnessesOf(state, msg))
         witnesses.push({ campaignId: state.id, viewerId, index: msg.index });
     });
-    let timeline = timelines.get(before) ?? 1;
+    const writes = folded.writes;
+    let after = folded.after;
+    let timeline = before.timeline ?? 1;
     if (before.version === 0) {
       // A rebuilt campaign keeps the timeline its rewinds reached (campaign_timelines is not rebuilt).
       await sql(
         m,
-        'INSERT INTO "campaigns" ("id", "name", "version", "state", "created_at", "message_count", "timeline") ' +
-          'VALUES (?, ?, ?, \'\', ?, ?, COALESCE((SELECT MAX("timeline") FROM "campaign_timelines" ' +
-          'WHERE "campaign_id" = ?), 1))',
-        [after.id, after.name, after.version, after.createdAt, after.messageCount, after.id],
+        'INSERT INTO "campaigns" ("id", "name", "version", "state", "created_at", "message_count", "parent_id", ' +
+          '"parent_version", "timeline") VALUES (?, ?, ?, \'\', ?, ?, ?, ?, ' +
+          'COALESCE((SELECT MAX("timeline") FROM "campaign_timelines" WHERE "campaign_id" = ?), 1))',
+        [
+          after.id,
+          after.name,
+          after.version,
+          after.createdAt,
+          after.messageCount,
+          after.parent?.id ?? null,
+          after.parent?.version ?? null,
+          after.id,
+        ],
       );
       const text = 'SELECT "timeline" FROM "campaigns" WHERE "id" = ?';
       timeline = Number((await sql<{ timeline: number | string }>(m, text, [after.id])).rows[0].timeline);
+      after = withHead(after, { timeline, rewinds: await readRewinds(m, after.id) });
     } else {
+      // `timeline`: a write decided on a state of an earlier timeline (a rewind committed since) must not land.
       const res = await sql(
         m,
-        'UPDATE "campaigns" SET "version" = ?, "name" = ?, "message_count" = ? ' +
-          'WHERE "id" = ? AND "version" = ? AND "timeline" = ?',
-        [after.version, after.name, after.messageCount, after.id, before.version, timeline],
+        'UPDATE "campaigns" SET "version" = ?, "name" = ?, "message_count" = ?, "parent_id" = ?, ' +
+          '"parent_version" = ? WHERE "id" = ? AND "version" = ? AND "timeline" = ?',
+        [
+          after.version,
+          after.name,
+          after.messageCount,
+          after.parent?.id ?? null,
+          after.parent?.version ?? null,
+          after.id,
+          before.version,
+          timeline,
+        ],
       );
       if (res.changes === 0) throw new Error(`campaign ${after.id} moved during append`);
     }
-    timelines.set(after, timeline);
     await writeStateRows(m, after.id, writes, before.version > 0);
     // Kept from here on: should what follows fail, the rollback of this member's savepoint drops it.
     this.writtenIn(m).set(after.id, after);
@@ -137,6 +156,20 @@ export class CampaignProjector {
       await insertRows(m, ToolCallRecord, calls.slice(i, i + CHUNK), { ignoreConflicts: true });
     for (let i = 0; i < witnesses.length; i += CHUNK)
       await insertRows(m, MessageWitnessRecord, witnesses.slice(i, i + CHUNK));
+    for (const e of events) {
+      if (e.type !== 'MessagesRetracted') continue;
+      // §10: withheld from every read from this commit on; the message keeps its index (and its row).
+      const { indexes, reason } = (e as StoredEvent & { data: EventOf<'MessagesRetracted'>['data'] }).data;
+      for (let i = 0; i < indexes.length; i += CHUNK) {
+        const chunk = indexes.slice(i, i + CHUNK);
+        await sql(
+          m,
+          'UPDATE "messages" SET "retracted_version" = ?, "retract_reason" = ? WHERE "campaign_id" = ? ' +
+            `AND "idx" IN (${chunk.map(() => '?').join(', ')})`,
+          [e.version, reason, after.id, ...chunk],
+        );
+      }
+    }
     for (const indexer of this.indexers) if (recorded.length) await indexer.indexMessages(m, after.id, recorded);
     for (const projection of this.projections) await projection.project(m, after.id, events);
     return after;
@@ -253,6 +286,14 @@ async function writeStateRows(m: EntityManager, campaignId: string, writes: RowW
       chunk.flat(),
     );
   }
+}
+
+/** A copy of `state` with columns of the campaign row (not state rows) set, that keeps its measured size. */
+function withHead(state: CampaignState, head: Pick<CampaignState, 'timeline' | 'rewinds'>): CampaignState {
+  const next = { ...state, ...head };
+  const chars = stateChars.get(state);
+  if (chars !== undefined) stateChars.set(next, chars);
+  return next;
 }
 
 /** Size of a state nobody measured (an empty one, a test's): the sum of its rows. */
