@@ -66,10 +66,6 @@ export class CampaignReader {
       const head = (await sql<{ version: number | string; timeline: number | string }>(m, text, [campaignId])).rows[0];
       if (!head) return null;
       const timeline = Number(head.timeline);
-      if (version === Number(head.version) && kinds.length === STATE_KINDS.length) {
-        const current = this.cache.get(campaignId, timeline, version);
-        if (current) return current;
-      }
       const cached = this.cache.getAsOf(campaignId, timeline, version, kinds);
       if (cached) return cached;
       const rows = await readStateRowsAt(m, campaignId, version, kinds);
