@@ -1,13 +1,12 @@
 import { CampaignReader, CampaignStateCache, StateKind } from '@app/campaign';
-import { createDataSource, Database } from '@app/database';
+import { Database } from '@app/database';
 import { TypeOrmEventStore } from '@app/event-store';
 import { join } from 'node:path';
-import { ENTITIES } from '../apps/memory-service/src/core.module';
-import { MIGRATIONS } from '../apps/memory-service/src/migrations';
 import { BenchOptions, Figures } from './support/bench-suite';
 import { HttpClient, timedGet } from './support/http-client';
 import { HistorySeeder, SeedResult } from './support/history-seeder';
 import { tempDir } from './support/paths';
+import { openServiceDb } from './support/sqlite';
 import { localServiceEnv, spawnServer } from './support/service-process';
 import { mean, percentile, ratio, round } from './support/stats';
 
@@ -136,12 +135,7 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
 
 /** `CampaignReader.stateAt` at the middle of a seeded campaign: narrative kinds and all kinds, uncached and cached. */
 async function measureStateAt(dbPath: string, s: SeedResult, runs: number) {
-  const ds = createDataSource({
-    database: { type: 'sqlite', path: dbPath },
-    entities: ENTITIES,
-    migrations: MIGRATIONS,
-  });
-  await ds.initialize();
+  const ds = await openServiceDb(dbPath);
   try {
     const db = new Database(ds);
     const reader = new CampaignReader(db, new TypeOrmEventStore(db), new CampaignStateCache());

@@ -11,7 +11,7 @@ import {
   toMessageRecord,
 } from '@app/campaign';
 import { EventRecord, gameStream, memoryStream, TypeOrmEventStore } from '@app/event-store';
-import { createDataSource, Database } from '@app/database';
+import { Database } from '@app/database';
 import { createSearchIndex, RebuildReport, SearchIndexRebuilder } from '@app/search';
 import {
   CursorRecord,
@@ -25,9 +25,7 @@ import {
   toMemoryRecord,
 } from '@app/memory';
 import { DataSource, EntityTarget } from 'typeorm';
-import { ENTITIES } from '../../apps/memory-service/src/core.module';
-import { MIGRATIONS } from '../../apps/memory-service/src/migrations';
-import { SqliteDb } from './sqlite';
+import { openServiceDb, SqliteDb } from './sqlite';
 import { ALIASES, LOCATION_NAMES, nthName, NPC_NAMES, rng, storyLine } from './story-text';
 
 /** The shape of one seeded campaign. */
@@ -85,13 +83,7 @@ export class HistorySeeder {
   ) {}
 
   static async open(dbPath: string): Promise<HistorySeeder> {
-    const ds = createDataSource({
-      database: { type: 'sqlite', path: dbPath },
-      entities: ENTITIES,
-      migrations: MIGRATIONS,
-    });
-    await ds.initialize();
-    await ds.runMigrations({ transaction: 'each' });
+    const ds = await openServiceDb(dbPath);
     const db = (ds.driver as unknown as { databaseConnection: SqliteDb }).databaseConnection;
     db.pragma('synchronous = OFF'); // a seed that crashes is simply re-run
     return new HistorySeeder(ds, db);
