@@ -33,7 +33,8 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
       await seeder.close();
     }
     const stateAt = await measureStateAt(dbPath, seeded[seeded.length - 1], options.quick ? 100 : 400);
-    const service = await spawnServer({ dir: tmp.path, env: localServiceEnv(dbPath) });
+    // A 1 GB file on a shared machine: the boot may take longer than the default 30 s.
+    const service = await spawnServer({ dir: tmp.path, env: localServiceEnv(dbPath), timeoutMs: 180_000 });
     try {
       const url = (s: SeedResult) => `${service.url}/v1/campaigns/${s.campaignId}/context`;
       const served = new Map<string, { sections: number; entries: number }>();
