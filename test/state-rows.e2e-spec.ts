@@ -80,6 +80,9 @@ describe('campaign state rows', () => {
     expect(narrative.npcs.brom.locationId).toBe('crypt');
     expect(narrative.quests).toEqual({});
     expect(narrative.round).toBe(3);
+    await expect(reader.stateAt(CID, 0)).rejects.toMatchObject({ code: 'INVALID_VERSION' });
+    await expect(reader.stateAt(CID, version + 1)).rejects.toMatchObject({ code: 'INVALID_VERSION' });
+    await expect(reader.stateAt('nobody', 1)).rejects.toMatchObject({ code: 'CAMPAIGN_NOT_FOUND' });
   });
 
   it('a message writes no state row and no document; an NPC update closes its row and adds one', async () => {
