@@ -1,28 +1,31 @@
 import {
   CampaignRecord,
   CampaignState,
+  CampaignStateRowRecord,
   emptyState,
   evolve,
   GameEvent,
   Message,
   MessageRecord,
+  stateRowsOf,
   toMessageRecord,
 } from '@app/campaign';
-import { EventRecord, gameStream, memoryStream } from '@app/event-store';
-import { createDataSource } from '@app/database';
+import { EventRecord, gameStream, memoryStream, TypeOrmEventStore } from '@app/event-store';
+import { Database } from '@app/database';
+import { createSearchIndex, RebuildReport, SearchIndexRebuilder } from '@app/search';
 import {
   CursorRecord,
   MemoryCheckpointRecord,
+  MemoryHistoryRecord,
   MemoryRecord,
+  MemoryReader,
   MemoryRecordedData,
   memoryId,
   npcWindow,
   toMemoryRecord,
 } from '@app/memory';
 import { DataSource, EntityTarget } from 'typeorm';
-import { ENTITIES } from '../../apps/memory-service/src/core.module';
-import { MIGRATIONS } from '../../apps/memory-service/src/migrations';
-import { SqliteDb } from './sqlite';
+import { openServiceDb, SqliteDb } from './sqlite';
 import { ALIASES, LOCATION_NAMES, nthName, NPC_NAMES, rng, storyLine } from './story-text';
 
 /** The shape of one seeded campaign. */
@@ -53,8 +56,13 @@ export interface SeedResult {
   memories: number;
   /** Triggers (location changes with a previous location, world events) the worker has to handle. */
   triggers: number;
-  /** Size of the campaign's state document (campaigns.state), which every read parses. */
+  /**
+   * Size the state would have as one JSON document (what every write serialized before the state rows,
+   * docs/state.md): it grows with registered quests and completed encounters.
+   */
   stateBytes: number;
+  /** State rows written (every version of every entity). */
+  stateRows: number;
   seconds: number;
 }
 
@@ -62,9 +70,9 @@ type Row = Record<string, unknown>;
 
 /**
  * Seeds long campaign histories straight into a SQLite file, fast: the schema comes from the service's
- * own migrations, the rows are built by the same mappers the projectors use (toMessageRecord,
- * toMemoryRecord, `evolve` for the state document) and inserted with prepared statements in big
- * transactions. Search indexes or other projections added later are not filled.
+ * own migrations, the rows are built by the same functions the projectors use (toMessageRecord,
+ * toMemoryRecord, `evolve` + `stateRowsOf` for the versioned state rows) and inserted with prepared
+ * statements in big transactions. The search index is filled on request (`indexSearch`).
  */
 export class HistorySeeder {
   private readonly inserts = new Map<EntityTarget<unknown>, (row: Row) => void>();
@@ -75,16 +83,20 @@ export class HistorySeeder {
   ) {}
 
   static async open(dbPath: string): Promise<HistorySeeder> {
-    const ds = createDataSource({
-      database: { type: 'sqlite', path: dbPath },
-      entities: ENTITIES,
-      migrations: MIGRATIONS,
-    });
-    await ds.initialize();
-    await ds.runMigrations({ transaction: 'each' });
+    const ds = await openServiceDb(dbPath);
     const db = (ds.driver as unknown as { databaseConnection: SqliteDb }).databaseConnection;
     db.pragma('synchronous = OFF'); // a seed that crashes is simply re-run
     return new HistorySeeder(ds, db);
+  }
+
+  /**
+   * Fills the search index (FTS5) of everything seeded so far, through the service's own rebuilder: messages,
+   * reasoning and memories. Opt-in (minutes at 1M events): the context bench does not search, a fork copies it.
+   */
+  async indexSearch(): Promise<RebuildReport> {
+    const db = new Database(this.ds);
+    const store = new TypeOrmEventStore(db);
+    return new SearchIndexRebuilder(db, store, createSearchIndex(db), new MemoryReader(db)).rebuild();
   }
 
   async close(): Promise<void> {
@@ -101,7 +113,7 @@ export class HistorySeeder {
     const stmt = this.db.prepare(
       `INSERT INTO "${meta.tableName}" (${cols.map((c) => `"${c.databaseName}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
     );
-    const value = (v: unknown) => (typeof v === 'boolean' ? Number(v) : (v ?? null));
+    const value = (v: unknown) => (typeof v === 'boolean' ? Number(v) : (v ?? null)); // SQLite has no booleans
     const fn = (row: Row) => void stmt.run(...cols.map((c) => value(row[c.propertyName])));
     this.inserts.set(entity, fn);
     return fn;
@@ -122,19 +134,23 @@ export class HistorySeeder {
     const eventRow = this.insert(EventRecord);
     const messageRow = this.insert(MessageRecord);
     const memoryRow = this.insert(MemoryRecord);
+    const historyRow = this.insert(MemoryHistoryRecord);
     let pendingEvents: Row[] = [];
     let pendingMessages: Row[] = [];
     let pendingMemories: Row[] = [];
+    let pendingHistory: Row[] = [];
     const flush = this.db.transaction(() => {
       for (const r of pendingEvents) eventRow(r);
       for (const r of pendingMessages) messageRow(r);
       for (const r of pendingMemories) memoryRow(r);
+      for (const r of pendingHistory) historyRow(r);
     });
     const flushAll = () => {
       flush();
       pendingEvents = [];
       pendingMessages = [];
       pendingMemories = [];
+      pendingHistory = [];
     };
 
     let state: CampaignState = emptyState(cid);
@@ -143,6 +159,9 @@ export class HistorySeeder {
     let memories = 0;
     let triggers = 0;
     const cursors = new Map<string, number>();
+    // Every version of every state entity; a row is closed (validTo) by the next one of its entity.
+    const stateRows: Row[] = [];
+    const currentRow = new Map<string, Row>();
     const recordedAt = (v: number) => new Date(start + v * 20_000).toISOString();
     const meta = JSON.stringify({ correlationId: 'seed' });
 
@@ -150,6 +169,17 @@ export class HistorySeeder {
       version += 1;
       const at = recordedAt(version);
       state = { ...evolve(state, event, at), version };
+      for (const r of stateRowsOf(event, state)) {
+        const entity = `${r.kind}\u0000${r.key}`;
+        const prev = currentRow.get(entity);
+        if (prev) prev.validTo = version;
+        if (r.doc === null) currentRow.delete(entity);
+        else {
+          const row: Row = { campaignId: cid, kind: r.kind, key: r.key, validFrom: version, validTo: null, doc: r.doc };
+          stateRows.push(row);
+          currentRow.set(entity, row);
+        }
+      }
       pendingEvents.push({
         streamId: gameStream(cid),
         version,
@@ -205,9 +235,26 @@ export class HistorySeeder {
         data: JSON.stringify(data),
         metadata: JSON.stringify({ correlationId: 'seed', causationId: `${gameStream(cid)}@${trigger}` }),
         recordedAt: data.createdAt,
+        // Columns of the timelines schema (ignored where the entity lacks them): M(V) seeks on it.
         triggerVersion: trigger,
       });
       pendingMemories.push(toMemoryRecord(cid, data, memoryVersion) as unknown as Row);
+      // Its first wording, as the projector records it (DESIGN §10 history; as-of reads and forks copy it).
+      pendingHistory.push({
+        campaignId: cid,
+        memoryId: data.memoryId,
+        seq: 1,
+        validFrom: trigger,
+        revision: 1,
+        status: 'active',
+        reason: 'recorded',
+        origin: 'model',
+        summary,
+        inputIndexes: JSON.stringify(data.inputIndexes),
+        memoryVersion,
+        searchSeq: memoryVersion,
+        at: data.createdAt,
+      });
     };
 
     const gist = (window: Message[], sentences: number) =>
@@ -381,7 +428,9 @@ export class HistorySeeder {
     const cursorRow = this.insert(CursorRecord);
     const campaignRow = this.insert(CampaignRecord);
     const checkpointRow = this.insert(MemoryCheckpointRecord);
+    const stateRow = this.insert(CampaignStateRowRecord);
     this.db.transaction(() => {
+      for (const r of stateRows) stateRow(r);
       for (const [key, value] of cursors) {
         const [scope, subjectId] = key.split('\u0000');
         cursorRow({ campaignId: cid, scope, subjectId, value });
@@ -390,7 +439,7 @@ export class HistorySeeder {
         id: cid,
         name: state.name,
         version,
-        state: JSON.stringify(state),
+        state: '',
         createdAt: state.createdAt,
         timeline: 1,
         messageCount: state.messageCount,
@@ -405,6 +454,7 @@ export class HistorySeeder {
       memories,
       triggers,
       stateBytes: JSON.stringify(state).length,
+      stateRows: stateRows.length,
       seconds: (performance.now() - t0) / 1000,
     };
   }

@@ -1,11 +1,11 @@
 import { EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-store';
 import { Database, sql } from '@app/database';
 import { CampaignStateCache } from './projections/campaign-state.cache';
-import { readCampaignRow } from './projections/campaign-row';
+import { charsOf, messageCountAt, readCampaignRow, readStateRowsAt } from './projections/campaign-row';
+import { stateChars } from './projections/campaign-state.cache';
+import { assembleState, STATE_KINDS } from './domain/state-rows';
 import { invalidVersion, notFound } from '@app/common';
-import { GameEvent } from './domain/events';
-import { fold } from './domain/evolve';
-import { CampaignState, emptyState } from './domain/state';
+import { CampaignState } from './domain/state';
 import { EntityManager } from 'typeorm';
 import * as q from './projections/message.queries';
 import { RecentWindow, StoredMessage } from './projections/message.queries';
@@ -45,34 +45,45 @@ export class CampaignReader {
   async find(campaignId: string): Promise<CampaignSnapshot | null> {
     const row = await this.db.read((m) => readCampaignRow(m, campaignId, this.cache));
     if (!row) return null;
-    // A committed row: later reads and writes may reuse its parsed state.
-    if (row.parsedChars !== null) this.cache.put(row.state, row.parsedChars);
+    // A committed row: later reads and writes may reuse its assembled state.
+    if (row.assembled) this.cache.put(row.state, row.timeline, stateChars.get(row.state)!);
     return { state: row.state };
+  }
+
+  /**
+   * The campaign's state as of game version `version` (DESIGN §10 as-of reads) in its current timeline, with only
+   * the `kinds` of state rows asked for (the others come out empty; unknown kinds are ignored): one seek per live
+   * entity of a churning kind, a range scan of the others, never a replay (docs/state.md). 404 for an unknown
+   * campaign, 400 INVALID_VERSION outside 1..version. States of a timeline never change, so they are cached by
+   * (timeline, version, kinds).
+   */
+  async stateAt(campaignId: string, version: number, kinds: readonly string[] = STATE_KINDS): Promise<CampaignState> {
+    const wanted = STATE_KINDS.filter((k) => kinds.includes(k));
+    return this.db.read(async (m) => {
+      const text = 'SELECT "version", "timeline" FROM "campaigns" WHERE "id" = ?';
+      type Head = { version: number | string; timeline: number | string };
+      const head = (await sql<Head>(m, text, [campaignId])).rows[0];
+      if (!head) throw notFound('CAMPAIGN_NOT_FOUND', `campaign ${campaignId} not found`);
+      if (!Number.isInteger(version) || version < 1 || version > Number(head.version))
+        throw invalidVersion('asOf', version, Number(head.version));
+      const timeline = Number(head.timeline);
+      const cached = this.cache.getAsOf(campaignId, timeline, version, wanted);
+      if (cached) return cached;
+      const rows = await readStateRowsAt(m, campaignId, version, wanted);
+      const messageCount = await messageCountAt(m, campaignId, version);
+      const state = { ...assembleState(campaignId, rows, { version, messageCount }), timeline };
+      // One snapshot on SQLite; on PostgreSQL a rewind committed in between could have changed the rows at V,
+      // so only a state whose timeline still holds is kept.
+      const again = (await sql<{ timeline: number | string }>(m, text, [campaignId])).rows[0];
+      if (again && Number(again.timeline) === timeline) this.cache.putAsOf(state, timeline, wanted, charsOf(rows));
+      return state;
+    });
   }
 
   async get(campaignId: string): Promise<CampaignSnapshot> {
     const found = await this.find(campaignId);
     if (!found) throw notFound('CAMPAIGN_NOT_FOUND', `campaign ${campaignId} not found`);
     return found;
-  }
-
-  /**
-   * §10: the campaign's state as of game version `version` (1..version), in the current timeline. NAIVE: folds the
-   * game events 1..V on every call, so its cost grows with V — lane 1 replaces it with versioned state rows (and
-   * honours `kinds`, the parts of the state the caller reads). 400 INVALID_VERSION outside the stream.
-   */
-  async stateAt(campaignId: string, version: number, _kinds?: readonly string[]): Promise<CampaignState> {
-    const head = await this.get(campaignId);
-    if (!Number.isInteger(version) || version < 1 || version > head.state.version)
-      throw invalidVersion('asOf', version, head.state.version);
-    if (version === head.state.version) return head.state;
-    const events = await this.store.readStream(gameStream(campaignId), { until: version });
-    const steps = events.map((e) => ({
-      event: { type: e.type, data: e.data } as GameEvent,
-      version: e.version,
-      recordedAt: e.recordedAt,
-    }));
-    return { ...fold(emptyState(campaignId), steps), timeline: head.state.timeline };
   }
 
   /** Messages after an exclusive index, oldest first; with `witnessedBy` (a viewer key, §8) only those it witnessed. */
