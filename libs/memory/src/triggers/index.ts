@@ -2,6 +2,7 @@ import type { GameEvent } from '@app/campaign';
 import { glossary } from './glossary.trigger';
 import { location } from './location.trigger';
 import { npc } from './npc.trigger';
+import { revisionTrigger } from './revision.trigger';
 import { summary } from './summary.trigger';
 import { ScopeTask, Trigger, TriggerOptions } from './trigger';
 import { world } from './world.trigger';
@@ -11,6 +12,7 @@ export { COINING_ROLES, glossary, newTerms } from './glossary.trigger';
 export { location } from './location.trigger';
 export { mentionMatcher, mentions, npc, npcWindow, NpcRef, SelectableMessage } from './npc.trigger';
 export { summary, SummaryEvent } from './summary.trigger';
+export { revisionTrigger } from './revision.trigger';
 export { world, WORLD, WorldEvent } from './world.trigger';
 
 /** Pairs an event with the triggers that fire on it; a trigger typed over other events does not compile here. */
@@ -23,16 +25,16 @@ const fire = <E extends GameEvent>(_event: E, ...triggers: Trigger<NoInfer<E>>[]
 export function triggersFor(e: GameEvent): Trigger[] {
   switch (e.type) {
     case 'LocationChanged':
-      return fire(e, location, npc, summary);
+      return fire(e, location, npc, summary, revision);
     case 'ObjectiveCompleted':
-      return fire(e, world);
+      return fire(e, world, revision);
     case 'QuestCompleted':
     case 'ActProgressed':
-      return fire(e, world, summary);
+      return fire(e, world, summary, revision);
     case 'LocationStateUpdated':
-      return fire(e, world);
+      return fire(e, world, revision);
     case 'RoundEnded':
-      return fire(e, summary);
+      return fire(e, summary, revision);
     case 'MessageRecorded':
       return fire(e, glossary);
     case 'CampaignCreated':
@@ -58,6 +60,9 @@ export function triggersFor(e: GameEvent): Trigger[] {
     }
   }
 }
+
+/** §10: revises what retractions withheld; on the regular triggers too, so a failed revision is tried again. */
+export const revision: Trigger = revisionTrigger((e, o) => planTasks(e, o));
 
 /** Every scope an event fires, each with the trigger that runs it. */
 export function planTasks(e: GameEvent, options: TriggerOptions): { trigger: Trigger; task: ScopeTask }[] {
