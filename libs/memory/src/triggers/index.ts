@@ -2,7 +2,7 @@ import type { GameEvent } from '@app/campaign';
 import { glossary } from './glossary.trigger';
 import { location } from './location.trigger';
 import { npc } from './npc.trigger';
-import { revisionTrigger } from './revision.trigger';
+import { revision } from './revision.trigger';
 import { summary } from './summary.trigger';
 import { ScopeTask, Trigger, TriggerOptions } from './trigger';
 import { world } from './world.trigger';
@@ -11,8 +11,8 @@ export * from './trigger';
 export { COINING_ROLES, glossary, newTerms } from './glossary.trigger';
 export { location } from './location.trigger';
 export { mentionMatcher, mentions, npc, npcWindow, NpcRef, SelectableMessage } from './npc.trigger';
+export { revision, RevisionEvent } from './revision.trigger';
 export { summary, SummaryEvent } from './summary.trigger';
-export { revisionTrigger } from './revision.trigger';
 export { world, WORLD, WorldEvent } from './world.trigger';
 
 /** Pairs an event with the triggers that fire on it; a trigger typed over other events does not compile here. */
@@ -37,6 +37,8 @@ export function triggersFor(e: GameEvent): Trigger[] {
       return fire(e, summary, revision);
     case 'MessageRecorded':
       return fire(e, glossary);
+    case 'MessagesRetracted':
+      return fire(e, revision);
     case 'CampaignCreated':
     case 'CampaignSettingsChanged':
     case 'LocationRegistered':
@@ -53,6 +55,10 @@ export function triggersFor(e: GameEvent): Trigger[] {
     case 'PlayerUpdated':
     case 'AccountLoggedIn':
     case 'AccountLoggedOut':
+    case 'CampaignForked':
+    case 'CampaignRewound':
+    case 'MemoryCorrected':
+    case 'MemoryDeleted':
       return [];
     default: {
       const unhandled: never = e;
@@ -60,9 +66,6 @@ export function triggersFor(e: GameEvent): Trigger[] {
     }
   }
 }
-
-/** §10: revises what retractions withheld; on the regular triggers too, so a failed revision is tried again. */
-export const revision: Trigger = revisionTrigger((e, o) => planTasks(e, o));
 
 /** Every scope an event fires, each with the trigger that runs it. */
 export function planTasks(e: GameEvent, options: TriggerOptions): { trigger: Trigger; task: ScopeTask }[] {

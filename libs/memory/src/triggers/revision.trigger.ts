@@ -1,14 +1,23 @@
 import type { GameEvent, StoredMessage } from '@app/campaign';
 import { capSentences } from '@app/summarizer';
 import type { SummaryOutcome } from '@app/summarizer';
-import { PUBLIC_SUMMARY_SUBJECT, summarySubject } from '../memory-events';
-import type { RevisionOutcome } from '../revision-events';
+import { MemoryEvent, MemoryScope, PUBLIC_SUMMARY_SUBJECT, summarySubject } from '../memory-events';
+import { location } from './location.trigger';
+import { npc } from './npc.trigger';
 import type { SceneTrigger } from './scene-memory';
-import type { ScopeTask, Trigger, TriggerOptions, TriggerRun, WithheldMemory, WithheldSummary } from './trigger';
+import type { Fires, ScopeTask, Trigger, TriggerRun, WithheldMemory, WithheldSummary } from './trigger';
 import { toTranscript } from './trigger';
+import { world, WorldEvent } from './world.trigger';
 
-/** The scopes a game event fires, each with the trigger that runs it (index.ts's planTasks). */
-export type PlanOf = (e: GameEvent, options: TriggerOptions) => { trigger: Trigger; task: ScopeTask }[];
+/** The retraction itself, and the events that already fire a memory (to retry a failed revision). */
+export type RevisionEvent = Fires<'MessagesRetracted' | 'LocationChanged' | 'RoundEnded'> | WorldEvent;
+
+/** Each memory scope's trigger: a revision is worded by the prompt the memory was recorded with. */
+const SCENES: Record<MemoryScope, SceneTrigger<GameEvent>> = {
+  location: location as unknown as SceneTrigger<GameEvent>,
+  npc: npc as unknown as SceneTrigger<GameEvent>,
+  world: world as unknown as SceneTrigger<GameEvent>,
+};
 
 const TASK: ScopeTask = {
   scope: 'revision',
@@ -25,37 +34,35 @@ const TASK: ScopeTask = {
  * Fired by MessagesRetracted, and by the regular triggers so a failed revision is tried again later; with nothing
  * withheld it is one indexed read and no call.
  */
-export function revisionTrigger(planOf: PlanOf): Trigger {
-  return {
-    name: 'revision',
-    plan: () => [TASK],
-    run: async (_task, run) => {
-      const withheld = await run.reads.withheld();
-      const out: RevisionOutcome[] = [];
-      for (const memory of withheld.memories) out.push(await reviseMemory(planOf, memory, run));
-      for (const summary of withheld.summaries) {
-        const revised = await reviseSummary(summary, run);
-        if (revised) out.push(revised);
-      }
-      const overrides = run.state.glossary ?? {};
-      for (const t of withheld.terms) {
-        // A term the game master defined is served from its override: nothing to withdraw.
-        if (overrides[t.termKey]?.definition != null) continue;
-        const data = { term: t.term, coinedMessageIndex: t.coinedMessageIndex, triggerVersion: run.event.version };
-        out.push({ type: 'GlossaryTermWithdrawn', data });
-      }
-      return out;
-    },
-  };
-}
+export const revision: Trigger<RevisionEvent> = {
+  name: 'revision',
+  plan: () => [TASK],
+  run: async (_task, run) => {
+    const withheld = await run.reads.withheld();
+    const out: MemoryEvent[] = [];
+    for (const memory of withheld.memories) out.push(await reviseMemory(memory, run));
+    for (const summary of withheld.summaries) {
+      const revised = await reviseSummary(summary, run);
+      if (revised) out.push(revised);
+    }
+    const overrides = run.state.glossary ?? {};
+    for (const t of withheld.terms) {
+      // A term the game master defined is served from its override: nothing to withdraw.
+      if (overrides[t.termKey]?.definition != null) continue;
+      const data = { term: t.term, coinedMessageIndex: t.coinedMessageIndex, triggerVersion: run.event.version };
+      out.push({ type: 'GlossaryTermWithdrawn', data });
+    }
+    return out;
+  },
+};
 
 /** One withheld memory: withdrawn without surviving input, else its own trigger's prompt over exactly what survives. */
-async function reviseMemory(planOf: PlanOf, memory: WithheldMemory, run: TriggerRun): Promise<RevisionOutcome> {
+async function reviseMemory(memory: WithheldMemory, run: TriggerRun): Promise<MemoryEvent> {
   const triggerVersion = run.event.version;
   const surviving = await run.reads.messagesByIndex(memory.inputIndexes);
   if (surviving.length === 0)
     return { type: 'MemoryWithdrawn', data: { memoryId: memory.id, reason: 'retracted', triggerVersion } };
-  const scene = await sceneOf(planOf, memory, run);
+  const scene = await sceneOf(memory, run);
   const about = { scope: 'revision' as const, subjectId: memory.id };
   const outcome: SummaryOutcome = scene
     ? await run.attempt(about, scene.trigger.prompt(scene.task, scene.state, surviving, run.campaignId))
@@ -82,16 +89,14 @@ async function reviseMemory(planOf: PlanOf, memory: WithheldMemory, run: Trigger
  * The memory's own trigger as it ran: its event planned again, the task of the same scope and subject, and the state
  * right after that event — so the revision is worded as the memory was, whatever the worker's lag.
  */
-async function sceneOf(planOf: PlanOf, memory: WithheldMemory, run: TriggerRun) {
+async function sceneOf(memory: WithheldMemory, run: TriggerRun) {
   const original = await run.reads.event(memory.triggerVersion);
-  if (!original) return null;
-  const planned = planOf({ type: original.type, data: original.data } as GameEvent, run.options).find(
-    (p) => p.task.scope === memory.scope && p.task.subjectId === memory.subjectId,
-  );
-  const trigger = planned?.trigger as Partial<SceneTrigger<GameEvent>> | undefined;
-  if (!planned || !trigger?.prompt) return null;
-  const state = await run.reads.stateAt(memory.triggerVersion);
-  return { trigger: trigger as SceneTrigger<GameEvent>, task: planned.task, state };
+  const trigger = SCENES[memory.scope];
+  if (!original || !trigger) return null;
+  const event = { type: original.type, data: original.data } as GameEvent;
+  const task = trigger.plan(event, run.options).find((t: ScopeTask) => t.subjectId === memory.subjectId);
+  if (!task) return null;
+  return { trigger, task, state: await run.reads.stateAt(memory.triggerVersion) };
 }
 
 function skippedRevision(
@@ -99,7 +104,7 @@ function skippedRevision(
   memory: WithheldMemory,
   outcome: SummaryOutcome & { ok: false },
   surviving: StoredMessage[],
-): RevisionOutcome {
+): MemoryEvent {
   const { reason, attempts } = outcome;
   const triggerVersion = run.event.version;
   run.log(`revision failed; the memory stays withheld: ${reason}`, {
@@ -125,7 +130,7 @@ function skippedRevision(
  * ones covered; none survives → the base's text again, no call (the key is live again). No base and nothing
  * surviving: nothing to say, the key stays without a summary until the next rewrite.
  */
-async function reviseSummary(s: WithheldSummary, run: TriggerRun): Promise<RevisionOutcome | null> {
+async function reviseSummary(s: WithheldSummary, run: TriggerRun): Promise<MemoryEvent | null> {
   const surviving = await run.reads.messagesByIndex(s.inputIndexes);
   if (surviving.length === 0 && s.base === null) return null;
   const subject = s.publicView ? PUBLIC_SUMMARY_SUBJECT : summarySubject(s.viewer);

@@ -4,10 +4,6 @@ import type { Summarizer, SummaryOutcome, SummaryResult, TranscriptLine } from '
 import type { KnownTerms } from '../glossary/known-terms';
 import type { RollingSummaryView } from '../layers.reader';
 import type { MemoryEvent, MemoryScope } from '../memory-events';
-import type { RevisionOutcome } from '../revision-events';
-
-/** What a trigger records on the memory stream. */
-export type TriggerOutcome = MemoryEvent | RevisionOutcome;
 
 /** One scope to summarize, derived from a trigger event; `glossary` and `summary` are the §8 layers. */
 export interface ScopeTask {
@@ -142,7 +138,7 @@ export interface Trigger<E extends GameEvent = GameEvent> {
   readonly name: string;
   plan(event: E, options: TriggerOptions): ScopeTask[];
   /** The outcome events of one planned task; none when there was nothing to summarize. */
-  run(task: ScopeTask, run: TriggerRun): Promise<TriggerOutcome[]>;
+  run(task: ScopeTask, run: TriggerRun): Promise<MemoryEvent[]>;
 }
 
 /** The game events of the given types (a trigger's event parameter). */
