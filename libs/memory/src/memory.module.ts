@@ -1,4 +1,4 @@
-import { CampaignEventsAppended, CampaignReader } from '@app/campaign';
+import { CampaignEventsAppended, CampaignProjector, CampaignReader } from '@app/campaign';
 import { AppConfig } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore } from '@app/event-store';
@@ -7,6 +7,8 @@ import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, L
 import { OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
+import { CorrectionsProjection } from './corrections.projection';
+import { RetractionProjection } from './retraction.projection';
 import { HideGlossaryTermHandler } from './glossary/hide-glossary-term.command';
 import { LayersReader } from './layers.reader';
 import { MemoryProjector } from './memory.projector';
@@ -115,6 +117,28 @@ function workerProvider(config: WorkerConfig, options: MemoryModuleOptions): Pro
   };
 }
 
+/** §10: retractions and corrections reach memory's tables in the command's own transaction. */
+const gameEventProjections: Provider[] = [
+  {
+    provide: RetractionProjection,
+    useFactory: (campaigns: CampaignProjector) => {
+      const projection = new RetractionProjection();
+      campaigns.addProjection(projection);
+      return projection;
+    },
+    inject: [CampaignProjector],
+  },
+  {
+    provide: CorrectionsProjection,
+    useFactory: (campaigns: CampaignProjector, memories: MemoryProjector) => {
+      const projection = new CorrectionsProjection(memories);
+      campaigns.addProjection(projection);
+      return projection;
+    },
+    inject: [CampaignProjector, MemoryProjector],
+  },
+];
+
 /**
  * The memory side: projector, readers, the worker (woken on each append, started after boot, stopped before the
  * database closes) and the glossary command. The worker's claim on a campaign (CAMPAIGN_OWNERSHIP) and the
@@ -137,6 +161,7 @@ export class MemoryModule {
         },
         { provide: WorkerProgress, useValue: new WorkerProgress() },
         workerProvider(config, options),
+        ...gameEventProjections,
         HideGlossaryTermHandler,
         WakeWorkerHandler,
         WorkerLifecycle,

@@ -23,8 +23,42 @@ export async function rawRows<T>(m: EntityManager, text: string, params: unknown
   return (await sql<T>(m, text, params)).rows;
 }
 
+/**
+ * A `memory_history` row copying the memory's row as it now stands (`changed_version` is where it holds from).
+ * `searchSeq` null: the wording did not change, its full-text row is the previous entry's.
+ */
+const HISTORY =
+  'INSERT INTO memory_history (campaign_id, memory_id, seq, valid_from, revision, status, reason, origin, summary,' +
+  ' input_indexes, memory_version, search_seq, at) SELECT r.campaign_id, r.id, COALESCE((SELECT MAX(h.seq) FROM' +
+  ' memory_history h WHERE h.campaign_id = r.campaign_id AND h.memory_id = r.id), 0) + 1, r.changed_version,' +
+  ' r.revision, r.status, ?, r.origin, r.summary, r.input_indexes, CAST(? AS integer), COALESCE(CAST(? AS integer),' +
+  ' (SELECT h.search_seq FROM memory_history h WHERE h.campaign_id = r.campaign_id AND h.memory_id = r.id' +
+  ' ORDER BY h.seq DESC LIMIT 1), r.memory_version), ? FROM memories r WHERE r.campaign_id = ? AND r.id = ?';
+
+/** What a history entry records beyond the row: why, the memory event behind it, its full-text row, when. */
+export interface HistoryEntry {
+  reason: 'recorded' | 'withheld' | 'revised' | 'corrected' | 'withdrawn' | 'deleted';
+  memoryVersion: number | null;
+  searchSeq: number | null;
+  at: string;
+}
+
+/** A DM correction's full-text row id: above every memory-stream version, unique per game version (§10). */
+export const correctionSeq = (gameVersion: number): number => 2 ** 30 + gameVersion;
+
 /** Statements of the memory projection (inside the worker's transaction). */
 export const memorySql = {
+  history: (m: EntityManager, campaignId: string, memoryId: string, h: HistoryEntry) =>
+    rawRows(m, HISTORY, [h.reason, h.memoryVersion, h.searchSeq, h.at, campaignId, memoryId]),
+  /** §10: withheld from reads from game version `version` on, until the worker revises or withdraws it. */
+  withhold: async (m: EntityManager, campaignId: string, memoryId: string, version: number, at: string) => {
+    await rawRows(
+      m,
+      "UPDATE memories SET status = 'withheld', changed_version = ? WHERE campaign_id = ? AND id = ?",
+      [version, campaignId, memoryId],
+    );
+    await memorySql.history(m, campaignId, memoryId, { reason: 'withheld', memoryVersion: null, searchSeq: null, at });
+  },
   insertMemory: (m: EntityManager, row: MemoryRecord) => insertRows(m, MemoryRecord, [row]),
   upsertCursor: (m: EntityManager, campaignId: string, scope: string, subjectId: string, value: number) =>
     rawRows(
