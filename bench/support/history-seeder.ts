@@ -1,11 +1,13 @@
 import {
   CampaignRecord,
   CampaignState,
+  CampaignStateRowRecord,
   emptyState,
   evolve,
   GameEvent,
   Message,
   MessageRecord,
+  stateRowsOf,
   toMessageRecord,
 } from '@app/campaign';
 import { EventRecord, gameStream, memoryStream } from '@app/event-store';
@@ -53,8 +55,13 @@ export interface SeedResult {
   memories: number;
   /** Triggers (location changes with a previous location, world events) the worker has to handle. */
   triggers: number;
-  /** Size of the campaign's state document (campaigns.state), which every read parses. */
+  /**
+   * Size the state would have as one JSON document (what every write serialized before the state rows,
+   * docs/state.md): it grows with registered quests and completed encounters.
+   */
   stateBytes: number;
+  /** State rows written (every version of every entity). */
+  stateRows: number;
   seconds: number;
 }
 
@@ -62,9 +69,9 @@ type Row = Record<string, unknown>;
 
 /**
  * Seeds long campaign histories straight into a SQLite file, fast: the schema comes from the service's
- * own migrations, the rows are built by the same mappers the projectors use (toMessageRecord,
- * toMemoryRecord, `evolve` for the state document) and inserted with prepared statements in big
- * transactions. Search indexes or other projections added later are not filled.
+ * own migrations, the rows are built by the same functions the projectors use (toMessageRecord,
+ * toMemoryRecord, `evolve` + `stateRowsOf` for the versioned state rows) and inserted with prepared
+ * statements in big transactions. Search indexes or other projections added later are not filled.
  */
 export class HistorySeeder {
   private readonly inserts = new Map<EntityTarget<unknown>, (row: Row) => void>();
@@ -142,6 +149,9 @@ export class HistorySeeder {
     let memories = 0;
     let triggers = 0;
     const cursors = new Map<string, number>();
+    // Every version of every state entity; a row is closed (validTo) by the next one of its entity.
+    const stateRows: Row[] = [];
+    const currentRow = new Map<string, Row>();
     const recordedAt = (v: number) => new Date(start + v * 20_000).toISOString();
     const meta = JSON.stringify({ correlationId: 'seed' });
 
@@ -149,6 +159,17 @@ export class HistorySeeder {
       version += 1;
       const at = recordedAt(version);
       state = { ...evolve(state, event, at), version };
+      for (const r of stateRowsOf(event, state)) {
+        const entity = `${r.kind}\u0000${r.key}`;
+        const prev = currentRow.get(entity);
+        if (prev) prev.validTo = version;
+        if (r.doc === null) currentRow.delete(entity);
+        else {
+          const row: Row = { campaignId: cid, kind: r.kind, key: r.key, validFrom: version, validTo: null, doc: r.doc };
+          stateRows.push(row);
+          currentRow.set(entity, row);
+        }
+      }
       pendingEvents.push({
         streamId: gameStream(cid),
         version,
@@ -204,8 +225,10 @@ export class HistorySeeder {
         data: JSON.stringify(data),
         metadata: JSON.stringify({ correlationId: 'seed', causationId: `${gameStream(cid)}@${trigger}` }),
         recordedAt: data.createdAt,
+        // Columns of the timelines schema (ignored where the entity lacks them): M(V) seeks on it.
+        triggerVersion: trigger,
       });
-      pendingMemories.push(toMemoryRecord(cid, data, memoryVersion) as unknown as Row);
+      pendingMemories.push({ ...(toMemoryRecord(cid, data, memoryVersion) as unknown as Row), cursor: through });
     };
 
     const gist = (window: Message[], sentences: number) =>
@@ -379,12 +402,22 @@ export class HistorySeeder {
     const cursorRow = this.insert(CursorRecord);
     const campaignRow = this.insert(CampaignRecord);
     const checkpointRow = this.insert(MemoryCheckpointRecord);
+    const stateRow = this.insert(CampaignStateRowRecord);
     this.db.transaction(() => {
+      for (const r of stateRows) stateRow(r);
       for (const [key, value] of cursors) {
         const [scope, subjectId] = key.split('\u0000');
         cursorRow({ campaignId: cid, scope, subjectId, value });
       }
-      campaignRow({ id: cid, name: state.name, version, state: JSON.stringify(state), createdAt: state.createdAt });
+      campaignRow({
+        id: cid,
+        name: state.name,
+        version,
+        state: '',
+        createdAt: state.createdAt,
+        timeline: 1,
+        messageCount: state.messageCount,
+      });
       checkpointRow({ campaignId: cid, processedVersion: processed ? version : 0, memoryVersion });
     })();
     const messages = state.messageCount;
@@ -395,6 +428,7 @@ export class HistorySeeder {
       memories,
       triggers,
       stateBytes: JSON.stringify(state).length,
+      stateRows: stateRows.length,
       seconds: (performance.now() - t0) / 1000,
     };
   }

@@ -1,7 +1,7 @@
 import { Clock, CLOCK } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
-import { Global, Module, Provider } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module, OnModuleInit, Provider } from '@nestjs/common';
 import { EventBus } from '@nestjs/cqrs';
 import { CampaignEventsAppended } from './campaign-events-appended.event';
 import { CampaignReader } from './campaign.reader';
@@ -37,6 +37,26 @@ const reader: Provider = {
   inject: [DATABASE, EVENT_STORE, CampaignProjector],
 };
 
+/**
+ * Gives campaigns of older releases their state rows (docs/state.md) before anything reads them: module init
+ * ends before the memory worker starts (application bootstrap) and before the server listens, so
+ * `/health/ready` is not ready until it is done.
+ */
+@Injectable()
+export class StateRowsBackfill implements OnModuleInit {
+  constructor(
+    @Inject(DATABASE) private readonly db: Database,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CampaignProjector) private readonly projector: CampaignProjector,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const logger = new Logger('state-rows');
+    const n = await this.projector.backfillStateRows(this.db, this.store, (msg) => logger.log(msg));
+    if (n) logger.log(`state rows backfilled for ${n} campaigns`);
+  }
+}
+
 /** The campaign write side (runner, projector, command handlers) and its reader. */
 @Global()
 @Module({
@@ -44,6 +64,7 @@ const reader: Provider = {
     { provide: CampaignProjector, useFactory: () => new CampaignProjector() },
     reader,
     runner,
+    StateRowsBackfill,
     ...CommandHandlers,
   ],
   exports: [CampaignProjector, CampaignReader, CAMPAIGN_RUNNER],

@@ -1,7 +1,9 @@
 import { EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-store';
 import { Database, sql } from '@app/database';
 import { CampaignStateCache } from './projections/campaign-state.cache';
-import { readCampaignRow } from './projections/campaign-row';
+import { charsOf, messageCountAt, readCampaignRow, readStateRowsAt } from './projections/campaign-row';
+import { stateChars } from './projections/campaign-state.cache';
+import { assembleState, STATE_KINDS, StateKind } from './domain/state-rows';
 import { notFound } from '@app/common';
 import { CampaignState } from './domain/state';
 import { EntityManager } from 'typeorm';
@@ -43,9 +45,42 @@ export class CampaignReader {
   async find(campaignId: string): Promise<CampaignSnapshot | null> {
     const row = await this.db.read((m) => readCampaignRow(m, campaignId, this.cache));
     if (!row) return null;
-    // A committed row: later reads and writes may reuse its parsed state.
-    if (row.parsedChars !== null) this.cache.put(row.state, row.parsedChars);
+    // A committed row: later reads and writes may reuse its assembled state.
+    if (row.assembled) this.cache.put(row.state, row.timeline, stateChars.get(row.state)!);
     return { state: row.state };
+  }
+
+  /**
+   * The campaign's state as of game version `version` (DESIGN §10 as-of reads), with only the `kinds` of
+   * state rows asked for (the others empty): one seek per live entity of a churning kind, a range scan of the
+   * others, never a replay (docs/state.md). Null when there is no such campaign. The caller checks
+   * `1 <= version <= current`. States of a timeline never change, so they are cached by (timeline, version, kinds).
+   */
+  async stateAt(
+    campaignId: string,
+    version: number,
+    kinds: readonly StateKind[] = STATE_KINDS,
+  ): Promise<CampaignState | null> {
+    return this.db.read(async (m) => {
+      const text = 'SELECT "version", "timeline" FROM "campaigns" WHERE "id" = ?';
+      const head = (await sql<{ version: number | string; timeline: number | string }>(m, text, [campaignId])).rows[0];
+      if (!head) return null;
+      const timeline = Number(head.timeline);
+      if (version === Number(head.version) && kinds.length === STATE_KINDS.length) {
+        const current = this.cache.get(campaignId, timeline, version);
+        if (current) return current;
+      }
+      const cached = this.cache.getAsOf(campaignId, timeline, version, kinds);
+      if (cached) return cached;
+      const rows = await readStateRowsAt(m, campaignId, version, kinds);
+      const messageCount = await messageCountAt(m, campaignId, version);
+      const state = { ...assembleState(campaignId, rows, { version, messageCount }), timeline };
+      // Read in one snapshot on SQLite; on PostgreSQL a rewind committed in between could have changed
+      // the rows at V, so only a state whose timeline still holds is kept.
+      const again = (await sql<{ timeline: number | string }>(m, text, [campaignId])).rows[0];
+      if (again && Number(again.timeline) === timeline) this.cache.putAsOf(state, timeline, kinds, charsOf(rows));
+      return state;
+    });
   }
 
   async get(campaignId: string): Promise<CampaignSnapshot> {

@@ -7,13 +7,22 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { CampaignRunner } from './campaign.runner';
 import { CampaignState, Message } from './domain/state';
-import { CampaignRecord } from './projections/campaign.entity';
+import { CampaignRecord, CampaignStateRowRecord, CampaignTimelineRecord } from './projections/campaign.entity';
 import { CampaignProjector } from './projections/campaign.projector';
 import { IdempotencyRecord } from '@app/database';
 import { MessageRecord, ToolCallRecord } from './projections/message.entity';
 import { MessageWitnessRecord } from './projections/witness.entity';
 
-const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MessageWitnessRecord];
+const ENTITIES = [
+  EventRecord,
+  CampaignRecord,
+  CampaignStateRowRecord,
+  CampaignTimelineRecord,
+  MessageRecord,
+  ToolCallRecord,
+  IdempotencyRecord,
+  MessageWitnessRecord,
+];
 const NAME = 'Saga of the parse counter';
 
 /** A runner over a fresh SQLite file with the campaign's tables. */

@@ -4,6 +4,8 @@ import {
   CampaignProjector,
   CampaignReader,
   CampaignRecord,
+  CampaignStateRowRecord,
+  CampaignTimelineRecord,
   CampaignRunner,
   MessageInput,
   MessageRecord,
@@ -96,6 +98,8 @@ class ScriptedSummarizer implements Summarizer {
 const ENTITIES = [
   EventRecord,
   CampaignRecord,
+  CampaignStateRowRecord,
+  CampaignTimelineRecord,
   MessageRecord,
   ToolCallRecord,
   IdempotencyRecord,

@@ -7,35 +7,35 @@ const at = (id: string, version: number): CampaignState => ({ ...emptyState(id),
 describe('CampaignStateCache', () => {
   it('answers only for the exact version it holds', () => {
     const cache = new CampaignStateCache();
-    cache.put(at('a', 3), 100);
-    expect(cache.get('a', 3)?.name).toBe('a@3');
-    expect(cache.get('a', 4)).toBeNull();
-    expect(cache.get('a', 2)).toBeNull();
-    expect(cache.get('b', 3)).toBeNull();
+    cache.put(at('a', 3), 1, 100);
+    expect(cache.get('a', 1, 3)?.name).toBe('a@3');
+    expect(cache.get('a', 1, 4)).toBeNull();
+    expect(cache.get('a', 1, 2)).toBeNull();
+    expect(cache.get('b', 1, 3)).toBeNull();
   });
 
   it('keeps the newer state when an older one arrives late', () => {
     const cache = new CampaignStateCache();
-    cache.put(at('a', 5), 100);
-    cache.put(at('a', 4), 100);
-    expect(cache.get('a', 5)?.name).toBe('a@5');
-    expect(cache.get('a', 4)).toBeNull();
-    cache.put(at('a', 6), 100);
-    expect(cache.get('a', 6)?.name).toBe('a@6');
+    cache.put(at('a', 5), 1, 100);
+    cache.put(at('a', 4), 1, 100);
+    expect(cache.get('a', 1, 5)?.name).toBe('a@5');
+    expect(cache.get('a', 1, 4)).toBeNull();
+    cache.put(at('a', 6), 1, 100);
+    expect(cache.get('a', 1, 6)?.name).toBe('a@6');
   });
 
   it('evicts the least recently used campaigns past its size bound, and never holds one larger than the bound', () => {
     const cache = new CampaignStateCache(250);
-    cache.put(at('a', 1), 100);
-    cache.put(at('b', 1), 100);
-    expect(cache.get('a', 1)).not.toBeNull(); // a is now the most recently used
-    cache.put(at('c', 1), 100);
-    expect(cache.get('b', 1)).toBeNull();
-    expect(cache.get('a', 1)).not.toBeNull();
-    expect(cache.get('c', 1)).not.toBeNull();
-    cache.put(at('huge', 1), 251);
-    expect(cache.get('huge', 1)).toBeNull();
-    expect(cache.get('a', 1)).not.toBeNull();
+    cache.put(at('a', 1), 1, 100);
+    cache.put(at('b', 1), 1, 100);
+    expect(cache.get('a', 1, 1)).not.toBeNull(); // a is now the most recently used
+    cache.put(at('c', 1), 1, 100);
+    expect(cache.get('b', 1, 1)).toBeNull();
+    expect(cache.get('a', 1, 1)).not.toBeNull();
+    expect(cache.get('c', 1, 1)).not.toBeNull();
+    cache.put(at('huge', 1), 1, 251);
+    expect(cache.get('huge', 1, 1)).toBeNull();
+    expect(cache.get('a', 1, 1)).not.toBeNull();
   });
 
   it('freezes what it shares under test, so a caller that mutates a cached state fails loudly', () => {
@@ -44,8 +44,8 @@ describe('CampaignStateCache', () => {
       type: 'LocationRegistered',
       data: { locationId: 'inn', name: 'Inn', dangerLevel: null },
     });
-    cache.put({ ...state, version: 2 }, 100);
-    const cached = cache.get('a', 2)!;
+    cache.put({ ...state, version: 2 }, 1, 100);
+    const cached = cache.get('a', 1, 2)!;
     expect(() => {
       (cached.locations.inn.completedEncounters as string[]).push('x');
     }).toThrow(TypeError);
@@ -56,5 +56,36 @@ describe('CampaignStateCache', () => {
     });
     expect(next.locations.inn.completedEncounters).toEqual(['rats']);
     expect(cached.locations.inn.completedEncounters).toEqual([]);
+  });
+
+  it('names a state by (timeline, version): after a rewind the old timeline is never served at a reused version', () => {
+    const cache = new CampaignStateCache();
+    cache.put(at('a', 9), 1, 100);
+    cache.put(at('a', 4), 2, 100); // rewound to 3, one write since: version 4 of timeline 2
+    expect(cache.get('a', 2, 4)?.name).toBe('a@4');
+    expect(cache.get('a', 1, 9)).toBeNull();
+    cache.put({ ...at('a', 9), name: 'old' }, 1, 100); // a late commit of the old timeline
+    expect(cache.get('a', 2, 4)?.name).toBe('a@4');
+    cache.put({ ...at('a', 9), name: 'new' }, 2, 100);
+    expect(cache.get('a', 1, 9)).toBeNull();
+    expect(cache.get('a', 2, 9)?.name).toBe('new');
+  });
+
+  it('keeps past states by (timeline, version, kinds) apart from the current ones, until the campaign is dropped', () => {
+    const cache = new CampaignStateCache(1000, 250);
+    cache.put(at('a', 9), 1, 100);
+    cache.putAsOf(at('a', 3), 1, ['npc', 'head'], 100);
+    expect(cache.getAsOf('a', 1, 3, ['head', 'npc'])?.name).toBe('a@3');
+    expect(cache.getAsOf('a', 1, 3, ['head'])).toBeNull();
+    expect(cache.getAsOf('a', 2, 3, ['head', 'npc'])).toBeNull();
+    cache.putAsOf(at('a', 4), 1, ['head'], 100);
+    cache.putAsOf(at('a', 5), 1, ['head'], 100); // past the as-of bound: the oldest goes, the current stays
+    expect(cache.getAsOf('a', 1, 3, ['head', 'npc'])).toBeNull();
+    expect(cache.get('a', 1, 9)).not.toBeNull();
+    cache.putAsOf(at('b', 4), 1, ['head'], 50);
+    cache.dropCampaign('a');
+    expect(cache.get('a', 1, 9)).toBeNull();
+    expect(cache.getAsOf('a', 1, 5, ['head'])).toBeNull();
+    expect(cache.getAsOf('b', 1, 4, ['head'])).not.toBeNull();
   });
 });

@@ -7,13 +7,21 @@ import { DataSource } from 'typeorm';
 import { CampaignReader } from '../campaign.reader';
 import { Message, Visibility } from '../domain/state';
 import { PUBLIC_WITNESS } from '../domain/witnessing';
-import { CampaignRecord } from './campaign.entity';
+import { CampaignRecord, CampaignStateRowRecord, CampaignTimelineRecord } from './campaign.entity';
 import { MessageRecord, ToolCallRecord } from './message.entity';
 import { toMessageRecord } from './message.mapper';
 import { messageRounds, witnessCounts } from './message.queries';
 import { MessageWitnessRecord } from './witness.entity';
 
-const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, MessageWitnessRecord];
+const ENTITIES = [
+  EventRecord,
+  CampaignRecord,
+  CampaignStateRowRecord,
+  CampaignTimelineRecord,
+  MessageRecord,
+  ToolCallRecord,
+  MessageWitnessRecord,
+];
 const A = 'player:a';
 const B = 'player:b';
 
