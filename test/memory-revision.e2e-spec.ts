@@ -197,10 +197,14 @@ describe('retraction and revision (DESIGN §10)', () => {
     expect(revision).toMatchObject({ calls: 3 });
   });
 
-  it('a later trigger finds nothing withheld and calls no model for it', async () => {
+  it('a later trigger finds nothing withheld: no revision call, the tavern memory goes on from its cursor', async () => {
     summarizer.calls.length = 0;
+    await s().say({ role: 'player', speaker: 'Aria', content: 'Aria sips her ale.' });
     await s().move('docks');
     await s().settled();
-    expect(summarizer.calls.map((c) => c.kind)).toEqual(['location']);
+    const location = summarizer.calls.filter((c) => c.kind === 'location');
+    expect(location.map((c) => c.input.messages.map((m: { index: number }) => m.index))).toEqual([[4]]);
+    const usage = await t.http('GET', `/v1/campaigns/${CID}/usage`);
+    expect(usage.body.byScope.find((x: { scope: string }) => x.scope === 'revision')).toMatchObject({ calls: 3 });
   });
 });

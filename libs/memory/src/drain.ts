@@ -97,8 +97,6 @@ type Planned = { trigger: Trigger; task: ScopeTask }[];
 /** Campaigns whose last pass's end state is kept: a caught-up worker folds on from it instead of loading. */
 const ENDED_STATES = 256;
 
-/** Game events read per page when a state is folded from the stream. */
-const FOLD_PAGE = 1000;
 
 /**
  * One claim's work on a campaign (DESIGN §1–2): read the next game events after the checkpoint, run the triggers
@@ -139,7 +137,11 @@ export class CampaignDrain {
     const limit = this.deps.options.batchSize ?? 200;
     const events = await this.deps.store.readStream(gameStream(campaignId), { after: processed, limit });
     // §10: each trigger sees the state right after its own event, never the head's: outcomes do not depend on lag.
-    const state = await this.startState(campaignId, timeline, processed);
+    const state = await this.startState(campaignId, timeline, processed).catch((err: unknown) => {
+      if (err instanceof CheckpointMoved) return null;
+      throw err;
+    });
+    if (!state) return false;
     // Calls a crashed owner wrote ahead and never settled: their outcome will never commit.
     if (this.deps.options.writeAhead) await this.deps.options.usage?.sweep(campaignId);
     const pass: Pass = { lease, state, timeline, processed, memoryVersion, plain: null, cursors: null, known: null };
@@ -173,21 +175,11 @@ export class CampaignDrain {
     if (this.ended.size > ENDED_STATES) this.ended.delete(this.ended.keys().next().value!);
   }
 
-  /**
-   * The campaign state right after game event `version`. A fold of the stream until lane 1's versioned state rows
-   * serve `CampaignReader.stateAt` (docs/timelines-plan.md §2.1).
-   */
+  /** The campaign state right after game event `version` (versioned state rows: no replay, docs/state.md). */
   private async stateAt(campaignId: string, version: number): Promise<CampaignState> {
-    let state = emptyState(campaignId);
-    while (state.version < version) {
-      const page = await this.deps.store.readStream(gameStream(campaignId), {
-        after: state.version,
-        until: version,
-        limit: FOLD_PAGE,
-      });
-      if (page.length === 0) break;
-      for (const e of page) state = folded(state, e);
-    }
+    if (version === 0) return emptyState(campaignId);
+    const state = await this.deps.reader.stateAt(campaignId, version);
+    if (!state) throw new CheckpointMoved(); // the campaign is gone (deleted): nothing to do
     return state;
   }
 
