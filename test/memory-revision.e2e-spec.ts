@@ -47,8 +47,9 @@ describe('retraction and revision (DESIGN §10)', () => {
   const s = () => scenario(t, CID);
   const query = async <T>(text: string, params: unknown[] = []): Promise<T[]> =>
     (await t.app.get<Database>(DATABASE).read((m) => sql<T>(m, text, params))).rows;
-  const retract = (indexes: number[]) =>
-    t.app.get(CommandBus).execute(new RunCampaignCommand(CID, { type: 'RetractMessages', indexes, reason: 'swipe' }));
+  const run = (command: ConstructorParameters<typeof RunCampaignCommand>[1], cid = CID) =>
+    t.app.get(CommandBus).execute(new RunCampaignCommand(cid, command));
+  const retract = (indexes: number[], cid = CID) => run({ type: 'RetractMessages', indexes, reason: 'swipe' }, cid);
   const memoryEvents = async () =>
     (await t.http('GET', `/v1/campaigns/${CID}/events?stream=memory&limit=1000`)).body.items as {
       type: string;
@@ -206,5 +207,102 @@ describe('retraction and revision (DESIGN §10)', () => {
     expect(location.map((c) => c.input.messages.map((m: { index: number }) => m.index))).toEqual([[4]]);
     const usage = await t.http('GET', `/v1/campaigns/${CID}/usage`);
     expect(usage.body.byScope.find((x: { scope: string }) => x.scope === 'revision')).toMatchObject({ calls: 3 });
+  });
+
+  it('a correction reads as written, origin dm, locked, with its history and its own search row', async () => {
+    const [tavern] = await query<{ id: string }>(
+      "SELECT id FROM memories WHERE campaign_id = ? AND subject_id = 'tavern' ORDER BY memory_version LIMIT 1",
+      [CID],
+    );
+    const corrected = await run({
+      type: 'CorrectMemory',
+      memoryId: tavern.id,
+      summary: 'Aria and Brannoc share a quiet ale at the Rusty Anchor.',
+      exists: true,
+    });
+    const version: number = corrected.reply.version;
+    const [row] = await query<{ summary: string; origin: string; locked: unknown; status: string; revision: number }>(
+      'SELECT summary, origin, locked, status, revision FROM memories WHERE campaign_id = ? AND id = ?',
+      [CID, tavern.id],
+    );
+    expect({ ...row, locked: Boolean(row.locked), revision: Number(row.revision) }).toEqual({
+      summary: 'Aria and Brannoc share a quiet ale at the Rusty Anchor.',
+      origin: 'dm',
+      locked: true,
+      status: 'active',
+      revision: 3,
+    });
+    const history = await query<{ reason: string; origin: string; search_seq: number; valid_from: number }>(
+      'SELECT reason, origin, search_seq, valid_from FROM memory_history WHERE campaign_id = ? AND memory_id = ?' +
+        ' ORDER BY seq',
+      [CID, tavern.id],
+    );
+    expect(history.map((h) => h.reason)).toEqual(['recorded', 'withheld', 'revised', 'corrected']);
+    expect(history[3]).toMatchObject({ origin: 'dm' });
+    expect(Number(history[3].search_seq)).toBe(2 ** 30 + version);
+    expect(Number(history[3].valid_from)).toBe(version);
+    const search = await t.http('GET', `/v1/campaigns/${CID}/search?q=quiet&in=memories`);
+    expect(search.body.items.map((h: { ref: string }) => h.ref)).toContain(tavern.id);
+
+    // Locked: a retraction of one of its inputs neither withholds it nor costs a revision call.
+    summarizer.calls.length = 0;
+    await retract([0]);
+    await s().settled();
+    const [still] = await query<{ status: string; summary: string }>(
+      'SELECT status, summary FROM memories WHERE campaign_id = ? AND id = ?',
+      [CID, tavern.id],
+    );
+    expect(still).toEqual({ status: 'active', summary: 'Aria and Brannoc share a quiet ale at the Rusty Anchor.' });
+    expect(summarizer.calls.filter((c) => c.kind === 'location')).toEqual([]);
+
+    // Deleted: never served again, the deletion in its history.
+    await run({ type: 'DeleteMemory', memoryId: tavern.id, exists: true });
+    const [gone] = await query<{ status: string }>('SELECT status FROM memories WHERE campaign_id = ? AND id = ?', [
+      CID,
+      tavern.id,
+    ]);
+    expect(gone.status).toBe('deleted');
+    const reasons = await query<{ reason: string }>(
+      'SELECT reason FROM memory_history WHERE campaign_id = ? AND memory_id = ? ORDER BY seq',
+      [CID, tavern.id],
+    );
+    expect(reasons.map((h) => h.reason).pop()).toBe('deleted');
+  });
+
+  it('a lagging worker: a memory recorded after its message was retracted is withheld at once, then revised', async () => {
+    const id = 'lagging';
+    const c = scenario(t, id);
+    await c.create('Lagging');
+    await c.location('tavern', 'Rusty Anchor');
+    await c.location('docks', 'Docks');
+    await c.move('tavern');
+    await c.settled();
+    summarizer.hold();
+    summarizer.calls.length = 0;
+    await c.say(
+      { role: 'player', speaker: 'Aria', content: 'Aria asks for a room.' },
+      { role: 'player', speaker: 'Aria', content: 'Aria regrets asking.' },
+      { role: 'player', speaker: 'Aria', content: 'Aria goes upstairs.' },
+    );
+    await c.move('docks'); // the worker summarizes 0–2 as of this move, and waits on the model
+    await retract([1], id); // committed while that summary is in flight
+    summarizer.release();
+    await c.settled();
+    const location = summarizer.calls.filter((call) => call.kind === 'location');
+    // As of its trigger the message was not retracted; the revision of the retraction then drops it.
+    expect(location.map((call) => call.input.messages.map((m: { index: number }) => m.index))).toEqual([
+      [0, 1, 2],
+      [0, 2],
+    ]);
+    const [memory] = await query<{ id: string; status: string; input_indexes: string }>(
+      'SELECT id, status, input_indexes FROM memories WHERE campaign_id = ?',
+      [id],
+    );
+    expect([memory.status, JSON.parse(memory.input_indexes)]).toEqual(['active', [0, 2]]);
+    const history = await query<{ reason: string }>(
+      'SELECT reason FROM memory_history WHERE campaign_id = ? AND memory_id = ? ORDER BY seq',
+      [id, memory.id],
+    );
+    expect(history.map((h) => h.reason)).toEqual(['recorded', 'withheld', 'revised']);
   });
 });

@@ -18,7 +18,16 @@ import { MemoryProjector } from './memory.projector';
 import { CheckpointMove, CheckpointStore } from './checkpoint/checkpoint.store';
 import { CampaignLease, CampaignOwnership, LeaseLostError } from './ownership/campaign-ownership.port';
 import { WorkerProgress } from './progress';
-import { CallAbout, planTasks, SceneAbout, ScopeTask, Trigger, TriggerOptions, TriggerReads, TriggerRun } from './triggers';
+import {
+  CallAbout,
+  planTasks,
+  SceneAbout,
+  ScopeTask,
+  Trigger,
+  TriggerOptions,
+  TriggerReads,
+  TriggerRun,
+} from './triggers';
 import { abandonedEntries, CallGroup, committedEntries, UsageSink, writtenIds } from './usage-calls';
 import { WorkerSql } from './worker-sql';
 
@@ -96,7 +105,6 @@ type Planned = { trigger: Trigger; task: ScopeTask }[];
 
 /** Campaigns whose last pass's end state is kept: a caught-up worker folds on from it instead of loading. */
 const ENDED_STATES = 256;
-
 
 /**
  * One claim's work on a campaign (DESIGN §1–2): read the next game events after the checkpoint, run the triggers
@@ -276,8 +284,9 @@ export class CampaignDrain {
       withheld: () => this.sql.withheld(campaignId, beforeVersion),
       messagesByIndex: (indexes) => this.surviving(campaignId, indexes, beforeVersion),
       event: async (version) =>
-        (await this.deps.store.readStream(gameStream(campaignId), { after: version - 1, until: version, limit: 1 }))[0] ??
-        null,
+        (
+          await this.deps.store.readStream(gameStream(campaignId), { after: version - 1, until: version, limit: 1 })
+        )[0] ?? null,
       stateAt: (version) => (version === state.version ? Promise.resolve(state) : this.stateAt(campaignId, version)),
     };
   }

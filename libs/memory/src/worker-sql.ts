@@ -52,11 +52,11 @@ export const memorySql = {
     rawRows(m, HISTORY, [h.reason, h.memoryVersion, h.searchSeq, h.at, campaignId, memoryId]),
   /** §10: withheld from reads from game version `version` on, until the worker revises or withdraws it. */
   withhold: async (m: EntityManager, campaignId: string, memoryId: string, version: number, at: string) => {
-    await rawRows(
-      m,
-      "UPDATE memories SET status = 'withheld', changed_version = ? WHERE campaign_id = ? AND id = ?",
-      [version, campaignId, memoryId],
-    );
+    await rawRows(m, "UPDATE memories SET status = 'withheld', changed_version = ? WHERE campaign_id = ? AND id = ?", [
+      version,
+      campaignId,
+      memoryId,
+    ]);
     await memorySql.history(m, campaignId, memoryId, { reason: 'withheld', memoryVersion: null, searchSeq: null, at });
   },
   insertMemory: (m: EntityManager, row: MemoryRecord) => insertRows(m, MemoryRecord, [row]),
@@ -94,7 +94,9 @@ export class WorkerSql {
       const text =
         `SELECT idx FROM messages WHERE campaign_id = ? AND idx IN (${marks(chunk.length)})` +
         ' AND retracted_version IS NOT NULL AND retracted_version <= ?';
-      const rows = await this.db.read((m) => rawRows<{ idx: number | string }>(m, text, [campaignId, ...chunk, version]));
+      const rows = await this.db.read((m) =>
+        rawRows<{ idx: number | string }>(m, text, [campaignId, ...chunk, version]),
+      );
       for (const r of rows) out.add(Number(r.idx));
     }
     return out;
@@ -170,7 +172,9 @@ async function withheldSummaries(m: EntityManager, campaignId: string, version: 
         [campaignId, key],
       )
     )[0];
-    const above = rows.filter((r) => r.viewer_key === key && Number(r.memory_version) > Number(base?.memory_version ?? 0));
+    const above = rows.filter(
+      (r) => r.viewer_key === key && Number(r.memory_version) > Number(base?.memory_version ?? 0),
+    );
     if (above.length === 0) continue;
     out.push({
       key,

@@ -96,7 +96,14 @@ async function runRevision(w: World, recorder: Recorder, at = stored(20, 'Messag
     attempt: async (_about, call) => {
       try {
         const r = await call(recorder as unknown as Summarizer, new AbortController().signal);
-        return { ok: true, text: r.text, attempts: 1, inputTokens: r.inputTokens, outputTokens: r.outputTokens, calls: [] };
+        return {
+          ok: true,
+          text: r.text,
+          attempts: 1,
+          inputTokens: r.inputTokens,
+          outputTokens: r.outputTokens,
+          calls: [],
+        };
       } catch (err) {
         return { ok: false, reason: (err as Error).message, attempts: 1, inputTokens: 0, outputTokens: 0, calls: [] };
       }
