@@ -53,7 +53,7 @@ describe('retraction and revision (DESIGN §10)', () => {
   const memoryEvents = async () =>
     (await t.http('GET', `/v1/campaigns/${CID}/events?stream=memory&limit=1000`)).body.items as {
       type: string;
-      data: any;
+      data: Record<string, unknown>;
     }[];
 
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { CampaignState, emptyState, StoredMessage } from '@app/campaign';
 import type { StoredEvent } from '@app/event-store';
+import type { LocationSummaryInput, NpcSummaryInput, RollingSummaryInput } from '@app/summarizer';
 import type { Summarizer, SummaryResult } from '@app/summarizer';
 import { DEFAULT_TRIGGER_OPTIONS, revision, TriggerRun, Withheld } from '.';
 
@@ -30,19 +31,22 @@ function stored(version: number, type: string, data: Record<string, unknown>): S
   return { position: version, streamId: 'campaign-c', version, type, data, metadata: {}, recordedAt: at(version) };
 }
 
+/** What the tests read of a summarizer input. */
+type Input = LocationSummaryInput | NpcSummaryInput | RollingSummaryInput;
+
 /** A summarizer that records what it was asked and answers with the message indexes it read. */
 class Recorder implements Pick<Summarizer, 'summarizeLocation' | 'summarizeNpc' | 'summarizeRolling'> {
-  readonly calls: { kind: string; input: any }[] = [];
+  readonly calls: { kind: string; input: Input }[] = [];
   failing = false;
-  private answer(kind: string, input: any): Promise<SummaryResult> {
+  private answer(kind: string, input: Input): Promise<SummaryResult> {
     this.calls.push({ kind, input });
     if (this.failing) return Promise.reject(new Error('scripted failure'));
-    const indexes = (input.messages as { index: number }[]).map((m) => m.index).join(',');
+    const indexes = input.messages.map((m) => m.index).join(',');
     return Promise.resolve({ text: `${kind} of ${indexes}.`, inputTokens: 7, outputTokens: 3 });
   }
-  summarizeLocation = (input: any) => this.answer('location', input);
-  summarizeNpc = (input: any) => this.answer('npc', input);
-  summarizeRolling = (input: any) => this.answer('rolling', input);
+  summarizeLocation = (input: Input) => this.answer('location', input);
+  summarizeNpc = (input: Input) => this.answer('npc', input);
+  summarizeRolling = (input: Input) => this.answer('rolling', input);
 }
 
 interface World {
@@ -140,8 +144,8 @@ describe('revision trigger', () => {
     const out = await runRevision(w, recorder);
     expect(recorder.calls).toHaveLength(1);
     expect(recorder.calls[0].kind).toBe('location');
-    expect(recorder.calls[0].input.location).toEqual({ id: 'tavern', name: 'The Gilded Tankard' });
-    expect(recorder.calls[0].input.messages.map((m: { index: number }) => m.index)).toEqual([1, 3]);
+    expect((recorder.calls[0].input as LocationSummaryInput).location).toEqual({ id: 'tavern', name: 'The Gilded Tankard' });
+    expect(recorder.calls[0].input.messages.map((m) => m.index)).toEqual([1, 3]);
     expect(out).toEqual([
       {
         type: 'MemoryRevised',
@@ -165,7 +169,7 @@ describe('revision trigger', () => {
     const w = world({ withheld: { ...NOTHING, memories: [tavernMemory([0, 2], 'npc')] }, retracted: new Set([2]) });
     const [out] = await runRevision(w, recorder);
     expect(recorder.calls.map((c) => c.kind)).toEqual(['npc']);
-    expect(recorder.calls[0].input.messages.map((m: { index: number }) => m.index)).toEqual([0]);
+    expect(recorder.calls[0].input.messages.map((m) => m.index)).toEqual([0]);
     expect(out).toMatchObject({ type: 'MemoryRevised', data: { memoryId: 'c:9:npc:bob', inputIndexes: [0] } });
   });
 
@@ -214,7 +218,7 @@ describe('revision trigger', () => {
     const out = await runRevision(w, recorder);
     expect(recorder.calls).toHaveLength(1);
     expect(recorder.calls[0].input).toMatchObject({ previousSummary: 'Before.', viewer: null });
-    expect(recorder.calls[0].input.messages.map((m: { index: number }) => m.index)).toEqual([3, 5]);
+    expect(recorder.calls[0].input.messages.map((m) => m.index)).toEqual([3, 5]);
     expect(out).toEqual([
       {
         type: 'RollingSummaryUpdated',
