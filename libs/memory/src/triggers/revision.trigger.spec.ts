@@ -144,7 +144,10 @@ describe('revision trigger', () => {
     const out = await runRevision(w, recorder);
     expect(recorder.calls).toHaveLength(1);
     expect(recorder.calls[0].kind).toBe('location');
-    expect((recorder.calls[0].input as LocationSummaryInput).location).toEqual({ id: 'tavern', name: 'The Gilded Tankard' });
+    expect((recorder.calls[0].input as LocationSummaryInput).location).toEqual({
+      id: 'tavern',
+      name: 'The Gilded Tankard',
+    });
     expect(recorder.calls[0].input.messages.map((m) => m.index)).toEqual([1, 3]);
     expect(out).toEqual([
       {
