@@ -1,4 +1,4 @@
-import { CampaignReader, CampaignState, GameEvent, StoredMessage } from '@app/campaign';
+import { CampaignReader, CampaignState, emptyState, evolve, GameEvent, StoredMessage } from '@app/campaign';
 import { Database } from '@app/database';
 import { EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
 import {
@@ -18,7 +18,16 @@ import { MemoryProjector } from './memory.projector';
 import { CheckpointMove, CheckpointStore } from './checkpoint/checkpoint.store';
 import { CampaignLease, CampaignOwnership, LeaseLostError } from './ownership/campaign-ownership.port';
 import { WorkerProgress } from './progress';
-import { CallAbout, planTasks, ScopeTask, Trigger, TriggerOptions, TriggerReads, TriggerRun } from './triggers';
+import {
+  CallAbout,
+  planTasks,
+  SceneAbout,
+  ScopeTask,
+  Trigger,
+  TriggerOptions,
+  TriggerReads,
+  TriggerRun,
+} from './triggers';
 import { abandonedEntries, CallGroup, committedEntries, UsageSink, writtenIds } from './usage-calls';
 import { WorkerSql } from './worker-sql';
 
@@ -78,9 +87,10 @@ interface Outcomes {
 /** One claim's progress through its batch: where the checkpoint stands, and what it read once and keeps current. */
 interface Pass {
   lease: CampaignLease;
-  /** §10: the checkpoint's timeline at the claim's start; a rewind since then fences every commit of this claim. */
-  timeline: number;
+  /** The state right after the event being handled: the checkpoint's state folded forward over the batch. */
   state: CampaignState;
+  /** Which timeline the checkpoint was read in (a rewind starts a new one, §10). */
+  timeline: number;
   processed: number;
   /** Only this claim's commits move the memory stream, so its version is known without reading it again. */
   memoryVersion: number;
@@ -93,6 +103,9 @@ interface Pass {
 
 type Planned = { trigger: Trigger; task: ScopeTask }[];
 
+/** Campaigns whose last pass's end state is kept: a caught-up worker folds on from it instead of loading. */
+const ENDED_STATES = 256;
+
 /**
  * One claim's work on a campaign (DESIGN §1–2): read the next game events after the checkpoint, run the triggers
  * each fires, and commit their outcomes with the checkpoint in one transaction, fenced on the claim.
@@ -102,6 +115,8 @@ export class CampaignDrain {
   private readonly sql: WorkerSql;
   private readonly checkpoints: CheckpointStore;
   private readonly triggerOptions: TriggerOptions;
+  /** The state each campaign's last pass ended at, with its timeline (a rewind reuses version numbers). */
+  private readonly ended = new Map<string, { timeline: number; state: CampaignState }>();
 
   /** `stop` aborts when the worker stops: in-flight summaries are abandoned and nothing of them commits. */
   constructor(
@@ -123,20 +138,21 @@ export class CampaignDrain {
   async drain(campaignId: string, lease: CampaignLease): Promise<boolean> {
     if (this.halted(lease)) return false;
     const checkpoint = await this.checkpoints.get(campaignId);
-    const snap = await this.deps.reader.find(campaignId);
-    if (!snap || checkpoint.processedVersion >= snap.state.version) return false;
-    const { processedVersion: processed, memoryVersion, timeline } = checkpoint;
-    const { state } = snap;
-    // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
+    const heads = await this.deps.reader.heads(campaignId);
+    if (!heads || checkpoint.processedVersion >= heads.game) return false;
+    const { processedVersion: processed, memoryVersion } = checkpoint;
+    const { timeline } = checkpoint;
     const limit = this.deps.options.batchSize ?? 200;
-    const events = await this.deps.store.readStream(gameStream(campaignId), {
-      after: processed,
-      until: state.version,
-      limit,
+    const events = await this.deps.store.readStream(gameStream(campaignId), { after: processed, limit });
+    // §10: each trigger sees the state right after its own event, never the head's: outcomes do not depend on lag.
+    const state = await this.startState(campaignId, timeline, processed).catch((err: unknown) => {
+      if (err instanceof CheckpointMoved) return null;
+      throw err;
     });
+    if (!state) return false;
     // Calls a crashed owner wrote ahead and never settled: their outcome will never commit.
     if (this.deps.options.writeAhead) await this.deps.options.usage?.sweep(campaignId);
-    const pass: Pass = { lease, timeline, state, processed, memoryVersion, plain: null, cursors: null, known: null };
+    const pass: Pass = { lease, state, timeline, processed, memoryVersion, plain: null, cursors: null, known: null };
     try {
       for (const event of events) {
         if (this.halted(lease)) return false;
@@ -146,10 +162,33 @@ export class CampaignDrain {
     } catch (err) {
       if (err instanceof Abandoned || err instanceof CheckpointMoved || err instanceof LeaseLostError) return false;
       throw err;
+    } finally {
+      this.keepEnded(campaignId, timeline, pass.state);
     }
     // Only this claim moves the checkpoint, so `processed` is where it stands.
-    const heads = await this.deps.reader.heads(campaignId);
-    return !!heads && pass.processed < heads.game;
+    const after = await this.deps.reader.heads(campaignId);
+    return !!after && pass.processed < after.game;
+  }
+
+  /** The state at the checkpoint: where the last pass ended when it ended there, else folded from the stream. */
+  private async startState(campaignId: string, timeline: number, version: number): Promise<CampaignState> {
+    const ended = this.ended.get(campaignId);
+    if (ended && ended.timeline === timeline && ended.state.version === version) return ended.state;
+    return this.stateAt(campaignId, version);
+  }
+
+  private keepEnded(campaignId: string, timeline: number, state: CampaignState): void {
+    this.ended.delete(campaignId);
+    this.ended.set(campaignId, { timeline, state });
+    if (this.ended.size > ENDED_STATES) this.ended.delete(this.ended.keys().next().value!);
+  }
+
+  /** The campaign state right after game event `version` (versioned state rows: no replay, docs/state.md). */
+  private async stateAt(campaignId: string, version: number): Promise<CampaignState> {
+    if (version === 0) return emptyState(campaignId);
+    const state = await this.deps.reader.stateAt(campaignId, version);
+    if (!state) throw new CheckpointMoved(); // the campaign is gone (deleted): nothing to do
+    return state;
   }
 
   private halted(lease: CampaignLease): boolean {
@@ -158,6 +197,9 @@ export class CampaignDrain {
 
   /** One game event: its outcomes commit with the checkpoint; one with none is passed over with the next commit. */
   private async handle(pass: Pass, event: StoredEvent): Promise<void> {
+    const before = pass.state;
+    pass.state = folded(before, event);
+    if (namesChanged(before, pass.state)) pass.known = null;
     // The game stream holds only the domain's events.
     const planned = planTasks({ type: event.type, data: event.data } as GameEvent, this.triggerOptions);
     if (planned.length > 0) {
@@ -166,12 +208,9 @@ export class CampaignDrain {
       if (outcomes.events.length > 0) {
         if (pass.plain !== null) pass.processed = await this.advance(pass, pass.processed, pass.plain);
         pass.plain = null;
-        const move = {
-          from: pass.processed,
-          to: event.version,
-          memoryVersion: pass.memoryVersion,
-          timeline: pass.timeline,
-        };
+        // The memory stream is ordered by trigger version (§10: fork and rewind keep or cut a prefix of it).
+        if (event.version <= pass.processed) throw new Error(`trigger ${event.version} is not after ${pass.processed}`);
+        const move = { from: pass.processed, to: event.version, memoryVersion: pass.memoryVersion, timeline: pass.timeline };
         pass.memoryVersion = await this.commit(pass.lease, event, outcomes, move);
         pass.processed = event.version;
         return;
@@ -237,12 +276,28 @@ export class CampaignDrain {
 
   private readsOf(pass: Pass, beforeVersion: number): TriggerReads {
     const { campaignId } = pass.lease;
+    const state = pass.state;
     return {
       messages: (o) => this.deps.reader.messagesForScope(campaignId, { ...o, beforeVersion }),
       witnessed: (witness, selection) => this.witnessedOnly(campaignId, witness, selection),
       latestSummary: (key) => this.layers.latestSummary(campaignId, key),
       knownTerms: async () => (pass.known ??= knownTermsOf(pass.state, await this.layers.termKeys(campaignId))),
+      // §10: what was withheld and retracted as of this event (its own retraction included), never later.
+      withheld: () => this.sql.withheld(campaignId, beforeVersion),
+      messagesByIndex: (indexes) => this.surviving(campaignId, indexes, beforeVersion),
+      event: async (version) =>
+        (
+          await this.deps.store.readStream(gameStream(campaignId), { after: version - 1, until: version, limit: 1 })
+        )[0] ?? null,
+      stateAt: (version) => (version === state.version ? Promise.resolve(state) : this.stateAt(campaignId, version)),
     };
+  }
+
+  /** The messages of `indexes` not retracted as of `version`, oldest first. */
+  private async surviving(campaignId: string, indexes: number[], version: number): Promise<StoredMessage[]> {
+    const retracted = await this.sql.retractedAmong(campaignId, indexes, version);
+    const left = [...new Set(indexes)].filter((i) => !retracted.has(i));
+    return this.deps.reader.messagesByIndex(campaignId, left);
   }
 
   /** The messages of `selection` the witness saw (§8 witnessing, the speaker rule included). */
@@ -345,7 +400,7 @@ export class CampaignDrain {
 
   private skipped(
     campaignId: string,
-    about: CallAbout,
+    about: SceneAbout,
     outcome: SummaryOutcome & { ok: false },
     event: StoredEvent,
     since: number,
@@ -377,9 +432,28 @@ interface Handling {
   calls: CallGroup[];
 }
 
+/** The state right after `e` (the game stream holds only the domain's events). */
+function folded(state: CampaignState, e: StoredEvent): CampaignState {
+  return { ...evolve(state, { type: e.type, data: e.data } as GameEvent, e.recordedAt, e.version), version: e.version };
+}
+
+/** Whether an event changed a name the glossary must not coin (evolve replaces only the parts it changes). */
+function namesChanged(a: CampaignState, b: CampaignState): boolean {
+  return (
+    a.locations !== b.locations ||
+    a.npcs !== b.npcs ||
+    a.players !== b.players ||
+    a.glossary !== b.glossary ||
+    a.bible !== b.bible
+  );
+}
+
+
 /** Metrics label of a committed outcome: glossary terms and summaries count as recorded in their own scope. */
 function outcomeOf(o: NewEvent): ['recorded' | 'skipped', string] {
   if (o.type === 'GlossaryTermAdded') return ['recorded', 'glossary'];
   if (o.type === 'RollingSummaryUpdated') return ['recorded', 'summary'];
+  if (o.type === 'MemoryRevised' || o.type === 'MemoryWithdrawn' || o.type === 'GlossaryTermWithdrawn')
+    return ['recorded', 'revision'];
   return [o.type === 'MemorySkipped' ? 'skipped' : 'recorded', (o.data as { scope: string }).scope];
 }

@@ -8,6 +8,8 @@ import { OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
 import { CheckpointProjection } from './checkpoint/checkpoint.projection';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
+import { CorrectionsProjection } from './corrections.projection';
+import { RetractionProjection } from './retraction.projection';
 import { HideGlossaryTermHandler } from './glossary/hide-glossary-term.command';
 import { LayersReader } from './layers.reader';
 import { MemoryProjector } from './memory.projector';
@@ -116,6 +118,28 @@ function workerProvider(config: WorkerConfig, options: MemoryModuleOptions): Pro
   };
 }
 
+/** §10: retractions and corrections reach memory's tables in the command's own transaction. */
+const gameEventProjections: Provider[] = [
+  {
+    provide: RetractionProjection,
+    useFactory: (campaigns: CampaignProjector) => {
+      const projection = new RetractionProjection();
+      campaigns.addProjection(projection);
+      return projection;
+    },
+    inject: [CampaignProjector],
+  },
+  {
+    provide: CorrectionsProjection,
+    useFactory: (campaigns: CampaignProjector, memories: MemoryProjector) => {
+      const projection = new CorrectionsProjection(memories);
+      campaigns.addProjection(projection);
+      return projection;
+    },
+    inject: [CampaignProjector, MemoryProjector],
+  },
+];
+
 /**
  * The memory side: projector, readers, the worker (woken on each append, started after boot, stopped before the
  * database closes) and the glossary command. The worker's claim on a campaign (CAMPAIGN_OWNERSHIP) and the
@@ -148,6 +172,7 @@ export class MemoryModule {
         },
         { provide: WorkerProgress, useValue: new WorkerProgress() },
         workerProvider(config, options),
+        ...gameEventProjections,
         HideGlossaryTermHandler,
         WakeWorkerHandler,
         WorkerLifecycle,

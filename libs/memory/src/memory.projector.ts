@@ -4,17 +4,26 @@ import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
 import { GlossaryTermAddedData, MemoryRecordedData, RollingSummaryUpdatedData, summarySubject } from './memory-events';
+import { GlossaryTermWithdrawnData, MemoryRevisedData, MemoryWithdrawnData } from './memory-events';
 import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from './memory-events';
 import { MemoryRecord } from './memory.entity';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
-import { memorySql } from './worker-sql';
+import { memorySql, rawRows } from './worker-sql';
 
 const CHUNK = 500;
 
-/** What an indexer is told of a new memory: a view, so no other lib depends on memory's entity. */
+/**
+ * What an indexer is told of a new wording: a view, so no other lib depends on memory's entity. `searchSeq`: the
+ * wording's full-text row (§10: a revision's memory version, 2^30 + game version for a correction); default the
+ * memory's own version.
+ */
 export type IndexedMemory = Readonly<
-  Pick<MemoryRecord, 'id' | 'memoryVersion' | 'locationId' | 'createdAt' | 'throughMessageIndex' | 'summary'>
+  Pick<MemoryRecord, 'id' | 'memoryVersion' | 'locationId' | 'createdAt' | 'throughMessageIndex' | 'summary'> & {
+    searchSeq?: number;
+  }
 >;
+
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /** Listeners that index memories in the same transaction (the search index, §7). */
 export interface MemoryIndexer {
@@ -34,7 +43,14 @@ export class MemoryProjector {
    * Not the checkpoints: the memories a campaign's worker already made are replayed, never made again.
    */
   async reset(m: EntityManager): Promise<void> {
-    const tables = ['memory_witnesses', 'glossary_terms', 'rolling_summaries', 'memory_cursors', 'memories'];
+    const tables = [
+      'memory_witnesses',
+      'glossary_terms',
+      'rolling_summaries',
+      'memory_cursors',
+      'memory_history',
+      'memories',
+    ];
     for (const table of tables) await sql(m, `DELETE FROM "${table}"`);
   }
 
@@ -47,22 +63,90 @@ export class MemoryProjector {
     events: StoredEvent[],
     o: { memoryVersion?: boolean } = {},
   ): Promise<void> {
-    const memories: MemoryRecord[] = [];
+    const wordings: IndexedMemory[] = [];
     for (const e of events) {
-      if (e.type === 'GlossaryTermAdded') await this.addTerm(m, campaignId, e.data as GlossaryTermAddedData, e.version);
+      if (e.type === 'GlossaryTermAdded') {
+        await this.addTerm(m, campaignId, e.data as GlossaryTermAddedData, e.version);
+        await withholdLateTerm(m, campaignId, e.data as GlossaryTermAddedData, e.version);
+      }
       if (e.type === 'RollingSummaryUpdated')
         await this.addSummary(m, campaignId, e.data as RollingSummaryUpdatedData, e.version);
-      if (e.type !== 'MemoryRecorded') continue;
-      const d = e.data as MemoryRecordedData;
-      const row = toMemoryRecord(campaignId, d, e.version);
-      memories.push(row);
-      await memorySql.insertMemory(m, row);
-      await memorySql.upsertCursor(m, campaignId, d.scope, d.subjectId, d.cursor);
-      await this.addWitnesses(m, campaignId, d);
+      if (e.type === 'MemoryRecorded') wordings.push(await this.record(m, campaignId, e));
+      if (e.type === 'MemoryRevised') {
+        const revised = await this.revise(m, campaignId, e);
+        if (revised) wordings.push(revised);
+      }
+      if (e.type === 'MemoryWithdrawn') await this.withdraw(m, campaignId, e);
+      if (e.type === 'GlossaryTermWithdrawn') await withdrawTerm(m, campaignId, e.data as GlossaryTermWithdrawnData);
     }
     const last = events[events.length - 1];
     if (last && o.memoryVersion !== false) await CheckpointStore.setMemoryVersion(m, campaignId, last.version);
-    for (const indexer of this.indexers) if (memories.length) await indexer.indexMemories(m, campaignId, memories);
+    await this.indexWordings(m, campaignId, wordings);
+  }
+
+  /** Full-text rows of new wordings, in the caller's transaction (the search index, §7). */
+  async indexWordings(m: EntityManager, campaignId: string, wordings: IndexedMemory[]): Promise<void> {
+    for (const indexer of this.indexers) if (wordings.length) await indexer.indexMemories(m, campaignId, wordings);
+  }
+
+  private async record(m: EntityManager, campaignId: string, e: StoredEvent): Promise<MemoryRecord> {
+    const d = e.data as MemoryRecordedData;
+    const row = toMemoryRecord(campaignId, d, e.version);
+    await memorySql.insertMemory(m, row);
+    await memorySql.upsertCursor(m, campaignId, d.scope, d.subjectId, d.cursor);
+    await this.addWitnesses(m, campaignId, d);
+    const entry = { reason: 'recorded' as const, memoryVersion: e.version, searchSeq: e.version, at: e.recordedAt };
+    await memorySql.history(m, campaignId, d.memoryId, entry);
+    await this.withheldIfLate(m, campaignId, d.memoryId, d.inputIndexes, d.triggerVersion, e.recordedAt);
+    return row;
+  }
+
+  /** §10: the revised wording, active again; a locked (DM-corrected) memory keeps the game master's words. */
+  private async revise(m: EntityManager, campaignId: string, e: StoredEvent): Promise<IndexedMemory | null> {
+    const d = e.data as MemoryRevisedData;
+    const changed = await rawRows<Omit<IndexedMemory, 'searchSeq'>>(
+      m,
+      "UPDATE memories SET summary = ?, input_indexes = ?, revision = ?, status = 'active', changed_version = ?" +
+        " WHERE campaign_id = ? AND id = ? AND status = 'withheld' AND NOT locked RETURNING id," +
+        ' memory_version AS "memoryVersion", location_id AS "locationId", created_at AS "createdAt",' +
+        ' through_message_index AS "throughMessageIndex", summary',
+      [d.summary, JSON.stringify(d.inputIndexes), d.revision, d.triggerVersion, campaignId, d.memoryId],
+    );
+    if (changed.length === 0) return null;
+    const entry = { reason: 'revised' as const, memoryVersion: e.version, searchSeq: e.version, at: e.recordedAt };
+    await memorySql.history(m, campaignId, d.memoryId, entry);
+    await this.withheldIfLate(m, campaignId, d.memoryId, d.inputIndexes, d.triggerVersion, e.recordedAt);
+    return { ...changed[0], searchSeq: e.version };
+  }
+
+  private async withdraw(m: EntityManager, campaignId: string, e: StoredEvent): Promise<void> {
+    const d = e.data as MemoryWithdrawnData;
+    const { changes } = await sql(
+      m,
+      "UPDATE memories SET status = 'withdrawn', changed_version = ? WHERE campaign_id = ? AND id = ?" +
+        " AND status = 'withheld' AND NOT locked",
+      [d.triggerVersion, campaignId, d.memoryId],
+    );
+    if (changes === 0) return;
+    const entry = { reason: 'withdrawn' as const, memoryVersion: e.version, searchSeq: null, at: e.recordedAt };
+    await memorySql.history(m, campaignId, d.memoryId, entry);
+  }
+
+  /**
+   * §10 late outcome: a lagging worker summarized, as of its trigger, a message retracted since. Withheld at once
+   * (from the retraction on), so no read serves it; the revision trigger of that retraction, handled later, revises it.
+   */
+  private async withheldIfLate(
+    m: EntityManager,
+    campaignId: string,
+    memoryId: string,
+    inputs: number[],
+    triggerVersion: number,
+    at: string,
+  ): Promise<void> {
+    const retractedAt = await firstRetraction(m, campaignId, inputs);
+    if (retractedAt === null) return;
+    await memorySql.withhold(m, campaignId, memoryId, Math.max(retractedAt, triggerVersion), at);
   }
 
   private async addTerm(
@@ -102,9 +186,10 @@ export class MemoryProjector {
   ): Promise<void> {
     const publicToo = { ...d, alsoPublic: false, publicView: true };
     if (d.alsoPublic) await this.addSummary(m, campaignId, publicToo, memoryVersion);
+    const key = d.publicView ? PUBLIC_SUMMARY_KEY : d.viewer === null ? '*' : viewerKey('player', d.viewer);
     await m.getRepository(RollingSummaryRecord).insert({
       campaignId,
-      viewerKey: d.publicView ? PUBLIC_SUMMARY_KEY : d.viewer === null ? '*' : viewerKey('player', d.viewer),
+      viewerKey: key,
       memoryVersion,
       summary: d.summary,
       sinceMessageIndex: d.sinceMessageIndex,
@@ -115,6 +200,7 @@ export class MemoryProjector {
     });
     const subject = d.publicView ? PUBLIC_SUMMARY_SUBJECT : summarySubject(d.viewer);
     await memorySql.upsertCursor(m, campaignId, 'summary', subject, d.throughMessageIndex);
+    await withholdLateSummary(m, campaignId, key, memoryVersion, d);
   }
 
   /** A viewer may see a memory only if it witnessed every message the summarizer read. */
@@ -135,6 +221,73 @@ export class MemoryProjector {
         .execute();
     }
   }
+}
+
+/** The first game version that retracted one of `indexes`, null when none is retracted. */
+async function firstRetraction(m: EntityManager, campaignId: string, indexes: number[]): Promise<number | null> {
+  let first: number | null = null;
+  const unique = [...new Set(indexes)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const chunk = unique.slice(i, i + CHUNK);
+    const rows = await rawRows<{ v: number | string | null }>(
+      m,
+      `SELECT MIN(retracted_version) AS v FROM messages WHERE campaign_id = ? AND idx IN (${marks(chunk.length)})`,
+      [campaignId, ...chunk],
+    );
+    const v = rows[0]?.v;
+    if (v !== null && v !== undefined && (first === null || Number(v) < first)) first = Number(v);
+  }
+  return first;
+}
+
+/**
+ * §10 late "Previously": one that read a message retracted since, or was built on a summary a retraction (later than
+ * its trigger) withheld, is withheld from that retraction on, like the rows the retraction itself withheld.
+ */
+async function withholdLateSummary(
+  m: EntityManager,
+  campaignId: string,
+  key: string,
+  memoryVersion: number,
+  d: RollingSummaryUpdatedData,
+): Promise<void> {
+  const own = await firstRetraction(m, campaignId, d.inputIndexes);
+  const previous = await rawRows<{ w: number | string | null }>(
+    m,
+    'SELECT withheld_version AS w FROM rolling_summaries WHERE campaign_id = ? AND viewer_key = ?' +
+      ' AND memory_version < ? ORDER BY memory_version DESC LIMIT 1',
+    [campaignId, key, memoryVersion],
+  );
+  const w = previous[0]?.w;
+  const base = !d.revision && w !== null && w !== undefined && Number(w) > d.triggerVersion ? Number(w) : null;
+  const at = [own, base].filter((v): v is number => v !== null);
+  if (at.length === 0) return;
+  await sql(
+    m,
+    'UPDATE rolling_summaries SET withheld_version = ? WHERE campaign_id = ? AND viewer_key = ? AND memory_version = ?',
+    [Math.max(Math.min(...at), d.triggerVersion), campaignId, key, memoryVersion],
+  );
+}
+
+/** §10 late coining: its message was retracted after the trigger that coined it. */
+async function withholdLateTerm(m: EntityManager, campaignId: string, d: GlossaryTermAddedData, version: number) {
+  const retractedAt = await firstRetraction(m, campaignId, [d.coinedMessageIndex]);
+  if (retractedAt === null) return;
+  await sql(
+    m,
+    'UPDATE glossary_terms SET withheld_version = ? WHERE campaign_id = ? AND term_key = ? AND memory_version = ?',
+    [Math.max(retractedAt, d.triggerVersion), campaignId, glossaryKey(d.term), version],
+  );
+}
+
+/** §10: the term's coining is withdrawn; a later message may coin it again (a new row). */
+async function withdrawTerm(m: EntityManager, campaignId: string, d: GlossaryTermWithdrawnData): Promise<void> {
+  await sql(
+    m,
+    'UPDATE glossary_terms SET withdrawn_version = ? WHERE campaign_id = ? AND term_key = ?' +
+      ' AND coined_message_index = ? AND withdrawn_version IS NULL',
+    [d.triggerVersion, campaignId, glossaryKey(d.term), d.coinedMessageIndex],
+  );
 }
 
 export function toMemoryRecord(campaignId: string, d: MemoryRecordedData, memoryVersion: number): MemoryRecord {

@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { CursorRecord, MemoryRecord } from './memory.entity';
+import { CursorRecord, MemoryHistoryRecord, MemoryRecord } from './memory.entity';
 import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
 import { MemoryProjector } from './memory.projector';
 import { MemoryReader } from './memory.reader';
@@ -111,6 +111,7 @@ const ENTITIES = [
   GlossaryTermRecord,
   RollingSummaryRecord,
   MemoryCheckpointRecord,
+  MemoryHistoryRecord,
 ];
 
 /** The real pipeline pieces wired by hand on a temp SQLite file. */
@@ -598,11 +599,11 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
   });
 
   it('events appended while the worker reads are handled with the state that knows them (NPC registered, then a move)', async () => {
-    /** A real reader that lets another write commit right after the worker read the campaign. */
+    /** A real reader that lets another write commit right after the worker read the campaign's heads. */
     class InterleavingReader extends CampaignReader {
       between?: () => Promise<void>;
-      override async find(id: string) {
-        const snap = await super.find(id);
+      override async heads(id: string) {
+        const snap = await super.heads(id);
         const between = this.between;
         this.between = undefined;
         if (between) await between();

@@ -62,6 +62,26 @@ describe('ledger rows of a trigger', () => {
     ]);
   });
 
+  it('§10: revisions are their own scope, linked to the memory they revise; withdrawals made no call', () => {
+    const groups = [
+      group('revision', 'c:9:location:tavern', [call(1, 'ok')]),
+      group('revision', 'c:9:npc:mira', [call(1, 'error', 0)]),
+      group('revision', 'summary:*public', [call(1, 'ok')]),
+    ];
+    const appended = [
+      stored(4, 'MemoryRevised', { memoryId: 'c:9:location:tavern', revision: 2 }),
+      stored(5, 'MemorySkipped', { scope: 'npc', subjectId: 'mira', revisionOf: 'c:9:npc:mira' }),
+      stored(6, 'MemoryWithdrawn', { memoryId: 'c:9:world:world', reason: 'retracted' }),
+      stored(7, 'RollingSummaryUpdated', { viewer: null, publicView: true, revision: true }),
+    ];
+    const rows = committedEntries('c', trigger, appended, groups, 'm');
+    expect(rows.map((r) => [r.scope, r.subjectId, r.outcome, r.memoryVersion, r.memoryId])).toEqual([
+      ['revision', 'c:9:location:tavern', 'ok', 4, 'c:9:location:tavern'],
+      ['revision', 'c:9:npc:mira', 'error', 5, null],
+      ['revision', 'summary:*public', 'ok', 7, null],
+    ]);
+  });
+
   it('abandons every call of an outcome that never commits, except those written ahead (marked in place)', () => {
     const g = group('location', 'tavern', [call(1, 'ok'), call(2, 'aborted', 0)]);
     g.written.set(g.calls[0], 17);

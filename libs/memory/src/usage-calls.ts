@@ -1,7 +1,7 @@
 import { NewEvent, StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { LedgerEntry, ledgerEntry, ModelCall } from '@app/summarizer';
-import { summarySubject } from './memory-events';
+import { PUBLIC_SUMMARY_SUBJECT, summarySubject } from './memory-events';
 
 /** The attempts of one summary (one scope and subject), waiting for the outcome they produce to commit. */
 export interface CallGroup {
@@ -23,6 +23,13 @@ export interface UsageSink {
 /** The scope and subject an outcome event is about, matching the CallGroup that produced it. */
 function keyOf(e: NewEvent): string {
   const d = e.data as Record<string, unknown>;
+  // §10 revisions are their own scope: the subject is the memory id, or `summary:<subject>` for a "Previously".
+  if (e.type === 'MemoryRevised') return `revision:${String(d.memoryId)}`;
+  if (e.type === 'MemorySkipped' && d.revisionOf) return `revision:${String(d.revisionOf)}`;
+  if (e.type === 'RollingSummaryUpdated' && d.revision) {
+    const subject = d.publicView ? PUBLIC_SUMMARY_SUBJECT : summarySubject((d.viewer as string | null) ?? null);
+    return `revision:summary:${subject}`;
+  }
   if (e.type === 'GlossaryTermAdded') return `glossary:${String(d.term)}`;
   if (e.type === 'RollingSummaryUpdated') return `summary:${summarySubject((d.viewer as string | null) ?? null)}`;
   return `${String(d.scope)}:${String(d.subjectId)}`;
@@ -45,7 +52,8 @@ export function committedEntries(
     const i = left.findIndex((g) => `${g.scope}:${g.subjectId}` === keyOf(e));
     if (i < 0) continue;
     const [group] = left.splice(i, 1);
-    const memoryId = e.type === 'MemoryRecorded' ? String((e.data as { memoryId: string }).memoryId) : null;
+    const revises = e.type === 'MemoryRecorded' || e.type === 'MemoryRevised';
+    const memoryId = revises ? String((e.data as { memoryId: string }).memoryId) : null;
     const at = { campaignId, scope: group.scope, subjectId: group.subjectId, triggerVersion: trigger.version, model };
     out.push(...group.calls.map((c) => ledgerEntry(c, at, { memoryVersion: e.version, memoryId })));
   }

@@ -30,7 +30,8 @@ export class SearchIndexer implements MessageIndexer, MemoryIndexer {
     );
     const docs: MemoryDoc[] = memories.map((r) => ({
       id: r.id,
-      seq: Number(r.memoryVersion),
+      // §10: one row per wording (a revision's memory version, 2^30 + game version for a DM correction).
+      seq: Number(r.searchSeq ?? r.memoryVersion),
       locationId: r.locationId,
       at: r.createdAt,
       round: rounds.get(Number(r.throughMessageIndex)) ?? null,

@@ -5,7 +5,7 @@ import { DEFAULT_TRIGGER_OPTIONS, planTasks } from '.';
 const planTriggers = (event: { type: string; data: Record<string, unknown> }) =>
   planTasks(event as GameEvent, DEFAULT_TRIGGER_OPTIONS)
     .map((p) => p.task)
-    .filter((t) => t.scope !== 'glossary' && t.scope !== 'summary');
+    .filter((t) => t.scope !== 'glossary' && t.scope !== 'summary' && t.scope !== 'revision');
 
 describe('planTriggers', () => {
   it('the first move from nowhere triggers nothing', () => {
@@ -164,9 +164,24 @@ const scopes = (type: string, data: Record<string, unknown>, interval = 4) =>
   planTasks({ type, data } as unknown as GameEvent, {
     ...DEFAULT_TRIGGER_OPTIONS,
     summaryIntervalRounds: interval,
-  }).map(({ task: t }) => `${t.scope}:${t.subjectId}`);
+  })
+    .map(({ task: t }) => `${t.scope}:${t.subjectId}`)
+    // §10: the revision task rides on every memory trigger (tested in revision.trigger.spec.ts).
+    .filter((s) => s !== 'revision:*');
 
 describe('planLayerTriggers (DESIGN §8), after the memory scopes', () => {
+  it('§10: the revision task comes last on the memory triggers, so a failed revision is tried again', () => {
+    const all = (type: string, data: Record<string, unknown>) =>
+      planTasks({ type, data } as unknown as GameEvent, DEFAULT_TRIGGER_OPTIONS).map(({ task: t }) => t.scope);
+    expect(all('LocationChanged', { fromLocationId: 'inn', toLocationId: 'road', npcsPresent: [] })).toEqual([
+      'location',
+      'summary',
+      'revision',
+    ]);
+    expect(all('RoundEnded', { round: 1 })).toEqual(['revision']);
+    expect(all('MessageRecorded', { role: 'dm', index: 7 })).toEqual(['glossary']);
+  });
+
   it('a dm, narrator or npc message is a glossary trigger; player, system, assistant and tool messages are not', () => {
     for (const role of ['dm', 'narrator', 'npc'])
       expect(scopes('MessageRecorded', { role, index: 7 })).toEqual(['glossary:7']);

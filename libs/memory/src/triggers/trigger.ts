@@ -7,7 +7,7 @@ import type { MemoryEvent, MemoryScope } from '../memory-events';
 
 /** One scope to summarize, derived from a trigger event; `glossary` and `summary` are the §8 layers. */
 export interface ScopeTask {
-  scope: MemoryScope | 'glossary' | 'summary';
+  scope: MemoryScope | 'glossary' | 'summary' | 'revision';
   subjectId: string;
   /** Location whose messages are selected (location and NPC scopes). */
   locationId: string | null;
@@ -50,20 +50,71 @@ export interface TriggerReads {
   latestSummary(key: string): Promise<RollingSummaryView | null>;
   /** Names the glossary must not coin again (read once per claim, grows as terms are added). */
   knownTerms(): Promise<KnownTerms>;
+  /** What retractions withheld at or before the trigger event and no revision has settled yet (§10). */
+  withheld(): Promise<Withheld>;
+  /** The messages of `indexes` not retracted as of the trigger event, oldest first. */
+  messagesByIndex(indexes: number[]): Promise<StoredMessage[]>;
+  /** A game event of the campaign (a withheld memory's own trigger), null when there is none. */
+  event(version: number): Promise<StoredEvent | null>;
+  /** The campaign state right after game event `version` (what the trigger handling it saw). */
+  stateAt(version: number): Promise<CampaignState>;
+}
+
+/** A scene memory a retraction withheld (§10): revised from its surviving input, or withdrawn. */
+export interface WithheldMemory {
+  id: string;
+  scope: MemoryScope;
+  subjectId: string;
+  /** The game event that recorded it: its trigger is planned again to word the revision. */
+  triggerVersion: number;
+  inputIndexes: number[];
+  revision: number;
+}
+
+/** A "Previously" key whose newest rows a retraction withheld: rewritten from `base` and their surviving input. */
+export interface WithheldSummary {
+  /** `*`, `public` or a player's witness key. */
+  key: string;
+  /** The player of a player's key, else null. */
+  viewer: string | null;
+  publicView: boolean;
+  /** The newest summary of the key that no retraction withheld (null: none). */
+  base: string | null;
+  /** Every input of the withheld rows, ascending. */
+  inputIndexes: number[];
+  /** The withheld rows' last covered index: the cursor never moves back. */
+  throughMessageIndex: number;
+}
+
+/** An auto-coined glossary term whose coining message was retracted. */
+export interface WithheldTerm {
+  term: string;
+  termKey: string;
+  coinedMessageIndex: number;
+}
+
+export interface Withheld {
+  memories: WithheldMemory[];
+  summaries: WithheldSummary[];
+  terms: WithheldTerm[];
 }
 
 /** The scope a model call is about (the usage ledger's and MemorySkipped's labels). */
 export interface CallAbout {
-  scope: 'location' | 'npc' | 'world' | 'summary' | 'glossary';
+  /** `revision`: the call rewrites a withheld item (subject: its memory id, or `summary:<subject>`). */
+  scope: 'location' | 'npc' | 'world' | 'summary' | 'glossary' | 'revision';
   subjectId: string;
 }
+
+/** A call about a scope of its own (not a revision): what a MemorySkipped names. */
+export type SceneAbout = CallAbout & { scope: Exclude<CallAbout['scope'], 'revision'> };
 
 /** One trigger event being handled, as the drain hands it to the triggers that fire on it. */
 export interface TriggerRun {
   campaignId: string;
   /** The game event, with its place in the stream. */
   event: StoredEvent;
-  /** The campaign state as of the drain's snapshot (it knows every event read). */
+  /** The campaign state right after `event` (the drain folds forward from its checkpoint's state). */
   state: CampaignState;
   /** Scope cursors keyed `scope:subject`; a trigger moves its own as its outcomes are made. */
   cursors: Map<string, number>;
@@ -75,7 +126,7 @@ export interface TriggerRun {
     call: (summarizer: Summarizer, signal: AbortSignal) => Promise<SummaryResult>,
   ): Promise<SummaryOutcome>;
   /** The MemorySkipped of a failed summary (logged): the cursor stays, the messages are offered again. */
-  skipped(about: CallAbout, outcome: SummaryOutcome & { ok: false }, since: number, through: number): MemoryEvent;
+  skipped(about: SceneAbout, outcome: SummaryOutcome & { ok: false }, since: number, through: number): MemoryEvent;
   log(message: string, context: Record<string, unknown>): void;
 }
 
