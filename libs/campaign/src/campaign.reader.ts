@@ -6,11 +6,23 @@ import { notFound } from '@app/common';
 import { CampaignState } from './domain/state';
 import { EntityManager } from 'typeorm';
 import * as q from './projections/message.queries';
-import { RecentWindow, StoredMessage } from './projections/message.queries';
+import { MessageHorizon, RecentWindow, StoredMessage } from './projections/message.queries';
+import { emptyState } from './domain/state';
+import { fold } from './domain/evolve';
+import { GameEvent } from './domain/events';
+import { checkAsOf, currentHorizon, Horizon } from './horizon';
 
-/** A campaign's state; how far the memory worker got is memory's to say (its CheckpointStore). */
+/** A campaign's state and how far the read sees; how far the memory worker got is memory's to say (CheckpointStore). */
 export interface CampaignSnapshot {
   state: CampaignState;
+  /** What every read of this snapshot is bounded by (the current horizon unless `asOf` was asked). */
+  horizon: Horizon;
+}
+
+/** A fork of a campaign (DESIGN §10): its id and the parent version it was forked at. */
+export interface CampaignChild {
+  id: string;
+  atVersion: number;
 }
 
 /** A campaign as the campaign list shows it (DESIGN §10 "Fork"). */
@@ -45,7 +57,78 @@ export class CampaignReader {
     if (!row) return null;
     // A committed row: later reads and writes may reuse its parsed state.
     if (row.parsedChars !== null) this.cache.put(row.state, row.parsedChars);
-    return { state: row.state };
+    return { state: row.state, horizon: currentHorizon(row.state) };
+  }
+
+  /**
+   * The campaign as a read sees it: the current snapshot, or (with `asOf`, DESIGN §10) the state at that version with
+   * its horizon. 404 for an unknown campaign, 400 INVALID_VERSION for a version it never had.
+   */
+  async snapshot(campaignId: string, asOf?: number): Promise<CampaignSnapshot> {
+    const current = await this.get(campaignId);
+    if (asOf === undefined) return current;
+    checkAsOf(asOf, current.state.version);
+    // Asked for, the newest version is history too (memory bounded, facts judged at its time): the same answer a fork
+    // at it serves. Only its state needs no load.
+    const [state, horizon] = await Promise.all([
+      asOf === current.state.version ? current.state : this.stateAt(campaignId, asOf),
+      this.horizonAt(campaignId, asOf, current.horizon.timeline),
+    ]);
+    return { state, horizon };
+  }
+
+  /** The horizon of a read: current (no extra read) or as of a version (three index seeks). */
+  async horizon(campaignId: string, asOf?: number): Promise<Horizon> {
+    return (await this.snapshot(campaignId, asOf)).horizon;
+  }
+
+  /**
+   * The state as of game version `version`. Naive stand-in (lane 0's signature): a fold of the game events ≤ version;
+   * lane 1 replaces it with the versioned state rows, which read only the `kinds` asked for.
+   */
+  async stateAt(campaignId: string, version: number, _kinds?: readonly string[]): Promise<CampaignState> {
+    const events = await this.store.readStream(gameStream(campaignId), { until: version });
+    const folded = fold(
+      emptyState(campaignId),
+      events.map((e) => ({ event: { type: e.type, data: e.data } as GameEvent, version: e.version, recordedAt: e.recordedAt })),
+    );
+    return folded;
+  }
+
+  private async horizonAt(campaignId: string, version: number, timeline: number): Promise<Horizon> {
+    return this.db.read(async (m) => {
+      const count = await sql<{ n: number | string }>(
+        m,
+        'SELECT COALESCE(MAX(idx) + 1, 0) AS n FROM messages WHERE campaign_id = ? AND version <= ?',
+        [campaignId, version],
+      );
+      const at = await sql<{ recorded_at: string }>(
+        m,
+        'SELECT recorded_at FROM events WHERE stream_id = ? AND stream_version = ?',
+        [gameStream(campaignId), version],
+      );
+      return {
+        version,
+        timeline,
+        messageCount: Number(count.rows[0]?.n ?? 0),
+        memoryVersion: await this.memoryVersionAt(m, campaignId, version),
+        at: at.rows[0]?.recorded_at ?? null,
+        past: true,
+      };
+    });
+  }
+
+  /**
+   * M(V): the memory stream's highest version among outcomes of game events ≤ V (its prefix, the stream being ordered
+   * by trigger version). Stand-in over the event JSON until lane 0's `trigger_version` column and
+   * `EventStore.versionAtTrigger` (one index seek) land.
+   */
+  private async memoryVersionAt(m: EntityManager, campaignId: string, version: number): Promise<number> {
+    const trigger =
+      this.db.dialect === 'postgres' ? "(data::jsonb->>'triggerVersion')::int" : "json_extract(data, '$.triggerVersion')";
+    const text = `SELECT COALESCE(MAX(stream_version), 0) AS v FROM events WHERE stream_id = ? AND ${trigger} <= ?`;
+    const { rows } = await sql<{ v: number | string }>(m, text, [memoryStream(campaignId), version]);
+    return Number(rows[0]?.v ?? 0);
   }
 
   async get(campaignId: string): Promise<CampaignSnapshot> {
@@ -57,7 +140,7 @@ export class CampaignReader {
   /** Messages after an exclusive index, oldest first; with `witnessedBy` (a viewer key, §8) only those it witnessed. */
   messages(
     campaignId: string,
-    o: { after?: number; limit: number; locationId?: string; witnessedBy?: string },
+    o: { after?: number; limit: number; locationId?: string; witnessedBy?: string; at?: MessageHorizon },
   ): Promise<StoredMessage[]> {
     return this.db.read((m) => q.listMessages(m, campaignId, { ...o, seenBy: o.witnessedBy }));
   }
@@ -70,9 +153,9 @@ export class CampaignReader {
     return this.db.read((m) => q.lastMessages(m, campaignId, o));
   }
 
-  messagesByIndex(campaignId: string, indexes: number[]): Promise<StoredMessage[]> {
+  messagesByIndex(campaignId: string, indexes: number[], at?: MessageHorizon): Promise<StoredMessage[]> {
     if (indexes.length === 0) return Promise.resolve([]);
-    return this.db.read((m) => q.messagesByIndex(m, campaignId, indexes));
+    return this.db.read((m) => q.messagesByIndex(m, campaignId, indexes, at));
   }
 
   /**
@@ -94,9 +177,9 @@ export class CampaignReader {
   }
 
   /** The subset of `indexes` that `viewer` (a witness key, or PUBLIC_WITNESS) witnessed. */
-  witnessed(campaignId: string, viewer: string, indexes: number[]): Promise<Set<number>> {
+  witnessed(campaignId: string, viewer: string, indexes: number[], at?: MessageHorizon): Promise<Set<number>> {
     if (indexes.length === 0) return Promise.resolve(new Set());
-    return this.db.read((m) => q.witnessedIndexes(m, campaignId, viewer, indexes));
+    return this.db.read((m) => q.witnessedIndexes(m, campaignId, viewer, indexes, at));
   }
 
   /**
@@ -104,7 +187,10 @@ export class CampaignReader {
    * on, capped at `limit`; §8 `seenBy`: only what that audience may see (a witness key, PUBLIC_WITNESS = public
    * messages only, undefined = everything). Index seeks and bounded index ranges, never a scan.
    */
-  window(campaignId: string, o: { limit: number; fromRound?: number; seenBy?: string }): Promise<RecentWindow> {
+  window(
+    campaignId: string,
+    o: { limit: number; fromRound?: number; seenBy?: string; at?: MessageHorizon },
+  ): Promise<RecentWindow> {
     return this.db.read((m) => q.recentWindow(m, campaignId, o));
   }
 
@@ -123,9 +209,9 @@ export class CampaignReader {
    * The texts of the messages `viewer` saw that contain one of the lower-case `needles` (case-insensitive
    * substring), oldest first: the glossary's pre-filter before its whole-word test.
    */
-  contentsContaining(campaignId: string, needles: string[], viewer: string): Promise<string[]> {
+  contentsContaining(campaignId: string, needles: string[], viewer: string, at?: MessageHorizon): Promise<string[]> {
     if (needles.length === 0) return Promise.resolve([]);
-    return this.db.read((m) => q.contentsContaining(m, campaignId, needles, viewer));
+    return this.db.read((m) => q.contentsContaining(m, campaignId, needles, viewer, at));
   }
 
   async events(

@@ -10,7 +10,7 @@ export * from './projections/message.mapper';
 export * from './projections/campaign.projector';
 export * from './campaign.runner';
 export * from './campaign.reader';
-export type { RecentWindow, StoredMessage } from './projections/message.queries';
+export type { MessageHorizon, RecentWindow, StoredMessage } from './projections/message.queries';
 // Message reads inside a projection's transaction (memory witnesses, search rounds); CampaignReader serves the rest.
 export { messageRounds, witnessCounts } from './projections/message.queries';
 export * from './commands';
@@ -21,3 +21,4 @@ export * from './projections/witness.entity';
 export * from './projections/campaign-state.cache';
 export * from './campaign.module';
 export * from './domain/replies';
+export * from './horizon';

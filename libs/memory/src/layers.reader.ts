@@ -1,8 +1,9 @@
-import { CampaignReader, glossaryKey, GlossaryOverride, PUBLIC_WITNESS } from '@app/campaign';
+import { CampaignReader, glossaryKey, GlossaryOverride, Horizon, PUBLIC_WITNESS, UNBOUNDED } from '@app/campaign';
 import { Database } from '@app/database';
 import { cutOutsideMarks, splitSentences } from '@app/summarizer';
 import { capDefinition, MAX_DEFINITION_WORDS } from './glossary/known-terms';
 import { GlossaryTermRecord, RollingSummaryRecord } from './layers.entity';
+import { LessThanOrEqual } from 'typeorm';
 
 export interface GlossaryEntry {
   term: string;
@@ -24,6 +25,9 @@ export interface RollingSummaryView {
   memoryVersion: number;
 }
 
+/** What bounds a layers read (DESIGN §10): the horizon's memory version and, for "known by use", its messages. */
+export type LayersHorizon = Pick<Horizon, 'memoryVersion' | 'messageCount' | 'version'>;
+
 /** Read side of the §8 layers the worker writes: glossary and "Previously" summaries. */
 export class LayersReader {
   constructor(
@@ -41,12 +45,15 @@ export class LayersReader {
   async glossary(
     campaignId: string,
     overrides: Record<string, GlossaryOverride> = {},
-    o: { viewer?: string | null; publicOnly?: boolean; includeHidden?: boolean } = {},
+    o: { viewer?: string | null; publicOnly?: boolean; includeHidden?: boolean; at?: LayersHorizon } = {},
   ): Promise<GlossaryEntry[]> {
     const viewer = o.viewer || (o.publicOnly ? PUBLIC_WITNESS : null);
-    const all = await this.db.read((m) => m.getRepository(GlossaryTermRecord).findBy({ campaignId }));
-    const rows = viewer ? await this.knownTo(campaignId, viewer, all) : all;
-    const coined = await this.coinedKeys(campaignId, viewer ? Object.keys(overrides) : []);
+    const upTo = o.at?.memoryVersion ?? UNBOUNDED;
+    const all = await this.db.read((m) =>
+      m.getRepository(GlossaryTermRecord).findBy({ campaignId, memoryVersion: LessThanOrEqual(upTo) }),
+    );
+    const rows = viewer ? await this.knownTo(campaignId, viewer, all, o.at) : all;
+    const coined = await this.coinedKeys(campaignId, viewer ? Object.keys(overrides) : [], upTo);
     const byKey = new Map<string, GlossaryEntry>();
     for (const r of rows) {
       byKey.set(r.termKey, {
@@ -99,13 +106,18 @@ export class LayersReader {
     );
   }
 
-  /** The newest "Previously" of a viewer ('*' = everyone's, else `player:<id>`). */
-  async latestSummary(campaignId: string, viewerKey: string): Promise<RollingSummaryView | null> {
+  /**
+   * The newest "Previously" of a viewer ('*' = everyone's, else `player:<id>`) at the horizon (DESIGN §10): the
+   * primary key walked backwards from its memory version.
+   */
+  async latestSummary(campaignId: string, viewerKey: string, at?: LayersHorizon): Promise<RollingSummaryView | null> {
+    const upTo = at?.memoryVersion ?? UNBOUNDED;
     const row = await this.db.read((m) =>
       m
         .getRepository(RollingSummaryRecord)
         .createQueryBuilder('s')
         .where('s.campaignId = :campaignId AND s.viewerKey = :viewerKey', { campaignId, viewerKey })
+        .andWhere('s.memoryVersion <= :upTo', { upTo })
         .orderBy('s.memoryVersion', 'DESC')
         .limit(1)
         .getOne(),
@@ -122,10 +134,10 @@ export class LayersReader {
   }
 
   /** The terms `viewer` knows: coined in a message it witnessed, or used (whole word) in one. */
-  private async knownTo(campaignId: string, viewer: string, terms: GlossaryTermRecord[]) {
+  private async knownTo(campaignId: string, viewer: string, terms: GlossaryTermRecord[], at?: LayersHorizon) {
     if (terms.length === 0) return terms;
     const coining = terms.map((t) => Number(t.coinedMessageIndex));
-    const witnessed = await this.campaigns.witnessed(campaignId, viewer, coining);
+    const witnessed = await this.campaigns.witnessed(campaignId, viewer, coining, at);
     const known = new Set(terms.filter((t) => witnessed.has(Number(t.coinedMessageIndex))).map((t) => t.termKey));
     const rest = terms.filter((t) => !known.has(t.termKey));
     const usedOnly = new Map<string, GlossaryTermRecord>();
@@ -136,6 +148,7 @@ export class LayersReader {
         campaignId,
         batch.map((t) => t.termKey),
         viewer,
+        at,
       );
       for (const t of batch) {
         const re = wholeWord(t.termKey);
@@ -147,7 +160,7 @@ export class LayersReader {
     return terms.flatMap((t) => (known.has(t.termKey) ? [t] : (usedOnly.get(t.termKey) ?? [])));
   }
 
-  private async coinedKeys(campaignId: string, keys: string[]): Promise<Set<string>> {
+  private async coinedKeys(campaignId: string, keys: string[], upTo: number): Promise<Set<string>> {
     if (keys.length === 0) return new Set();
     const rows = await this.db.read((m) =>
       m
@@ -155,6 +168,7 @@ export class LayersReader {
         .createQueryBuilder('g')
         .select('g.termKey', 'k')
         .where('g.campaignId = :campaignId AND g.termKey IN (:...keys)', { campaignId, keys: keys.map(glossaryKey) })
+        .andWhere('g.memoryVersion <= :upTo', { upTo })
         .getRawMany<{ k: string }>(),
     );
     return new Set(rows.map((r) => r.k));

@@ -1,4 +1,5 @@
-import { Database } from '@app/database';
+import { Database, sql } from '@app/database';
+import { memoryStream } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { MemoryWitnessRecord } from './layers.entity';
 import { CursorRecord, MemoryRecord } from './memory.entity';
@@ -26,6 +27,14 @@ export interface Cursors {
   npcs: Record<string, number>;
 }
 
+/**
+ * How far a memory read sees (DESIGN §10): the memory stream through `memoryVersion` (UNBOUNDED for a current read).
+ * The memory stream is ordered by trigger version, so this is the same as "outcomes of game events ≤ V".
+ */
+export interface MemoryHorizon {
+  memoryVersion: number;
+}
+
 /** Read side of memories and cursors: indexed, newest first, never a scan of history. */
 export class MemoryReader {
   constructor(private readonly db: Database) {}
@@ -33,13 +42,15 @@ export class MemoryReader {
   /** With `viewer` (a witness key, §8): only memories whose every input message that viewer witnessed. */
   async list(
     campaignId: string,
-    o: { scope?: string; subjectId?: string; limit: number; before?: string; viewer?: string },
+    o: { scope?: string; subjectId?: string; limit: number; before?: string; viewer?: string; at?: MemoryHorizon },
   ): Promise<MemoryView[]> {
     return this.db.read(async (m) => {
       const qb = m
         .getRepository(MemoryRecord)
         .createQueryBuilder('r')
         .where('r.campaignId = :campaignId', { campaignId });
+      // The as-of bound: the last column of ix_memories_scope, so a scope's newest-first walk starts at it.
+      if (o.at) qb.andWhere('r.memoryVersion <= :upTo', { upTo: o.at.memoryVersion });
       if (o.viewer)
         qb.innerJoin(
           MemoryWitnessRecord,
@@ -65,18 +76,20 @@ export class MemoryReader {
     subjectId: string,
     limit: number,
     viewer?: string,
+    at?: MemoryHorizon,
   ): Promise<MemoryView[]> {
-    return this.list(campaignId, { scope, subjectId, limit, viewer });
+    return this.list(campaignId, { scope, subjectId, limit, viewer, at });
   }
 
   /** Memories by id (recall), filtered to what `viewer` may see when given. */
-  async byIds(campaignId: string, ids: string[], viewer?: string): Promise<MemoryView[]> {
+  async byIds(campaignId: string, ids: string[], viewer?: string, at?: MemoryHorizon): Promise<MemoryView[]> {
     if (ids.length === 0) return [];
     return this.db.read(async (m) => {
       const qb = m
         .getRepository(MemoryRecord)
         .createQueryBuilder('r')
         .where('r.campaignId = :campaignId AND r.id IN (:...ids)', { campaignId, ids });
+      if (at) qb.andWhere('r.memoryVersion <= :upTo', { upTo: at.memoryVersion });
       if (viewer)
         qb.innerJoin(
           MemoryWitnessRecord,
@@ -105,8 +118,24 @@ export class MemoryReader {
     return qb.orderBy('r.campaignId', 'ASC').addOrderBy('r.memoryVersion', 'ASC').limit(limit).getMany();
   }
 
-  async cursors(campaignId: string): Promise<Cursors> {
-    const rows = await this.db.read((m) => m.getRepository(CursorRecord).findBy({ campaignId }));
+  private cursorsAt(campaignId: string, upTo: number): Promise<CursorRecord[]> {
+    return this.db.read(async (m) => {
+      const newest = await newestPerScope(m, campaignId, upTo);
+      if (newest.length === 0) return [];
+      const versions = newest.map((r) => Number(r.v));
+      const marks = versions.map(() => '?').join(', ');
+      const text = `SELECT stream_version AS v, data FROM events WHERE stream_id = ? AND stream_version IN (${marks})`;
+      const events = await sql<{ v: number | string; data: string }>(m, text, [memoryStream(campaignId), ...versions]);
+      const cursorOf = new Map(events.rows.map((e) => [Number(e.v), Number(JSON.parse(e.data).cursor)]));
+      return newest.map((r) => ({ campaignId, scope: r.scope, subjectId: r.subject_id, value: cursorOf.get(Number(r.v))! }));
+    });
+  }
+
+  /** The memory cursors; with a past horizon (`asOf`), each scope's cursor after its newest memory at that horizon. */
+  async cursors(campaignId: string, at?: MemoryHorizon & { past: boolean }): Promise<Cursors> {
+    const rows = at?.past
+      ? await this.cursorsAt(campaignId, at.memoryVersion)
+      : await this.db.read((m) => m.getRepository(CursorRecord).findBy({ campaignId }));
     const out: Cursors = { world: -1, locations: {}, npcs: {} };
     for (const r of rows) {
       if (r.scope === 'world') out.world = Number(r.value);
@@ -115,6 +144,18 @@ export class MemoryReader {
     }
     return out;
   }
+}
+
+/**
+ * Cursors as of memory version `upTo`: per scope and subject, the cursor its newest memory at `upTo` recorded (read
+ * from that MemoryRecorded: the cursor may pass the memory's last input). Stand-in until lane 0's `memories.cursor`
+ * column; a range of ix_memories_scope and primary-key lookups of the events, never a replay.
+ */
+async function newestPerScope(m: EntityManager, campaignId: string, upTo: number) {
+  const text =
+    'SELECT scope, subject_id, MAX(memory_version) AS v FROM memories' +
+    " WHERE campaign_id = ? AND memory_version <= ? AND scope IN ('world', 'location', 'npc') GROUP BY scope, subject_id";
+  return (await sql<{ scope: string; subject_id: string; v: number | string }>(m, text, [campaignId, upTo])).rows;
 }
 
 export function toView(r: MemoryRecord): MemoryView {

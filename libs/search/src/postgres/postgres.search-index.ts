@@ -105,6 +105,11 @@ export class PostgresSearchIndex implements SearchIndex {
         params.push(filters.locationId);
         where.push(`s.location_id = $${params.length}`);
       }
+      if (filters.at) {
+        // The as-of bound (DESIGN §10): message index below the count, memory sequence through the memory version.
+        params.push(filters.in === 'memories' ? filters.at.memoryVersion : filters.at.messageCount - 1);
+        where.push(`s.${filters.in === 'memories' ? 'seq' : 'idx'} <= $${params.length}`);
+      }
       if (filters.in === 'memories') {
         const rows = (await m.query(
           this.ranked('search_memories', 'memory_id', 'summary', ['round'], where, 'seq'),

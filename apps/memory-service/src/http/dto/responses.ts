@@ -54,6 +54,10 @@ export const campaignResponse = z.object({
   quests: z.array(quest),
   cursors,
   createdAt: time,
+  timeline: int
+    .min(1)
+    .optional()
+    .describe('1, +1 per rewind (DESIGN §10); with asOf, the timeline the version belongs to'),
 });
 
 export const settingsResponse = z.object({ version: count, settings: z.object({ perRoleMemory: z.boolean() }) });
@@ -135,6 +139,7 @@ const dropped = z.object({
 export const contextResponse = z
   .object({
     version: count,
+    timeline: int.min(1).optional().describe('1, +1 per rewind (DESIGN §10); absent in the DESIGN §2 form'),
     processedVersion: count,
     agent: z
       .enum(AGENTS)
