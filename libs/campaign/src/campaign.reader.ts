@@ -10,7 +10,8 @@ import { MessageHorizon, RecentWindow, StoredMessage } from './projections/messa
 import { emptyState } from './domain/state';
 import { fold } from './domain/evolve';
 import { GameEvent } from './domain/events';
-import { checkAsOf, currentHorizon, Horizon } from './horizon';
+import { checkAsOf, currentHorizon } from './horizon';
+import { Horizon } from './timelines/horizon';
 
 /** A campaign's state and how far the read sees; how far the memory worker got is memory's to say (CheckpointStore). */
 export interface CampaignSnapshot {
@@ -113,7 +114,7 @@ export class CampaignReader {
         messageCount: Number(count.rows[0]?.n ?? 0),
         memoryVersion: await this.memoryVersionAt(m, campaignId, version),
         at: at.rows[0]?.recorded_at ?? null,
-        past: true,
+        current: false,
       };
     });
   }

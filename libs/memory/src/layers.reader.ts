@@ -1,4 +1,4 @@
-import { CampaignReader, glossaryKey, GlossaryOverride, Horizon, PUBLIC_WITNESS, UNBOUNDED } from '@app/campaign';
+import { CampaignReader, glossaryKey, GlossaryOverride, Horizon, memoryBound, PUBLIC_WITNESS, UNBOUNDED_MEMORY_VERSION } from '@app/campaign';
 import { Database } from '@app/database';
 import { cutOutsideMarks, splitSentences } from '@app/summarizer';
 import { capDefinition, MAX_DEFINITION_WORDS } from './glossary/known-terms';
@@ -48,7 +48,7 @@ export class LayersReader {
     o: { viewer?: string | null; publicOnly?: boolean; includeHidden?: boolean; at?: LayersHorizon } = {},
   ): Promise<GlossaryEntry[]> {
     const viewer = o.viewer || (o.publicOnly ? PUBLIC_WITNESS : null);
-    const upTo = o.at?.memoryVersion ?? UNBOUNDED;
+    const upTo = memoryBound({ memoryVersion: o.at?.memoryVersion ?? UNBOUNDED_MEMORY_VERSION });
     const all = await this.db.read((m) =>
       m.getRepository(GlossaryTermRecord).findBy({ campaignId, memoryVersion: LessThanOrEqual(upTo) }),
     );
@@ -111,7 +111,7 @@ export class LayersReader {
    * primary key walked backwards from its memory version.
    */
   async latestSummary(campaignId: string, viewerKey: string, at?: LayersHorizon): Promise<RollingSummaryView | null> {
-    const upTo = at?.memoryVersion ?? UNBOUNDED;
+    const upTo = memoryBound({ memoryVersion: at?.memoryVersion ?? UNBOUNDED_MEMORY_VERSION });
     const row = await this.db.read((m) =>
       m
         .getRepository(RollingSummaryRecord)

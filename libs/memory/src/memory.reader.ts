@@ -1,5 +1,6 @@
 import { Database, sql } from '@app/database';
 import { memoryStream } from '@app/event-store';
+import { memoryBound } from '@app/campaign';
 import { EntityManager } from 'typeorm';
 import { MemoryWitnessRecord } from './layers.entity';
 import { CursorRecord, MemoryRecord } from './memory.entity';
@@ -28,7 +29,7 @@ export interface Cursors {
 }
 
 /**
- * How far a memory read sees (DESIGN §10): the memory stream through `memoryVersion` (UNBOUNDED for a current read).
+ * How far a memory read sees (DESIGN §10): the memory stream through `memoryVersion` (unbounded for a current read).
  * The memory stream is ordered by trigger version, so this is the same as "outcomes of game events ≤ V".
  */
 export interface MemoryHorizon {
@@ -50,7 +51,7 @@ export class MemoryReader {
         .createQueryBuilder('r')
         .where('r.campaignId = :campaignId', { campaignId });
       // The as-of bound: the last column of ix_memories_scope, so a scope's newest-first walk starts at it.
-      if (o.at) qb.andWhere('r.memoryVersion <= :upTo', { upTo: o.at.memoryVersion });
+      if (o.at) qb.andWhere('r.memoryVersion <= :upTo', { upTo: memoryBound(o.at) });
       if (o.viewer)
         qb.innerJoin(
           MemoryWitnessRecord,
@@ -89,7 +90,7 @@ export class MemoryReader {
         .getRepository(MemoryRecord)
         .createQueryBuilder('r')
         .where('r.campaignId = :campaignId AND r.id IN (:...ids)', { campaignId, ids });
-      if (at) qb.andWhere('r.memoryVersion <= :upTo', { upTo: at.memoryVersion });
+      if (at) qb.andWhere('r.memoryVersion <= :upTo', { upTo: memoryBound(at) });
       if (viewer)
         qb.innerJoin(
           MemoryWitnessRecord,
@@ -132,9 +133,9 @@ export class MemoryReader {
   }
 
   /** The memory cursors; with a past horizon (`asOf`), each scope's cursor after its newest memory at that horizon. */
-  async cursors(campaignId: string, at?: MemoryHorizon & { past: boolean }): Promise<Cursors> {
-    const rows = at?.past
-      ? await this.cursorsAt(campaignId, at.memoryVersion)
+  async cursors(campaignId: string, at?: MemoryHorizon & { current: boolean }): Promise<Cursors> {
+    const rows = at && !at.current
+      ? await this.cursorsAt(campaignId, memoryBound(at))
       : await this.db.read((m) => m.getRepository(CursorRecord).findBy({ campaignId }));
     const out: Cursors = { world: -1, locations: {}, npcs: {} };
     for (const r of rows) {

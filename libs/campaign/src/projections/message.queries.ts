@@ -5,7 +5,7 @@ import { PUBLIC_WITNESS } from '../domain/witnessing';
 import { MessageRecord } from './message.entity';
 import { fromMessageRecord } from './message.mapper';
 import { seenBy } from './seen-by';
-import { Horizon } from '../horizon';
+import { Horizon } from '../timelines/horizon';
 
 /** What bounds a message read (DESIGN §10 "As-of reads"): the messages that existed at a version. */
 export type MessageHorizon = Pick<Horizon, 'version' | 'messageCount'>;

@@ -16,7 +16,7 @@ export class StateSection implements ContextSection {
 
   async build({ request, snapshot }: SectionInput): Promise<BuiltSection | null> {
     // §10: snapshots are a cache of the game, not history: an as-of context leaves the section out and says so.
-    if (snapshot.horizon.past)
+    if (!snapshot.horizon.current)
       return {
         key: this.key,
         title: this.title,

@@ -150,7 +150,7 @@ export class MemoriesController {
     const stream = q.stream ?? 'game';
     const { horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
     // §10: the game stream through V, the memory stream through its outcomes of events ≤ V (unbounded when current).
-    const until = horizon.past ? (stream === 'game' ? horizon.version : horizon.memoryVersion) : undefined;
+    const until = !horizon.current ? (stream === 'game' ? horizon.version : horizon.memoryVersion) : undefined;
     const items = await this.campaigns.events(cid, stream, { after: q.after, until, limit: q.limit ?? 100 });
     return {
       items: items.map((e) => ({
