@@ -141,7 +141,14 @@ export class CampaignReader {
   /** Messages after an exclusive index, oldest first; with `witnessedBy` (a viewer key, §8) only those it witnessed. */
   messages(
     campaignId: string,
-    o: { after?: number; limit: number; locationId?: string; witnessedBy?: string; at?: MessageHorizon },
+    o: {
+      after?: number;
+      limit: number;
+      locationId?: string;
+      witnessedBy?: string;
+      at?: MessageHorizon;
+      includeRetracted?: boolean;
+    },
   ): Promise<StoredMessage[]> {
     return this.db.read((m) => q.listMessages(m, campaignId, { ...o, seenBy: o.witnessedBy }));
   }

@@ -269,6 +269,8 @@ const memory = (scope: string, subjectId: string, summary: string, createdAt: st
   sinceTimestamp: createdAt,
   createdAt,
   triggerVersion: seq,
+  revision: 1,
+  origin: 'model',
 });
 
 describe('the narrative memory sections', () => {

@@ -19,7 +19,11 @@ export type MessageHorizon = Pick<Horizon, 'version' | 'messageCount'>;
  * the glossary's text search (`contentsContaining`), which reads the viewer's messages of one campaign.
  */
 
-export type StoredMessage = Message & { version: number };
+export type StoredMessage = Message & {
+  version: number;
+  /** §10, only with `includeRetracted`: the retraction a message had at the horizon, else null. */
+  retracted?: { version: number; reason: string | null } | null;
+};
 
 export interface RecentWindow {
   /** Oldest first. */
@@ -69,21 +73,33 @@ class Where {
     return this;
   }
   /** `visibleAt(at)` (no bound when absent: the worker's own reads, which bound by version themselves). */
-  visible(at: MessageHorizon | undefined): this {
+  visible(at: MessageHorizon | undefined, includeRetracted = false): this {
     if (!at) return this;
-    const v = visibleAt(at);
+    const v = visibleAt(at, 'm', includeRetracted);
     return this.and(v.where, ...v.params);
   }
 }
 
 /**
  * The one as-of filter of every message read (DESIGN §10): the messages that existed at `at` — an index below its
- * message count, a bound on the primary key or any index that ends in `idx`, so every statement keeps its plan. A
- * current read passes the current horizon: one code path.
+ * message count, a bound on the primary key or any index that ends in `idx`, so every statement keeps its plan — and
+ * were not retracted by then (a retraction is a story event: before it, the message was there). A current read
+ * passes the current horizon: one code path. `includeRetracted` keeps retracted ones (GET …/messages only).
  */
-export function visibleAt(at: MessageHorizon, alias = 'm'): { where: string; params: unknown[] } {
-  return { where: `${alias}.idx < ?`, params: [at.messageCount] };
+export function visibleAt(
+  at: MessageHorizon,
+  alias = 'm',
+  includeRetracted = false,
+): { where: string; params: unknown[] } {
+  if (includeRetracted) return { where: `${alias}.idx < ?`, params: [at.messageCount] };
+  return {
+    where: `${alias}.idx < ? AND (${alias}.retracted_version IS NULL OR ${alias}.retracted_version > ?)`,
+    params: [at.messageCount, at.version],
+  };
 }
+
+/** The retraction columns, read only where a message is shown with its retraction (`includeRetracted`). */
+const RETRACTION_COLUMNS = 'm.retracted_version AS "retractedVersion", m.retract_reason AS "retractReason"';
 
 /** `SELECT <columns> FROM messages m … WHERE … <tail>`, filtered by `seenBy(viewer)`. */
 async function selectMessages(
@@ -92,23 +108,42 @@ async function selectMessages(
   viewer: string | undefined,
   tail: string,
   tailParams: unknown[] = [],
-) {
+  retractionAt?: number,
+): Promise<StoredMessage[]> {
   const seen = seenBy(viewer);
   const conditions = where.text.join(' AND ');
-  const text = `SELECT ${MESSAGE_COLUMNS} FROM messages m${seen.join} WHERE ${conditions}${seen.where} ${tail}`;
+  const columns = retractionAt === undefined ? MESSAGE_COLUMNS : `${MESSAGE_COLUMNS}, ${RETRACTION_COLUMNS}`;
+  const text = `SELECT ${columns} FROM messages m${seen.join} WHERE ${conditions}${seen.where} ${tail}`;
   const { rows } = await sql<MessageRecord>(m, text, [...seen.params, ...where.params, ...tailParams]);
-  return rows.map(fromMessageRecord);
+  if (retractionAt === undefined) return rows.map(fromMessageRecord);
+  return rows.map((r) => {
+    const v = r.retractedVersion === null ? null : Number(r.retractedVersion);
+    // Retracted after the horizon: as of then it was not.
+    const retracted = v !== null && v <= retractionAt ? { version: v, reason: r.retractReason ?? null } : null;
+    return { ...fromMessageRecord(r), retracted };
+  });
 }
 
 /** Messages after an exclusive index, oldest first; with `seenBy` only those that viewer saw. */
 export function listMessages(
   m: EntityManager,
   campaignId: string,
-  o: { after?: number; limit: number; locationId?: string; seenBy?: string; at?: MessageHorizon },
+  o: {
+    after?: number;
+    limit: number;
+    locationId?: string;
+    seenBy?: string;
+    at?: MessageHorizon;
+    includeRetracted?: boolean;
+  },
 ): Promise<StoredMessage[]> {
-  const where = new Where().and('m.campaign_id = ?', campaignId).and('m.idx > ?', o.after ?? -1).visible(o.at);
+  const where = new Where()
+    .and('m.campaign_id = ?', campaignId)
+    .and('m.idx > ?', o.after ?? -1)
+    .visible(o.at, o.includeRetracted);
   if (o.locationId !== undefined) where.and('m.location_id = ?', o.locationId);
-  return selectMessages(m, where, o.seenBy, 'ORDER BY m.idx ASC LIMIT ?', [o.limit]);
+  const retractionAt = o.includeRetracted && o.at ? o.at.version : undefined;
+  return selectMessages(m, where, o.seenBy, 'ORDER BY m.idx ASC LIMIT ?', [o.limit], retractionAt);
 }
 
 /** The last `limit` messages (optionally from a round on, before an index), oldest first. */
@@ -157,7 +192,9 @@ export function messagesForScope(
   const where = new Where()
     .and('m.campaign_id = ?', campaignId)
     .and('m.idx > ?', o.afterIndex)
-    .and('m.version < ?', o.beforeVersion);
+    .and('m.version < ?', o.beforeVersion)
+    // §10: retracted as of the trigger, not now, or what the worker writes would depend on how far behind it was.
+    .and('(m.retracted_version IS NULL OR m.retracted_version > ?)', o.beforeVersion);
   if (o.maxRound !== undefined) where.and('m.round <= ?', o.maxRound);
   if (o.locationId !== undefined) where.and('m.location_id = ?', o.locationId);
   if (o.roles) where.and(`m.role IN (${marks(o.roles.length)})`, ...o.roles);

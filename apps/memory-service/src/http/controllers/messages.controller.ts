@@ -16,6 +16,8 @@ export const listMessagesQuery = z.strictObject({
   limit: queryInt(1, LIMITS.listLimit).optional(),
   locationId: idSchema.optional(),
   ...asOfQuery,
+  /** §10: retracted messages too, each with `retracted: {version, reason}`. */
+  includeRetracted: z.enum(['true', 'false']).optional(),
 });
 
 const MESSAGE_EXAMPLE = {
@@ -85,6 +87,7 @@ export class MessagesController {
       locationId: q.locationId,
       witnessedBy,
       at: horizon,
+      includeRetracted: q.includeRetracted === 'true',
     });
     // An agent's reasoning is nobody's to witness: a viewer-bound key gets the messages without it.
     return { items: items.map(({ version: _v, ...m }) => (witnessedBy ? { ...m, reasoning: null } : m)) };

@@ -85,6 +85,11 @@ const message = z.object({
   toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
   toolCallId: z.string().nullable(),
   reasoning: z.string().nullable(),
+  retracted: z
+    .object({ version: count, reason: z.string().nullable() })
+    .nullable()
+    .optional()
+    .describe('§10, with includeRetracted=true only: the retraction (null = not retracted at the version read)'),
 });
 export const messagesResponse = z.object({ items: z.array(message) });
 
@@ -103,6 +108,8 @@ const memory = z.object({
   sinceTimestamp: time,
   createdAt: time,
   triggerVersion: count,
+  revision: int.min(1).optional().describe('§10: 1 as recorded, +1 per revision or correction'),
+  origin: z.enum(['model', 'dm']).optional().describe('§10: written by the model, or corrected by the game master'),
 });
 export const memoriesResponse = z.object({ items: z.array(memory) });
 
