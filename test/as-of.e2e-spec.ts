@@ -71,7 +71,12 @@ describe('as-of reads (DESIGN §10)', () => {
     await capture();
     await s.say(
       { role: 'player', speaker: 'Aria', content: 'Aria asks Mira about the crates.' },
-      { role: 'npc', speaker: 'Mira', content: 'Smugglers moved forty crates to the old lighthouse.', npcIds: ['mira'] },
+      {
+        role: 'npc',
+        speaker: 'Mira',
+        content: 'Smugglers moved forty crates to the old lighthouse.',
+        npcIds: ['mira'],
+      },
     );
     await t.http('PUT', `/v1/campaigns/${CID}/bible`, { text: 'Saltmere is a port.', dmOnly: 'Mira informs.' });
     await t.http('PUT', `/v1/campaigns/${CID}/facts/conflict/guild`, { value: 'The Guild is at war' });

@@ -31,6 +31,8 @@ export interface CampaignListItem {
   id: string;
   name: string;
   version: number;
+  /** The campaign it was forked from and at which version; null for a root. */
+  parent: { id: string; version: number } | null;
   createdAt: string;
 }
 
@@ -38,6 +40,8 @@ interface ListRow {
   id: string;
   name: string;
   version: number | string;
+  parent_id: string | null;
+  parent_version: number | string | null;
   created_at: string;
 }
 
@@ -248,16 +252,28 @@ export class CampaignReader {
     const found: CampaignListItem[] = [];
     let after = o.after ?? '';
     for (;;) {
-      const text = 'SELECT "id", "name", "version", "created_at" FROM "campaigns" WHERE "id" > ? ORDER BY "id" LIMIT ?';
+      const text =
+        'SELECT "id", "name", "version", "parent_id", "parent_version", "created_at" FROM "campaigns"' +
+        ' WHERE "id" > ? ORDER BY "id" LIMIT ?';
       const { rows } = await this.db.read((m) => sql<ListRow>(m, text, [after, page]));
       for (const r of rows) {
         if (o.visible && !o.visible(r.id)) continue;
-        found.push({ id: r.id, name: r.name, version: Number(r.version), createdAt: r.created_at });
+        const parent = r.parent_id === null ? null : { id: r.parent_id, version: Number(r.parent_version) };
+        found.push({ id: r.id, name: r.name, version: Number(r.version), parent, createdAt: r.created_at });
         if (found.length === o.limit) return found;
       }
       if (rows.length < page) return found;
       after = rows[rows.length - 1].id;
     }
+  }
+
+  /** The campaign's forks, by id (DESIGN §10; ix_campaigns_parent). A deleted parent's forks keep naming it. */
+  async children(campaignId: string): Promise<CampaignChild[]> {
+    const text = 'SELECT "id", "parent_version" FROM "campaigns" WHERE "parent_id" = ? ORDER BY "id"';
+    const { rows } = await this.db.read((m) =>
+      sql<{ id: string; parent_version: number | string }>(m, text, [campaignId]),
+    );
+    return rows.map((r) => ({ id: r.id, atVersion: Number(r.parent_version) }));
   }
 
   /** Every campaign's game version (compared with memory's checkpoints: which campaigns are behind). */

@@ -100,8 +100,7 @@ export class CampaignsController {
       visible: campaignFilterOf(req) ?? undefined,
     });
     const at = await this.checkpoints.getMany(items.map((c) => c.id));
-    // Forks (DESIGN §10) will fill `parent`; until then every campaign is a root. The checkpoint, read after the
-    // version, may be further on: capped, it says what was true of that version.
+    // The checkpoint, read after the version, may be further on: capped, it says what was true of that version.
     const processed = (id: string, version: number) => Math.min(at.get(id)?.processedVersion ?? 0, version);
     return {
       items: items.map((c) => ({
@@ -109,7 +108,7 @@ export class CampaignsController {
         name: c.name,
         version: c.version,
         processedVersion: processed(c.id, c.version),
-        parent: null,
+        parent: c.parent,
         createdAt: c.createdAt,
       })),
     };
@@ -136,6 +135,8 @@ export class CampaignsController {
     return {
       ...campaignView(state, processed, await this.memories.cursors(cid, horizon)),
       timeline: horizon.timeline,
+      parent: state.parent ?? null,
+      children: await this.campaigns.children(cid),
     };
   }
 

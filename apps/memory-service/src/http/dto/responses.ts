@@ -39,6 +39,11 @@ const cursors = z.object({
   npcs: z.record(z.string(), int),
 });
 
+const parentRef = z
+  .object({ id: z.string(), version: count })
+  .nullable()
+  .describe('§10: the campaign this one was forked from and the version it was forked at; null for a root');
+
 export const campaignResponse = z.object({
   id: z.string(),
   name: z.string(),
@@ -58,6 +63,11 @@ export const campaignResponse = z.object({
     .min(1)
     .optional()
     .describe('1, +1 per rewind (DESIGN §10); with asOf, the timeline the version belongs to'),
+  parent: parentRef.optional(),
+  children: z
+    .array(z.object({ id: z.string(), atVersion: count }))
+    .optional()
+    .describe('§10: the forks of this campaign and the version each was forked at'),
 });
 
 export const settingsResponse = z.object({ version: count, settings: z.object({ perRoleMemory: z.boolean() }) });
@@ -291,7 +301,7 @@ export const campaignsResponse = z.object({
       name: z.string(),
       version: count,
       processedVersion: count,
-      parent: z.string().nullable(),
+      parent: parentRef,
       createdAt: time,
     }),
   ),
