@@ -8,11 +8,24 @@ import { invalidVersion, notFound } from '@app/common';
 import { CampaignState } from './domain/state';
 import { EntityManager } from 'typeorm';
 import * as q from './projections/message.queries';
-import { RecentWindow, StoredMessage } from './projections/message.queries';
+import { MessageHorizon, RecentWindow, StoredMessage } from './projections/message.queries';
+import { emptyState } from './domain/state';
+import { fold } from './domain/evolve';
+import { GameEvent } from './domain/events';
+import { checkAsOf, currentHorizon } from './horizon';
+import { Horizon } from './timelines/horizon';
 
-/** A campaign's state; how far the memory worker got is memory's to say (its CheckpointStore). */
+/** A campaign's state and how far the read sees; how far the memory worker got is memory's to say (CheckpointStore). */
 export interface CampaignSnapshot {
   state: CampaignState;
+  /** What every read of this snapshot is bounded by (the current horizon unless `asOf` was asked). */
+  horizon: Horizon;
+}
+
+/** A fork of a campaign (DESIGN §10): its id and the parent version it was forked at. */
+export interface CampaignChild {
+  id: string;
+  atVersion: number;
 }
 
 /** A campaign as the campaign list shows it (DESIGN §10 "Fork"). */
@@ -20,6 +33,8 @@ export interface CampaignListItem {
   id: string;
   name: string;
   version: number;
+  /** The campaign it was forked from and at which version; null for a root. */
+  parent: { id: string; version: number } | null;
   createdAt: string;
 }
 
@@ -27,6 +42,8 @@ interface ListRow {
   id: string;
   name: string;
   version: number | string;
+  parent_id: string | null;
+  parent_version: number | string | null;
   created_at: string;
 }
 
@@ -47,7 +64,57 @@ export class CampaignReader {
     if (!row) return null;
     // A committed row: later reads and writes may reuse its assembled state.
     if (row.assembled) this.cache.put(row.state, row.timeline, stateChars.get(row.state)!);
-    return { state: row.state };
+    return { state: row.state, horizon: currentHorizon(row.state) };
+  }
+
+  /**
+   * The campaign as a read sees it: the current snapshot, or (with `asOf`, DESIGN §10) the state at that version with
+   * its horizon. 404 for an unknown campaign, 400 INVALID_VERSION for a version it never had.
+   */
+  async snapshot(campaignId: string, asOf?: number): Promise<CampaignSnapshot> {
+    const current = await this.get(campaignId);
+    if (asOf === undefined) return current;
+    checkAsOf(asOf, current.state.version);
+    // Asked for, the newest version is history too (memory bounded, facts judged at its time): the same answer a fork
+    // at it serves. Only its state needs no load.
+    const [state, horizon] = await Promise.all([
+      asOf === current.state.version ? current.state : this.stateAt(campaignId, asOf),
+      this.horizonAt(campaignId, asOf, current.horizon.timeline),
+    ]);
+    return { state, horizon };
+  }
+
+  /** The horizon of a read: current (no extra read) or as of a version (three index seeks). */
+  async horizon(campaignId: string, asOf?: number): Promise<Horizon> {
+    return (await this.snapshot(campaignId, asOf)).horizon;
+  }
+
+  private async horizonAt(campaignId: string, version: number, timeline: number): Promise<Horizon> {
+    return this.db.read(async (m) => {
+      const count = await sql<{ n: number | string }>(
+        m,
+        'SELECT COALESCE(MAX(idx) + 1, 0) AS n FROM messages WHERE campaign_id = ? AND version <= ?',
+        [campaignId, version],
+      );
+      const at = await sql<{ recorded_at: string }>(
+        m,
+        'SELECT recorded_at FROM events WHERE stream_id = ? AND stream_version = ?',
+        [gameStream(campaignId), version],
+      );
+      return {
+        version,
+        timeline,
+        messageCount: Number(count.rows[0]?.n ?? 0),
+        memoryVersion: await this.memoryVersionAt(m, campaignId, version),
+        at: at.rows[0]?.recorded_at ?? null,
+        current: false,
+      };
+    });
+  }
+
+  /** M(V): the memory stream's highest version among outcomes of game events ≤ V (one index seek, §10). */
+  private async memoryVersionAt(m: EntityManager, campaignId: string, version: number): Promise<number> {
+    return this.store.versionAtTrigger(memoryStream(campaignId), version, m);
   }
 
   /**
@@ -89,7 +156,14 @@ export class CampaignReader {
   /** Messages after an exclusive index, oldest first; with `witnessedBy` (a viewer key, §8) only those it witnessed. */
   messages(
     campaignId: string,
-    o: { after?: number; limit: number; locationId?: string; witnessedBy?: string },
+    o: {
+      after?: number;
+      limit: number;
+      locationId?: string;
+      witnessedBy?: string;
+      at?: MessageHorizon;
+      includeRetracted?: boolean;
+    },
   ): Promise<StoredMessage[]> {
     return this.db.read((m) => q.listMessages(m, campaignId, { ...o, seenBy: o.witnessedBy }));
   }
@@ -102,9 +176,9 @@ export class CampaignReader {
     return this.db.read((m) => q.lastMessages(m, campaignId, o));
   }
 
-  messagesByIndex(campaignId: string, indexes: number[]): Promise<StoredMessage[]> {
+  messagesByIndex(campaignId: string, indexes: number[], at?: MessageHorizon): Promise<StoredMessage[]> {
     if (indexes.length === 0) return Promise.resolve([]);
-    return this.db.read((m) => q.messagesByIndex(m, campaignId, indexes));
+    return this.db.read((m) => q.messagesByIndex(m, campaignId, indexes, at));
   }
 
   /**
@@ -126,9 +200,9 @@ export class CampaignReader {
   }
 
   /** The subset of `indexes` that `viewer` (a witness key, or PUBLIC_WITNESS) witnessed. */
-  witnessed(campaignId: string, viewer: string, indexes: number[]): Promise<Set<number>> {
+  witnessed(campaignId: string, viewer: string, indexes: number[], at?: MessageHorizon): Promise<Set<number>> {
     if (indexes.length === 0) return Promise.resolve(new Set());
-    return this.db.read((m) => q.witnessedIndexes(m, campaignId, viewer, indexes));
+    return this.db.read((m) => q.witnessedIndexes(m, campaignId, viewer, indexes, at));
   }
 
   /**
@@ -136,7 +210,10 @@ export class CampaignReader {
    * on, capped at `limit`; §8 `seenBy`: only what that audience may see (a witness key, PUBLIC_WITNESS = public
    * messages only, undefined = everything). Index seeks and bounded index ranges, never a scan.
    */
-  window(campaignId: string, o: { limit: number; fromRound?: number; seenBy?: string }): Promise<RecentWindow> {
+  window(
+    campaignId: string,
+    o: { limit: number; fromRound?: number; seenBy?: string; at?: MessageHorizon },
+  ): Promise<RecentWindow> {
     return this.db.read((m) => q.recentWindow(m, campaignId, o));
   }
 
@@ -155,9 +232,9 @@ export class CampaignReader {
    * The texts of the messages `viewer` saw that contain one of the lower-case `needles` (case-insensitive
    * substring), oldest first: the glossary's pre-filter before its whole-word test.
    */
-  contentsContaining(campaignId: string, needles: string[], viewer: string): Promise<string[]> {
+  contentsContaining(campaignId: string, needles: string[], viewer: string, at?: MessageHorizon): Promise<string[]> {
     if (needles.length === 0) return Promise.resolve([]);
-    return this.db.read((m) => q.contentsContaining(m, campaignId, needles, viewer));
+    return this.db.read((m) => q.contentsContaining(m, campaignId, needles, viewer, at));
   }
 
   async events(
@@ -186,16 +263,28 @@ export class CampaignReader {
     const found: CampaignListItem[] = [];
     let after = o.after ?? '';
     for (;;) {
-      const text = 'SELECT "id", "name", "version", "created_at" FROM "campaigns" WHERE "id" > ? ORDER BY "id" LIMIT ?';
+      const text =
+        'SELECT "id", "name", "version", "parent_id", "parent_version", "created_at" FROM "campaigns"' +
+        ' WHERE "id" > ? ORDER BY "id" LIMIT ?';
       const { rows } = await this.db.read((m) => sql<ListRow>(m, text, [after, page]));
       for (const r of rows) {
         if (o.visible && !o.visible(r.id)) continue;
-        found.push({ id: r.id, name: r.name, version: Number(r.version), createdAt: r.created_at });
+        const parent = r.parent_id === null ? null : { id: r.parent_id, version: Number(r.parent_version) };
+        found.push({ id: r.id, name: r.name, version: Number(r.version), parent, createdAt: r.created_at });
         if (found.length === o.limit) return found;
       }
       if (rows.length < page) return found;
       after = rows[rows.length - 1].id;
     }
+  }
+
+  /** The campaign's forks, by id (DESIGN §10; ix_campaigns_parent). A deleted parent's forks keep naming it. */
+  async children(campaignId: string): Promise<CampaignChild[]> {
+    const text = 'SELECT "id", "parent_version" FROM "campaigns" WHERE "parent_id" = ? ORDER BY "id"';
+    const { rows } = await this.db.read((m) =>
+      sql<{ id: string; parent_version: number | string }>(m, text, [campaignId]),
+    );
+    return rows.map((r) => ({ id: r.id, atVersion: Number(r.parent_version) }));
   }
 
   /** Every campaign's game version (compared with memory's checkpoints: which campaigns are behind). */

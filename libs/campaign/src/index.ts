@@ -10,7 +10,7 @@ export * from './projections/message.mapper';
 export * from './projections/campaign.projector';
 export * from './campaign.runner';
 export * from './campaign.reader';
-export type { RecentWindow, StoredMessage } from './projections/message.queries';
+export type { MessageHorizon, RecentWindow, StoredMessage } from './projections/message.queries';
 // Message reads inside a projection's transaction (memory witnesses, search rounds); CampaignReader serves the rest.
 export { messageRounds, retractedAmong, witnessCounts } from './projections/message.queries';
 export * from './commands';
@@ -23,3 +23,4 @@ export * from './campaign.module';
 export * from './domain/replies';
 export * from './domain/state-rows';
 export * from './timelines';
+export * from './horizon';

@@ -1,4 +1,4 @@
-import { emptyState } from '@app/campaign';
+import { currentHorizon, emptyState } from '@app/campaign';
 import { ContextComposer, DEFAULT_RECALL_SHARE } from './context.composer';
 import { ContextSection as Section } from './context.types';
 import { TokenCounter as Counter } from './token-counter.port';
@@ -16,7 +16,8 @@ import {
 } from './context.types';
 
 const words = { count: (t: string) => (t.trim() ? t.trim().split(/\s+/).length : 0) };
-const snapshot: ContextSnapshot = { state: { ...emptyState('c'), version: 1 }, processedVersion: 1 };
+const state = { ...emptyState('c'), version: 1 };
+const snapshot: ContextSnapshot = { state, horizon: currentHorizon(state), processedVersion: 1 };
 const request = (extra: Partial<ContextRequest> = {}): ContextRequest => ({
   campaignId: 'c',
   agent: 'dm',

@@ -1,4 +1,4 @@
-import { CampaignSnapshot, emptyState } from '@app/campaign';
+import { CampaignSnapshot, currentHorizon, emptyState } from '@app/campaign';
 import type { MemoryReader, MemoryView } from '@app/memory';
 import { ContextComposer, DEFAULT_RECALL_SHARE } from './context.composer';
 import { ContextSection as Section } from './context.types';
@@ -57,6 +57,7 @@ const request = (over: Partial<ContextRequest> = {}): ContextRequest => ({
 
 const snapshot = (over: Partial<CampaignSnapshot['state']> = {}): ContextSnapshot => ({
   state: { ...emptyState('c1'), version: 7, ...over },
+  horizon: currentHorizon({ ...emptyState('c1'), version: 7, ...over }),
   processedVersion: 5,
 });
 
@@ -268,6 +269,8 @@ const memory = (scope: string, subjectId: string, summary: string, createdAt: st
   sinceTimestamp: createdAt,
   createdAt,
   triggerVersion: seq,
+  revision: 1,
+  origin: 'model',
 });
 
 describe('the narrative memory sections', () => {

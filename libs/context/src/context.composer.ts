@@ -32,6 +32,8 @@ export interface ComposedSection extends BuiltSection {
 
 export interface ComposedContext {
   version: number;
+  /** DESIGN §10: the campaign's timeline (1, +1 per rewind). */
+  timeline: number;
   processedVersion: number;
   request: ContextRequest;
   sections: ComposedSection[];
@@ -95,7 +97,8 @@ export class ContextComposer {
     // Long hostile entries are counted here in slices that give the event loop back; measure() then reads the cache.
     await this.counter.warm?.(present.flatMap((s) => (s.omitted ? [] : s.entries.map((e) => `${e.text}\n`))));
     const sections = present.filter((s) => !s.omitted).map((s) => this.measure(s));
-    const dropped: DroppedEntry[] = sections.flatMap((s) => s.dropped ?? []);
+    // A section left out whole (the `state` of an as-of context) still reports why.
+    const dropped: DroppedEntry[] = [...present.filter((s) => s.omitted), ...sections].flatMap((s) => s.dropped ?? []);
     await giveBack();
     // Long entries are split into sentences here, giving the event loop back between them; dedupe() reads the memo.
     await this.sentences.warm(sections.flatMap((s) => s.entries.map((e) => dedupeText(s, e))));
@@ -112,6 +115,7 @@ export class ContextComposer {
     const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
     return {
       version: snapshot.state.version,
+      timeline: snapshot.horizon.timeline,
       processedVersion: snapshot.processedVersion,
       request,
       sections,

@@ -21,6 +21,7 @@ const composed = (
   more: Partial<ComposedContext> = {},
 ): ComposedContext => ({
   version: 12,
+  timeline: 1,
   processedVersion: 11,
   request: { campaignId: 'c1', agent: 'narrative', limit: 3, legacy: true, ...request },
   sections,

@@ -15,6 +15,7 @@ export function renderJson(c: ComposedContext): Record<string, unknown> {
   }
   return {
     version: c.version,
+    timeline: c.timeline,
     processedVersion: c.processedVersion,
     agent: c.request.agent,
     ...(c.request.viewer ? { viewer: c.request.viewer } : {}),

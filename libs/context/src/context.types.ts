@@ -32,6 +32,8 @@ export interface ContextRequest {
   agentId?: string;
   tick?: number;
   digestVersion?: string;
+  /** DESIGN §10: the context as the campaign served it at this game version (no wait, no `state` section). */
+  asOf?: number;
   /** True when the caller used none of §5–8's parameters: answer exactly as §2. */
   legacy: boolean;
 }
@@ -74,8 +76,11 @@ export interface BuiltSection {
   omitted?: boolean;
 }
 
-/** Why an entry left a context (§7 compaction, §8 budget and no sentence twice). */
-export const DROP_REASONS = ['compacted', 'budget', 'duplicate'] as const;
+/**
+ * Why an entry left a context (§7 compaction, §8 budget and no sentence twice; §10 `not-historical`: a section an
+ * as-of context cannot serve, game-state snapshots being a cache, not history).
+ */
+export const DROP_REASONS = ['compacted', 'budget', 'duplicate', 'not-historical'] as const;
 
 export interface DroppedEntry {
   section: SectionKey;

@@ -1,4 +1,4 @@
-import { CampaignReader, CampaignSnapshot, emptyState, Fact } from '@app/campaign';
+import { CampaignReader, CampaignSnapshot, currentHorizon, emptyState, Fact } from '@app/campaign';
 import { FixedClock } from '@app/common';
 import { WorkerProgress } from '@app/memory';
 import { ContextComposer } from './context.composer';
@@ -28,8 +28,9 @@ const snapshot: CampaignSnapshot = {
       aria: { id: 'aria', name: 'Aria', aliases: [], stats: [{ label: 'HP', value: '9/10' }], registeredVersion: 3 },
     },
   },
+  horizon: currentHorizon({ ...emptyState('c1'), version: 3 }),
 };
-const reader = { get: async () => snapshot } as unknown as CampaignReader;
+const reader = { get: async () => snapshot, snapshot: async () => snapshot } as unknown as CampaignReader;
 const request = (extra: Partial<ContextRequest> = {}): ContextRequest => ({
   campaignId: 'c1',
   agent: 'player',

@@ -47,6 +47,9 @@ export class ContextService {
         `agent=${request.agent} needs viewer=<the ${request.agent === 'player' ? 'player' : 'NPC'} id>`,
       );
     }
+    // §10: a past version needs no wait (its memories are what the worker had recorded for it by now).
+    if (request.asOf !== undefined && wait !== undefined)
+      throw invalid('INVALID_VERSION', 'asOf cannot be combined with minVersion or waitMs: a past version needs no wait');
     await this.reader.get(request.campaignId);
     if (wait && wait.waitMs > 0) {
       await this.progress.waitFor(
@@ -57,8 +60,10 @@ export class ContextService {
       );
     }
     // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
-    const { processedVersion } = await this.checkpoints.get(request.campaignId);
-    const snapshot = { ...(await this.reader.get(request.campaignId)), processedVersion };
+    const processed = (await this.checkpoints.get(request.campaignId)).processedVersion;
+    const read = await this.reader.snapshot(request.campaignId, request.asOf);
+    // As of V the worker had processed at most V: capped, it says what was true of that version.
+    const snapshot = { ...read, processedVersion: Math.min(processed, read.state.version) };
     const budget = request.legacy ? null : (request.budget ?? this.defaultBudget);
     const composed = await this.composer.compose(request, snapshot, budget, audienceOf(request, snapshot.state));
     this.log(buildLog(composed, performance.now() - started));

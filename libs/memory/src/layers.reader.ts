@@ -1,8 +1,9 @@
-import { CampaignReader, glossaryKey, GlossaryOverride, PUBLIC_WITNESS } from '@app/campaign';
+import { CampaignReader, glossaryKey, GlossaryOverride, Horizon, memoryBound, PUBLIC_WITNESS, UNBOUNDED_MEMORY_VERSION } from '@app/campaign';
 import { Database } from '@app/database';
 import { cutOutsideMarks, splitSentences } from '@app/summarizer';
 import { capDefinition, MAX_DEFINITION_WORDS } from './glossary/known-terms';
 import { GlossaryTermRecord, RollingSummaryRecord } from './layers.entity';
+import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 
 export interface GlossaryEntry {
   term: string;
@@ -24,6 +25,9 @@ export interface RollingSummaryView {
   memoryVersion: number;
 }
 
+/** What bounds a layers read (DESIGN §10): the horizon's memory version and, for "known by use", its messages. */
+export type LayersHorizon = Pick<Horizon, 'memoryVersion' | 'messageCount' | 'version'>;
+
 /** Read side of the §8 layers the worker writes: glossary and "Previously" summaries. */
 export class LayersReader {
   constructor(
@@ -41,12 +45,25 @@ export class LayersReader {
   async glossary(
     campaignId: string,
     overrides: Record<string, GlossaryOverride> = {},
-    o: { viewer?: string | null; publicOnly?: boolean; includeHidden?: boolean } = {},
+    o: { viewer?: string | null; publicOnly?: boolean; includeHidden?: boolean; at?: LayersHorizon } = {},
   ): Promise<GlossaryEntry[]> {
     const viewer = o.viewer || (o.publicOnly ? PUBLIC_WITNESS : null);
-    const all = await this.db.read((m) => m.getRepository(GlossaryTermRecord).findBy({ campaignId }));
-    const rows = viewer ? await this.knownTo(campaignId, viewer, all) : all;
-    const coined = await this.coinedKeys(campaignId, viewer ? Object.keys(overrides) : []);
+    const upTo = memoryBound({ memoryVersion: o.at?.memoryVersion ?? UNBOUNDED_MEMORY_VERSION });
+    const all = firstLiveCoinings(
+      await this.db.read((m) =>
+        liveAt(
+          m
+            .getRepository(GlossaryTermRecord)
+            .createQueryBuilder('g')
+            .where('g.campaignId = :campaignId AND g.memoryVersion <= :upTo', { campaignId, upTo }),
+          o.at,
+        )
+          .orderBy('g.memoryVersion', 'ASC')
+          .getMany(),
+      ),
+    );
+    const rows = viewer ? await this.knownTo(campaignId, viewer, all, o.at) : all;
+    const coined = await this.coinedKeys(campaignId, viewer ? Object.keys(overrides) : [], upTo, o.at);
     const byKey = new Map<string, GlossaryEntry>();
     for (const r of rows) {
       byKey.set(r.termKey, {
@@ -78,15 +95,20 @@ export class LayersReader {
       .map(([, e]) => e);
   }
 
-  /** Every term the glossary holds (lower-cased), hidden or not: the worker never coins these again. */
+  /**
+   * Every term the glossary holds (lower-cased), hidden or not: the worker never coins these again. A withheld or
+   * withdrawn coining (§10, its message retracted) holds nothing: a later message may coin the term again.
+   */
   async termKeys(campaignId: string): Promise<Set<string>> {
     const rows = await this.db.read((m) =>
-      m
-        .getRepository(GlossaryTermRecord)
-        .createQueryBuilder('g')
-        .select('g.termKey', 'k')
-        .where('g.campaignId = :campaignId', { campaignId })
-        .getRawMany<{ k: string }>(),
+      liveAt(
+        m
+          .getRepository(GlossaryTermRecord)
+          .createQueryBuilder('g')
+          .select('g.termKey', 'k')
+          .where('g.campaignId = :campaignId', { campaignId }),
+        undefined,
+      ).getRawMany<{ k: string }>(),
     );
     return new Set(rows.map((r) => r.k));
   }
@@ -99,13 +121,23 @@ export class LayersReader {
     );
   }
 
-  /** The newest "Previously" of a viewer ('*' = everyone's, else `player:<id>`). */
-  async latestSummary(campaignId: string, viewerKey: string): Promise<RollingSummaryView | null> {
+  /**
+   * The newest "Previously" of a viewer ('*' = everyone's, else `player:<id>`) at the horizon (DESIGN §10): the
+   * primary key walked backwards from its memory version.
+   */
+  async latestSummary(campaignId: string, viewerKey: string, at?: LayersHorizon): Promise<RollingSummaryView | null> {
+    const upTo = memoryBound({ memoryVersion: at?.memoryVersion ?? UNBOUNDED_MEMORY_VERSION });
     const row = await this.db.read((m) =>
       m
         .getRepository(RollingSummaryRecord)
         .createQueryBuilder('s')
         .where('s.campaignId = :campaignId AND s.viewerKey = :viewerKey', { campaignId, viewerKey })
+        .andWhere('s.memoryVersion <= :upTo', { upTo })
+        // §10: a summary built from a message retracted by then is withheld until its revision (a newer row).
+        .andWhere(
+          at ? '(s.withheldVersion IS NULL OR s.withheldVersion > :asOfVersion)' : 's.withheldVersion IS NULL',
+          at ? { asOfVersion: at.version } : {},
+        )
         .orderBy('s.memoryVersion', 'DESC')
         .limit(1)
         .getOne(),
@@ -122,10 +154,10 @@ export class LayersReader {
   }
 
   /** The terms `viewer` knows: coined in a message it witnessed, or used (whole word) in one. */
-  private async knownTo(campaignId: string, viewer: string, terms: GlossaryTermRecord[]) {
+  private async knownTo(campaignId: string, viewer: string, terms: GlossaryTermRecord[], at?: LayersHorizon) {
     if (terms.length === 0) return terms;
     const coining = terms.map((t) => Number(t.coinedMessageIndex));
-    const witnessed = await this.campaigns.witnessed(campaignId, viewer, coining);
+    const witnessed = await this.campaigns.witnessed(campaignId, viewer, coining, at);
     const known = new Set(terms.filter((t) => witnessed.has(Number(t.coinedMessageIndex))).map((t) => t.termKey));
     const rest = terms.filter((t) => !known.has(t.termKey));
     const usedOnly = new Map<string, GlossaryTermRecord>();
@@ -136,6 +168,7 @@ export class LayersReader {
         campaignId,
         batch.map((t) => t.termKey),
         viewer,
+        at,
       );
       for (const t of batch) {
         const re = wholeWord(t.termKey);
@@ -147,7 +180,12 @@ export class LayersReader {
     return terms.flatMap((t) => (known.has(t.termKey) ? [t] : (usedOnly.get(t.termKey) ?? [])));
   }
 
-  private async coinedKeys(campaignId: string, keys: string[]): Promise<Set<string>> {
+  private async coinedKeys(
+    campaignId: string,
+    keys: string[],
+    upTo: number,
+    at: LayersHorizon | undefined,
+  ): Promise<Set<string>> {
     if (keys.length === 0) return new Set();
     const rows = await this.db.read((m) =>
       m
@@ -155,6 +193,10 @@ export class LayersReader {
         .createQueryBuilder('g')
         .select('g.termKey', 'k')
         .where('g.campaignId = :campaignId AND g.termKey IN (:...keys)', { campaignId, keys: keys.map(glossaryKey) })
+        .andWhere('g.memoryVersion <= :upTo', { upTo })
+        .andWhere('(g.withdrawnVersion IS NULL OR g.withdrawnVersion > :asOfVersion)', {
+          asOfVersion: memoryBound({ memoryVersion: at?.version ?? UNBOUNDED_MEMORY_VERSION }),
+        })
         .getRawMany<{ k: string }>(),
     );
     return new Set(rows.map((r) => r.k));
@@ -162,6 +204,25 @@ export class LayersReader {
 }
 
 const TERM_BATCH = 50;
+
+/**
+ * §10: coinings live at the horizon — not withheld (coining message retracted, revision pending) or withdrawn by its
+ * version; without a horizon, those live now.
+ */
+function liveAt<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, at: LayersHorizon | undefined) {
+  if (!at) return qb.andWhere('g.withheldVersion IS NULL AND g.withdrawnVersion IS NULL');
+  return qb.andWhere(
+    '(g.withheldVersion IS NULL OR g.withheldVersion > :asOfVersion) AND ' +
+      '(g.withdrawnVersion IS NULL OR g.withdrawnVersion > :asOfVersion)',
+    { asOfVersion: at.version },
+  );
+}
+
+/** One row per term: the first live coining wins (rows come oldest first). */
+function firstLiveCoinings(rows: GlossaryTermRecord[]): GlossaryTermRecord[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => !seen.has(r.termKey) && seen.add(r.termKey));
+}
 
 /** As the offline defineTerm does: the first sentence that uses the term, cut to 20 words outside any quotation. */
 function definitionFrom(content: string, term: RegExp): string {

@@ -1,7 +1,8 @@
-import { Database } from '@app/database';
-import { EntityManager } from 'typeorm';
+import { Database, sql } from '@app/database';
+import { memoryBound } from '@app/campaign';
+import { EntityManager, SelectQueryBuilder } from 'typeorm';
 import { MemoryWitnessRecord } from './layers.entity';
-import { CursorRecord, MemoryRecord } from './memory.entity';
+import { CursorRecord, MemoryHistoryRecord, MemoryRecord } from './memory.entity';
 
 export interface MemoryView {
   id: string;
@@ -18,6 +19,10 @@ export interface MemoryView {
   sinceTimestamp: string;
   createdAt: string;
   triggerVersion: number;
+  /** §10: 1 as recorded, +1 per revision or correction (as of the version read). */
+  revision: number;
+  /** §10: `model`, or `dm` for a game master's correction. */
+  origin: string;
 }
 
 export interface Cursors {
@@ -26,35 +31,61 @@ export interface Cursors {
   npcs: Record<string, number>;
 }
 
+/**
+ * How far a memory read sees (DESIGN §10): the memory stream through `memoryVersion` (unbounded for a current read).
+ * The memory stream is ordered by trigger version, so this is the same as "outcomes of game events ≤ V".
+ */
+export interface MemoryHorizon {
+  memoryVersion: number;
+  /** The game version: a row changed after it is served as its history says it was then. */
+  version: number;
+}
+
 /** Read side of memories and cursors: indexed, newest first, never a scan of history. */
 export class MemoryReader {
   constructor(private readonly db: Database) {}
 
-  /** With `viewer` (a witness key, §8): only memories whose every input message that viewer witnessed. */
+  /**
+   * With `viewer` (a witness key, §8): only memories whose every input message that viewer witnessed. With `at`
+   * (DESIGN §10): only what was served at that horizon — recorded through its memory version, and active then (a row
+   * changed after it is read as its history says it was, which may drop it or bring it back).
+   */
   async list(
     campaignId: string,
-    o: { scope?: string; subjectId?: string; limit: number; before?: string; viewer?: string },
+    o: { scope?: string; subjectId?: string; limit: number; before?: string; viewer?: string; at?: MemoryHorizon },
   ): Promise<MemoryView[]> {
     return this.db.read(async (m) => {
-      const qb = m
-        .getRepository(MemoryRecord)
-        .createQueryBuilder('r')
-        .where('r.campaignId = :campaignId', { campaignId });
-      if (o.viewer)
-        qb.innerJoin(
-          MemoryWitnessRecord,
-          'w',
-          'w.campaignId = r.campaignId AND w.memoryId = r.id AND w.viewerId = :viewer',
-          { viewer: o.viewer },
-        );
-      if (o.scope) qb.andWhere('r.scope = :scope', { scope: o.scope });
-      if (o.subjectId) qb.andWhere('r.subjectId = :subjectId', { subjectId: o.subjectId });
+      let below: number | undefined;
       if (o.before) {
         const anchor = await m.getRepository(MemoryRecord).findOneBy({ id: o.before, campaignId });
-        qb.andWhere('r.memoryVersion < :v', { v: anchor ? anchor.memoryVersion : -1 });
+        below = anchor ? Number(anchor.memoryVersion) : -1;
       }
-      const rows = await qb.orderBy('r.memoryVersion', 'DESC').limit(o.limit).getMany();
-      return rows.map(toView);
+      const out: MemoryView[] = [];
+      // Rows whose status at the horizon comes from history may drop out: page on until `limit` are served.
+      for (;;) {
+        const qb = m
+          .getRepository(MemoryRecord)
+          .createQueryBuilder('r')
+          .where('r.campaignId = :campaignId', { campaignId });
+        if (o.viewer)
+          qb.innerJoin(
+            MemoryWitnessRecord,
+            'w',
+            'w.campaignId = r.campaignId AND w.memoryId = r.id AND w.viewerId = :viewer',
+            { viewer: o.viewer },
+          );
+        if (o.scope) qb.andWhere('r.scope = :scope', { scope: o.scope });
+        if (o.subjectId) qb.andWhere('r.subjectId = :subjectId', { subjectId: o.subjectId });
+        // The as-of bound: the last column of ix_memories_scope, so a scope's newest-first walk starts at it.
+        if (o.at) qb.andWhere('r.memoryVersion <= :upTo', { upTo: memoryBound(o.at) });
+        if (below !== undefined) qb.andWhere('r.memoryVersion < :v', { v: below });
+        servedAt(qb, o.at);
+        const want = o.limit - out.length;
+        const rows = await qb.orderBy('r.memoryVersion', 'DESC').limit(want).getMany();
+        out.push(...(await asOfRows(m, rows, o.at)).map(toView));
+        if (rows.length < want || out.length >= o.limit) return out;
+        below = Number(rows[rows.length - 1].memoryVersion);
+      }
     });
   }
 
@@ -65,18 +96,21 @@ export class MemoryReader {
     subjectId: string,
     limit: number,
     viewer?: string,
+    at?: MemoryHorizon,
   ): Promise<MemoryView[]> {
-    return this.list(campaignId, { scope, subjectId, limit, viewer });
+    return this.list(campaignId, { scope, subjectId, limit, viewer, at });
   }
 
   /** Memories by id (recall), filtered to what `viewer` may see when given. */
-  async byIds(campaignId: string, ids: string[], viewer?: string): Promise<MemoryView[]> {
+  async byIds(campaignId: string, ids: string[], viewer?: string, at?: MemoryHorizon): Promise<MemoryView[]> {
     if (ids.length === 0) return [];
     return this.db.read(async (m) => {
       const qb = m
         .getRepository(MemoryRecord)
         .createQueryBuilder('r')
         .where('r.campaignId = :campaignId AND r.id IN (:...ids)', { campaignId, ids });
+      if (at) qb.andWhere('r.memoryVersion <= :upTo', { upTo: memoryBound(at) });
+      servedAt(qb, at);
       if (viewer)
         qb.innerJoin(
           MemoryWitnessRecord,
@@ -84,7 +118,7 @@ export class MemoryReader {
           'w.campaignId = r.campaignId AND w.memoryId = r.id AND w.viewerId = :viewer',
           { viewer },
         );
-      return (await qb.getMany()).map(toView);
+      return (await asOfRows(m, await qb.getMany(), at)).map(toView);
     });
   }
 
@@ -105,8 +139,30 @@ export class MemoryReader {
     return qb.orderBy('r.campaignId', 'ASC').addOrderBy('r.memoryVersion', 'ASC').limit(limit).getMany();
   }
 
-  async cursors(campaignId: string): Promise<Cursors> {
-    const rows = await this.db.read((m) => m.getRepository(CursorRecord).findBy({ campaignId }));
+  /**
+   * Cursors as of memory version `upTo`: per scope and subject, the cursor its newest memory at `upTo` recorded (the
+   * cursor may pass the memory's last input). A range of ix_memories_scope per key, never a replay.
+   */
+  private cursorsAt(campaignId: string, upTo: number): Promise<CursorRecord[]> {
+    const text =
+      'SELECT r.scope AS scope, r.subject_id AS subject_id, r.cursor AS value FROM memories r' +
+      " WHERE r.campaign_id = ? AND r.scope IN ('world', 'location', 'npc') AND r.memory_version = (" +
+      'SELECT MAX(x.memory_version) FROM memories x WHERE x.campaign_id = r.campaign_id AND x.scope = r.scope' +
+      ' AND x.subject_id = r.subject_id AND x.memory_version <= ?)';
+    return this.db.read(async (m) => {
+      const { rows } = await sql<{ scope: string; subject_id: string; value: number | string | null }>(m, text, [
+        campaignId,
+        upTo,
+      ]);
+      return rows.map((r) => ({ campaignId, scope: r.scope, subjectId: r.subject_id, value: Number(r.value ?? -1) }));
+    });
+  }
+
+  /** The memory cursors; with a past horizon (`asOf`), each scope's cursor after its newest memory at that horizon. */
+  async cursors(campaignId: string, at?: MemoryHorizon & { current: boolean }): Promise<Cursors> {
+    const rows = at && !at.current
+      ? await this.cursorsAt(campaignId, memoryBound(at))
+      : await this.db.read((m) => m.getRepository(CursorRecord).findBy({ campaignId }));
     const out: Cursors = { world: -1, locations: {}, npcs: {} };
     for (const r of rows) {
       if (r.scope === 'world') out.world = Number(r.value);
@@ -133,5 +189,50 @@ export function toView(r: MemoryRecord): MemoryView {
     sinceTimestamp: r.sinceTimestamp,
     createdAt: r.createdAt,
     triggerVersion: Number(r.triggerVersion),
+    revision: Number(r.revision),
+    origin: r.origin,
   };
+}
+
+/**
+ * Rows served at `at`: active ones unchanged since its version, and every row changed after it (its status then is
+ * in memory_history, asOfRows decides). A current read passes the current horizon: nothing changed after it but a
+ * write racing the read, which history answers the same way.
+ */
+function servedAt(qb: SelectQueryBuilder<MemoryRecord>, at: MemoryHorizon | undefined): void {
+  if (!at) {
+    qb.andWhere("r.status = 'active'");
+    return;
+  }
+  qb.andWhere("((r.changedVersion <= :asOfVersion AND r.status = 'active') OR r.changedVersion > :asOfVersion)", {
+    asOfVersion: at.version,
+  });
+}
+
+/**
+ * Each row changed after the horizon's version, as its newest history entry at that version says it was (wording,
+ * inputs, revision, origin); dropped when it was not active then. One indexed read (ix_memory_history_at) for all.
+ */
+async function asOfRows(m: EntityManager, rows: MemoryRecord[], at: MemoryHorizon | undefined) {
+  const changed = at ? rows.filter((r) => Number(r.changedVersion) > at.version) : [];
+  if (changed.length === 0) return rows;
+  const history = await m
+    .getRepository(MemoryHistoryRecord)
+    .createQueryBuilder('h')
+    .where('h.campaignId = :campaignId AND h.memoryId IN (:...ids) AND h.validFrom <= :v', {
+      campaignId: rows[0].campaignId,
+      ids: changed.map((r) => r.id),
+      v: at!.version,
+    })
+    .orderBy('h.validFrom', 'ASC')
+    .addOrderBy('h.seq', 'ASC')
+    .getMany();
+  const then = new Map(history.map((h) => [h.memoryId, h])); // the last per memory wins: the newest at V
+  return rows.flatMap((r) => {
+    if (Number(r.changedVersion) <= at!.version) return [r];
+    const h = then.get(r.id);
+    if (!h || h.status !== 'active') return [];
+    const past = { summary: h.summary, inputIndexes: h.inputIndexes, revision: h.revision, origin: h.origin };
+    return [Object.assign(new MemoryRecord(), r, past)];
+  });
 }

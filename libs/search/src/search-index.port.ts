@@ -52,6 +52,11 @@ export interface SearchFilters {
   /** Messages, reasoning and memories. */
   locationId?: string;
   limit: number;
+  /**
+   * As-of bound (DESIGN §10): messages and reasoning below `messageCount`, memories recorded through `memoryVersion`.
+   * Absent = no bound (callers that read the live index on purpose).
+   */
+  at?: { messageCount: number; memoryVersion: number };
 }
 
 export interface SearchHit {

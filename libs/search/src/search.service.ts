@@ -9,9 +9,18 @@ export class SearchService {
     private readonly index: SearchIndex,
   ) {}
 
-  async search(campaignId: string, q: string, filters: SearchFilters): Promise<SearchHit[]> {
+  /**
+   * With `asOf` (DESIGN §10), the hits the campaign had at that version: the index is bounded by the horizon's message
+   * count and memory version. A current search passes the current horizon: one code path.
+   */
+  async search(
+    campaignId: string,
+    q: string,
+    filters: Omit<SearchFilters, 'at'> & { asOf?: number },
+  ): Promise<SearchHit[]> {
     const query = parseQuery(q);
-    await this.campaigns.get(campaignId);
-    return this.index.search(campaignId, query, filters);
+    const { asOf, ...rest } = filters;
+    const { horizon } = await this.campaigns.snapshot(campaignId, asOf);
+    return this.index.search(campaignId, query, { ...rest, at: horizon });
   }
 }

@@ -84,6 +84,9 @@ const message = fc.record(
   { requiredKeys: ['role', 'content'] },
 );
 
+/** §10 `asOf`: the seeded campaign's early versions (always within 1..version). */
+const asOf = intText(1, 5);
+
 /** The route table. */
 export const ROUTES: RouteSpec[] = [
   { method: 'GET', path: '/health' },
@@ -92,7 +95,7 @@ export const ROUTES: RouteSpec[] = [
     path: '/v1/campaigns',
     body: fc.record({ id: anId, name: aName, perRoleMemory: fc.boolean() }, { requiredKeys: ['name'] }),
   },
-  { method: 'GET', path: '/v1/campaigns/:cid' },
+  { method: 'GET', path: '/v1/campaigns/:cid', query: fc.record({ asOf }, { requiredKeys: [] }) },
   {
     method: 'GET',
     path: '/v1/campaigns',
@@ -155,7 +158,13 @@ export const ROUTES: RouteSpec[] = [
     method: 'GET',
     path: '/v1/campaigns/:cid/messages',
     query: fc.record(
-      { after: intText(-1, 50), limit: intText(1, 1000), locationId: knownLocation },
+      {
+        after: intText(-1, 50),
+        limit: intText(1, 1000),
+        locationId: knownLocation,
+        asOf,
+        includeRetracted: fc.constantFrom('true', 'false'),
+      },
       { requiredKeys: [] },
     ),
   },
@@ -193,6 +202,7 @@ export const ROUTES: RouteSpec[] = [
         subjectId: fc.oneof(knownLocation, knownNpc, fc.constant('world')),
         limit: intText(1, 1000),
         before: anId,
+        asOf,
       },
       { requiredKeys: [] },
     ),
@@ -201,37 +211,48 @@ export const ROUTES: RouteSpec[] = [
     method: 'GET',
     path: '/v1/campaigns/:cid/events',
     query: fc.record(
-      { stream: fc.constantFrom('game', 'memory'), after: intText(0, 100), limit: intText(1, 1000) },
+      { stream: fc.constantFrom('game', 'memory'), after: intText(0, 100), limit: intText(1, 1000), asOf },
       { requiredKeys: [] },
     ),
   },
   {
     method: 'GET',
     path: '/v1/campaigns/:cid/context',
-    query: fc.record(
-      {
-        agent: fc.constantFrom('narrative', 'dm', 'player', 'npc', 'agent'),
-        limit: intText(1, 100),
-        format: fc.constantFrom('json', 'text'),
-        minVersion: intText(0, 5),
-        waitMs: intText(0, 20),
-        viewer: knownNpc,
-        include: fc.constantFrom(
-          'location',
-          'npc,world',
-          'recent',
-          'bible,glossary,hud,digest,state,previously,recall',
+    query: fc
+      .record(
+        {
+          agent: fc.constantFrom('narrative', 'dm', 'player', 'npc', 'agent'),
+          limit: intText(1, 100),
+          format: fc.constantFrom('json', 'text'),
+          minVersion: intText(0, 5),
+          waitMs: intText(0, 20),
+          viewer: knownNpc,
+          include: fc.constantFrom(
+            'location',
+            'npc,world',
+            'recent',
+            'bible,glossary,hud,digest,state,previously,recall',
+          ),
+          budget: intText(50, 5000),
+          query: fc.string({ minLength: 1, maxLength: 30 }),
+          explain: fc.constantFrom('true', 'false'),
+          account: fc.oneof(knownAccount, anId),
+          agentId: fc.constantFrom(...WORLD.agents, 'agent-x'),
+          tick: intText(0, 1_000_000),
+          digestVersion: hex64,
+        },
+        { requiredKeys: [] },
+      )
+      // §10: asOf instead of a wait half the time (asOf with minVersion or waitMs is a 400 of its own).
+      .chain((q) =>
+        fc.constantFrom(
+          q,
+          Object.fromEntries([
+            ...Object.entries(q).filter(([k]) => k !== 'minVersion' && k !== 'waitMs'),
+            ['asOf', '2'],
+          ]),
         ),
-        budget: intText(50, 5000),
-        query: fc.string({ minLength: 1, maxLength: 30 }),
-        explain: fc.constantFrom('true', 'false'),
-        account: fc.oneof(knownAccount, anId),
-        agentId: fc.constantFrom(...WORLD.agents, 'agent-x'),
-        tick: intText(0, 1_000_000),
-        digestVersion: hex64,
-      },
-      { requiredKeys: [] },
-    ),
+      ),
   },
   // Operations.
   { method: 'GET', path: '/health/ready' },
@@ -332,9 +353,9 @@ export const ROUTES: RouteSpec[] = [
   {
     method: 'GET',
     path: '/v1/campaigns/:cid/facts',
-    query: fc.record({ status: fc.constantFrom('active', 'resolved', 'expired', 'all') }, { requiredKeys: [] }),
+    query: fc.record({ status: fc.constantFrom('active', 'resolved', 'expired', 'all'), asOf }, { requiredKeys: [] }),
   },
-  { method: 'GET', path: '/v1/campaigns/:cid/digest' },
+  { method: 'GET', path: '/v1/campaigns/:cid/digest', query: fc.record({ asOf }, { requiredKeys: [] }) },
   {
     method: 'PUT',
     path: '/v1/campaigns/:cid/players/:pid',
@@ -365,6 +386,7 @@ export const ROUTES: RouteSpec[] = [
           limit: intText(1, 100),
           role: fc.constantFrom('player', 'dm', 'npc'),
           locationId: knownLocation,
+          asOf,
         },
         { requiredKeys: [] },
       ),
@@ -393,7 +415,7 @@ export const ROUTES: RouteSpec[] = [
     query: fc.record({ q: fc.constantFrom('news', 'pirates', 'Vega*'), limit: intText(1, 100) }, { requiredKeys: [] }),
   },
   // Bible and glossary (DESIGN §8).
-  { method: 'GET', path: '/v1/campaigns/:cid/bible' },
+  { method: 'GET', path: '/v1/campaigns/:cid/bible', query: fc.record({ asOf }, { requiredKeys: [] }) },
   {
     method: 'PUT',
     path: '/v1/campaigns/:cid/bible',
@@ -402,7 +424,7 @@ export const ROUTES: RouteSpec[] = [
       { requiredKeys: ['text'] },
     ),
   },
-  { method: 'GET', path: '/v1/campaigns/:cid/glossary' },
+  { method: 'GET', path: '/v1/campaigns/:cid/glossary', query: fc.record({ asOf }, { requiredKeys: [] }) },
   {
     method: 'PUT',
     path: '/v1/campaigns/:cid/glossary/:term',

@@ -5,6 +5,10 @@ import { PUBLIC_WITNESS } from '../domain/witnessing';
 import { MessageRecord } from './message.entity';
 import { fromMessageRecord } from './message.mapper';
 import { seenBy } from './seen-by';
+import { Horizon } from '../timelines/horizon';
+
+/** What bounds a message read (DESIGN §10 "As-of reads"): the messages that existed at a version. */
+export type MessageHorizon = Pick<Horizon, 'version' | 'messageCount'>;
 
 /**
  * Every read of `messages`, `message_witnesses` and `tool_calls`, as plain parameterised SQL on the caller's
@@ -15,7 +19,11 @@ import { seenBy } from './seen-by';
  * the glossary's text search (`contentsContaining`), which reads the viewer's messages of one campaign.
  */
 
-export type StoredMessage = Message & { version: number };
+export type StoredMessage = Message & {
+  version: number;
+  /** §10, only with `includeRetracted`: the retraction a message had at the horizon, else null. */
+  retracted?: { version: number; reason: string | null } | null;
+};
 
 export interface RecentWindow {
   /** Oldest first. */
@@ -64,7 +72,34 @@ class Where {
     this.params.push(...values);
     return this;
   }
+  /** `visibleAt(at)` (no bound when absent: the worker's own reads, which bound by version themselves). */
+  visible(at: MessageHorizon | undefined, includeRetracted = false): this {
+    if (!at) return this;
+    const v = visibleAt(at, 'm', includeRetracted);
+    return this.and(v.where, ...v.params);
+  }
 }
+
+/**
+ * The one as-of filter of every message read (DESIGN §10): the messages that existed at `at` — an index below its
+ * message count, a bound on the primary key or any index that ends in `idx`, so every statement keeps its plan — and
+ * were not retracted by then (a retraction is a story event: before it, the message was there). A current read
+ * passes the current horizon: one code path. `includeRetracted` keeps retracted ones (GET …/messages only).
+ */
+export function visibleAt(
+  at: MessageHorizon,
+  alias = 'm',
+  includeRetracted = false,
+): { where: string; params: unknown[] } {
+  if (includeRetracted) return { where: `${alias}.idx < ?`, params: [at.messageCount] };
+  return {
+    where: `${alias}.idx < ? AND (${alias}.retracted_version IS NULL OR ${alias}.retracted_version > ?)`,
+    params: [at.messageCount, at.version],
+  };
+}
+
+/** The retraction columns, read only where a message is shown with its retraction (`includeRetracted`). */
+const RETRACTION_COLUMNS = 'm.retracted_version AS "retractedVersion", m.retract_reason AS "retractReason"';
 
 /** `SELECT <columns> FROM messages m … WHERE … <tail>`, filtered by `seenBy(viewer)`. */
 async function selectMessages(
@@ -73,23 +108,42 @@ async function selectMessages(
   viewer: string | undefined,
   tail: string,
   tailParams: unknown[] = [],
-) {
+  retractionAt?: number,
+): Promise<StoredMessage[]> {
   const seen = seenBy(viewer);
   const conditions = where.text.join(' AND ');
-  const text = `SELECT ${MESSAGE_COLUMNS} FROM messages m${seen.join} WHERE ${conditions}${seen.where} ${tail}`;
+  const columns = retractionAt === undefined ? MESSAGE_COLUMNS : `${MESSAGE_COLUMNS}, ${RETRACTION_COLUMNS}`;
+  const text = `SELECT ${columns} FROM messages m${seen.join} WHERE ${conditions}${seen.where} ${tail}`;
   const { rows } = await sql<MessageRecord>(m, text, [...seen.params, ...where.params, ...tailParams]);
-  return rows.map(fromMessageRecord);
+  if (retractionAt === undefined) return rows.map(fromMessageRecord);
+  return rows.map((r) => {
+    const v = r.retractedVersion === null ? null : Number(r.retractedVersion);
+    // Retracted after the horizon: as of then it was not.
+    const retracted = v !== null && v <= retractionAt ? { version: v, reason: r.retractReason ?? null } : null;
+    return { ...fromMessageRecord(r), retracted };
+  });
 }
 
 /** Messages after an exclusive index, oldest first; with `seenBy` only those that viewer saw. */
 export function listMessages(
   m: EntityManager,
   campaignId: string,
-  o: { after?: number; limit: number; locationId?: string; seenBy?: string },
+  o: {
+    after?: number;
+    limit: number;
+    locationId?: string;
+    seenBy?: string;
+    at?: MessageHorizon;
+    includeRetracted?: boolean;
+  },
 ): Promise<StoredMessage[]> {
-  const where = new Where().and('m.campaign_id = ?', campaignId).and('m.idx > ?', o.after ?? -1);
+  const where = new Where()
+    .and('m.campaign_id = ?', campaignId)
+    .and('m.idx > ?', o.after ?? -1)
+    .visible(o.at, o.includeRetracted);
   if (o.locationId !== undefined) where.and('m.location_id = ?', o.locationId);
-  return selectMessages(m, where, o.seenBy, 'ORDER BY m.idx ASC LIMIT ?', [o.limit]);
+  const retractionAt = o.includeRetracted && o.at ? o.at.version : undefined;
+  return selectMessages(m, where, o.seenBy, 'ORDER BY m.idx ASC LIMIT ?', [o.limit], retractionAt);
 }
 
 /** The last `limit` messages (optionally from a round on, before an index), oldest first. */
@@ -105,9 +159,17 @@ export async function lastMessages(
 }
 
 /** Messages by index (primary-key lookups), oldest first. */
-export function messagesByIndex(m: EntityManager, campaignId: string, indexes: number[]): Promise<StoredMessage[]> {
+export function messagesByIndex(
+  m: EntityManager,
+  campaignId: string,
+  indexes: number[],
+  at?: MessageHorizon,
+): Promise<StoredMessage[]> {
   if (indexes.length === 0) return Promise.resolve([]);
-  const where = new Where().and('m.campaign_id = ?', campaignId).and(`m.idx IN (${marks(indexes.length)})`, ...indexes);
+  const where = new Where()
+    .and('m.campaign_id = ?', campaignId)
+    .and(`m.idx IN (${marks(indexes.length)})`, ...indexes)
+    .visible(at);
   return selectMessages(m, where, undefined, 'ORDER BY m.idx ASC');
 }
 
@@ -130,7 +192,9 @@ export function messagesForScope(
   const where = new Where()
     .and('m.campaign_id = ?', campaignId)
     .and('m.idx > ?', o.afterIndex)
-    .and('m.version < ?', o.beforeVersion);
+    .and('m.version < ?', o.beforeVersion)
+    // §10: retracted as of the trigger, not now, or what the worker writes would depend on how far behind it was.
+    .and('(m.retracted_version IS NULL OR m.retracted_version > ?)', o.beforeVersion);
   if (o.maxRound !== undefined) where.and('m.round <= ?', o.maxRound);
   if (o.locationId !== undefined) where.and('m.location_id = ?', o.locationId);
   if (o.roles) where.and(`m.role IN (${marks(o.roles.length)})`, ...o.roles);
@@ -143,14 +207,17 @@ export async function witnessedIndexes(
   campaignId: string,
   viewer: string,
   indexes: number[],
+  at?: MessageHorizon,
 ): Promise<Set<number>> {
   const out = new Set<number>();
   const seen = seenBy(viewer);
+  const visible = at ? visibleAt(at) : { where: '1 = 1', params: [] };
   for (const chunk of chunks([...new Set(indexes)])) {
     const text =
       `SELECT m.idx AS idx FROM messages m${seen.join}` +
-      ` WHERE m.campaign_id = ? AND m.idx IN (${marks(chunk.length)})${seen.where}`;
-    const { rows } = await sql<{ idx: number | string }>(m, text, [...seen.params, campaignId, ...chunk]);
+      ` WHERE m.campaign_id = ? AND m.idx IN (${marks(chunk.length)}) AND ${visible.where}${seen.where}`;
+    const values = [...seen.params, campaignId, ...chunk, ...visible.params];
+    const { rows } = await sql<{ idx: number | string }>(m, text, values);
     for (const r of rows) out.add(Number(r.idx));
   }
   return out;
@@ -237,16 +304,16 @@ export async function toolNames(m: EntityManager, campaignId: string, callIds: s
 export async function recentWindow(
   m: EntityManager,
   campaignId: string,
-  o: { limit: number; fromRound?: number; seenBy?: string },
+  o: { limit: number; fromRound?: number; seenBy?: string; at?: MessageHorizon },
 ): Promise<RecentWindow> {
   const start = o.fromRound === undefined ? 0 : await firstIndexOfRound(m, campaignId, o.fromRound);
-  const where = new Where().and('m.campaign_id = ?', campaignId).and('m.idx >= ?', start);
+  const where = new Where().and('m.campaign_id = ?', campaignId).and('m.idx >= ?', start).visible(o.at);
   const newest =
     start === null ? [] : await selectMessages(m, where, o.seenBy, 'ORDER BY m.idx DESC LIMIT ?', [o.limit]);
   const messages = newest.reverse();
   // An empty window (no message yet in the hot rounds) still pins the system message.
   const windowStart = messages.length ? messages[0].index : Number.MAX_SAFE_INTEGER;
-  const pinned = windowStart > 0 ? await firstSystemBefore(m, campaignId, windowStart, o.seenBy) : null;
+  const pinned = windowStart > 0 ? await firstSystemBefore(m, campaignId, windowStart, o.seenBy, o.at) : null;
   const callIds = messages.map((x) => x.toolCallId).filter((x): x is string => !!x);
   return { messages, pinned, toolNames: await toolNames(m, campaignId, callIds) };
 }
@@ -266,8 +333,9 @@ async function firstSystemBefore(
   campaignId: string,
   index: number,
   viewer: string | undefined,
+  at: MessageHorizon | undefined,
 ): Promise<StoredMessage | null> {
-  const where = new Where().and('m.campaign_id = ?', campaignId).and('m.role = ?', 'system');
+  const where = new Where().and('m.campaign_id = ?', campaignId).and('m.role = ?', 'system').visible(at);
   const [first] = await selectMessages(m, where, viewer, 'ORDER BY m.idx ASC LIMIT 1');
   return first && first.index < index ? first : null;
 }
@@ -281,14 +349,16 @@ export async function contentsContaining(
   campaignId: string,
   needles: string[],
   viewer: string,
+  at?: MessageHorizon,
 ): Promise<string[]> {
   if (needles.length === 0) return [];
   const seen = seenBy(viewer);
+  const visible = at ? visibleAt(at) : { where: '1 = 1', params: [] };
   const likes = needles.map(() => "LOWER(m.content) LIKE ? ESCAPE '\\'").join(' OR ');
   const text =
     `SELECT m.content AS content FROM messages m${seen.join}` +
-    ` WHERE m.campaign_id = ?${seen.where} AND (${likes}) ORDER BY m.idx`;
-  const values = [...seen.params, campaignId, ...needles.map((n) => `%${escapeLike(n)}%`)];
+    ` WHERE m.campaign_id = ?${seen.where} AND ${visible.where} AND (${likes}) ORDER BY m.idx`;
+  const values = [...seen.params, campaignId, ...visible.params, ...needles.map((n) => `%${escapeLike(n)}%`)];
   return (await sql<{ content: string }>(m, text, values)).rows.map((r) => r.content);
 }
 

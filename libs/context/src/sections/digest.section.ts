@@ -14,7 +14,9 @@ export class DigestSection implements ContextSection {
   ) {}
 
   async build({ request, snapshot }: SectionInput): Promise<BuiltSection | null> {
-    const digest = buildDigest(Object.values(snapshot.state.facts ?? {}), this.clock.now(), this.maxTokens, (t) =>
+    // §10: an as-of digest judges expiry at the time of its version, not now.
+    const now = snapshot.horizon.at === null ? this.clock.now() : new Date(snapshot.horizon.at);
+    const digest = buildDigest(Object.values(snapshot.state.facts ?? {}), now, this.maxTokens, (t) =>
       this.counter.count(t),
     );
     if (request.digestVersion === digest.version) {

@@ -15,6 +15,7 @@ export class GlossarySection implements ContextSection {
     const terms = await this.layers.glossary(request.campaignId, snapshot.state.glossary ?? {}, {
       viewer: audience?.witness,
       publicOnly: !audience?.dm,
+      at: snapshot.horizon,
     });
     return {
       key: this.key,

@@ -17,6 +17,7 @@ export class LocationSection implements ContextSection {
       here,
       request.limit,
       audience?.witness ?? undefined,
+      snapshot.horizon,
     );
     return { key: this.key, title: this.title, entries: memoryEntries(items) };
   }

@@ -17,7 +17,14 @@ export class NpcSection implements ContextSection {
     for (const npc of present)
       entries.push(
         ...memoryEntries(
-          await this.memories.latest(request.campaignId, 'npc', npc.id, request.limit, audience?.witness ?? undefined),
+          await this.memories.latest(
+            request.campaignId,
+            'npc',
+            npc.id,
+            request.limit,
+            audience?.witness ?? undefined,
+            snapshot.horizon,
+          ),
         ),
       );
     return { key: this.key, title: this.title, entries };

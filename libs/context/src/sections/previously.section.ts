@@ -21,7 +21,7 @@ export class PreviouslySection implements ContextSection {
       if (audience.viewer?.kind !== 'player' || !snapshot.state.settings.perRoleMemory) return empty;
       key = viewerKey('player', audience.viewer.id);
     }
-    const summary = await this.layers.latestSummary(request.campaignId, key);
+    const summary = await this.layers.latestSummary(request.campaignId, key, snapshot.horizon);
     if (!summary) return empty;
     return {
       ...empty,

@@ -1,4 +1,4 @@
-import { CampaignReader, CampaignState, StoredMessage } from '@app/campaign';
+import { CampaignReader, CampaignState, Horizon, StoredMessage } from '@app/campaign';
 import { GlossaryEntry, LayersReader, MemoryReader } from '@app/memory';
 import { QueryNode, queryWords, recallQuery, SearchHit, SearchIndex } from '@app/search';
 import { BuiltSection, ContextSection, SectionEntry, SectionInput } from '../context.types';
@@ -81,16 +81,17 @@ export class RecallSection implements ContextSection {
     // Hits the viewer may not see or the context already holds are skipped, so ask for more than we keep.
     const ask = Math.min(500, 3 * want + held.size + hot);
     const cid = request.campaignId;
+    const at = snapshot.horizon;
     const witness = audience?.witness ?? null;
     const dm = audience?.dm ?? false;
     const [messageHits, memoryHits] = await Promise.all([
-      this.index.search(cid, query, { in: 'messages', limit: ask }),
-      this.index.search(cid, query, { in: 'memories', limit: ask }),
+      this.index.search(cid, query, { in: 'messages', limit: ask, at }),
+      this.index.search(cid, query, { in: 'memories', limit: ask, at }),
     ]);
     // §8: only lines read without a witness filter (the dm's) carry secret marks.
     const marked = witness === null ? snapshot.state : undefined;
     const found = await this.messages(
-      cid,
+      cid, at,
       messageHits.filter((h) => !held.has(String(h.ref))),
       witness,
       dm,
@@ -98,17 +99,17 @@ export class RecallSection implements ContextSection {
     );
     const terms = queryWords(words);
     const messages = rankMessages(found, terms, request.query ?? '');
-    const replies = await this.statementReplies(cid, messages, held, witness, dm, marked);
+    const replies = await this.statementReplies(cid, at, messages, held, witness, dm, marked);
     const candidates = [
       ...messages,
       ...replies,
       ...(await this.memoryCandidates(
-        cid,
+        cid, at,
         memoryHits.filter((h) => !held.has(String(h.ref))),
         witness,
       )),
       ...this.glossary(
-        await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !dm }),
+        await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !dm, at }),
         heldTerms,
         wordsOf(terms.join(' ')),
       ),
@@ -117,13 +118,13 @@ export class RecallSection implements ContextSection {
       (a, b) =>
         b.score - a.score || a.kind - b.kind || (a.entry.ref < b.entry.ref ? -1 : a.entry.ref > b.entry.ref ? 1 : 0),
     );
-    const picked = await this.withReplies(cid, candidates.slice(0, want + hot), witness, dm, marked);
+    const picked = await this.withReplies(cid, at, candidates.slice(0, want + hot), witness, dm, marked);
     const entries = picked.map((c, i) => ({ ...c.entry, rank: i + 1 }));
     return { key: this.key, title: this.title, entries, limit: this.options.limit, timeline: true };
   }
 
   private async messages(
-    campaignId: string,
+    campaignId: string, at: Horizon,
     hits: SearchHit[],
     witness: string | null,
     dm: boolean,
@@ -131,8 +132,8 @@ export class RecallSection implements ContextSection {
   ): Promise<Candidate[]> {
     if (hits.length === 0) return [];
     const indexes = hits.map((h) => Number(h.ref));
-    const seen = witness ? await this.campaigns.witnessed(campaignId, witness, indexes) : null;
-    const byIndex = new Map((await this.campaigns.messagesByIndex(campaignId, indexes)).map((m) => [m.index, m]));
+    const seen = witness ? await this.campaigns.witnessed(campaignId, witness, indexes, at) : null;
+    const byIndex = new Map((await this.campaigns.messagesByIndex(campaignId, indexes, at)).map((m) => [m.index, m]));
     const top = hits[0].score || 1;
     return hits.flatMap((h) => {
       const m = byIndex.get(Number(h.ref));
@@ -148,7 +149,7 @@ export class RecallSection implements ContextSection {
    * docs/layered-context.md).
    */
   private async statementReplies(
-    campaignId: string,
+    campaignId: string, at: Horizon,
     hits: Candidate[],
     held: Set<string>,
     witness: string | null,
@@ -162,8 +163,8 @@ export class RecallSection implements ContextSection {
     for (const i of from.keys()) if (refs.has(String(i)) || held.has(String(i))) from.delete(i);
     if (from.size === 0) return [];
     const next = await this.visible(
-      campaignId,
-      await this.campaigns.messagesByIndex(campaignId, [...from.keys()]),
+      campaignId, at,
+      await this.campaigns.messagesByIndex(campaignId, [...from.keys()], at),
       witness,
       dm,
     );
@@ -176,7 +177,7 @@ export class RecallSection implements ContextSection {
 
   /** The messages the viewer may see: witnessed ones for a player or NPC, all but dm-only ones for other agents. */
   private async visible(
-    campaignId: string,
+    campaignId: string, at: Horizon,
     messages: StoredMessage[],
     witness: string | null,
     dm: boolean,
@@ -186,6 +187,7 @@ export class RecallSection implements ContextSection {
           campaignId,
           witness,
           messages.map((m) => m.index),
+          at,
         )
       : null;
     return messages.filter((m) => (seen ? seen.has(m.index) : dm || m.visibility !== 'dm'));
@@ -198,7 +200,7 @@ export class RecallSection implements ContextSection {
    * message is not attached: it competes at a lower score (statementReplies).
    */
   private async withReplies(
-    campaignId: string,
+    campaignId: string, at: Horizon,
     picked: Candidate[],
     witness: string | null,
     dm: boolean,
@@ -210,8 +212,8 @@ export class RecallSection implements ContextSection {
       .map((c) => Number(c.entry.ref) + 1)
       .filter((i) => !refs.has(String(i)));
     const replies = await this.visible(
-      campaignId,
-      await this.campaigns.messagesByIndex(campaignId, wanted),
+      campaignId, at,
+      await this.campaigns.messagesByIndex(campaignId, wanted, at),
       witness,
       dm,
     );
@@ -222,7 +224,7 @@ export class RecallSection implements ContextSection {
     });
   }
 
-  private async memoryCandidates(campaignId: string, hits: SearchHit[], witness: string | null): Promise<Candidate[]> {
+  private async memoryCandidates(campaignId: string, at: Horizon, hits: SearchHit[], witness: string | null): Promise<Candidate[]> {
     if (hits.length === 0) return [];
     const summaries = new Map(
       (
@@ -230,6 +232,7 @@ export class RecallSection implements ContextSection {
           campaignId,
           hits.map((h) => String(h.ref)),
           witness ?? undefined,
+          at,
         )
       ).map((m) => [m.id, m]),
     );

@@ -54,6 +54,7 @@ export class RecentSection implements ContextSection {
       fromRound: byRounds ? Math.max(1, round - this.options.hotRounds + 1) : undefined,
       // §8: a viewer sees what it witnessed, the public view public messages; only the dm sees everything.
       seenBy: audience?.witness ?? (audience?.dm ? undefined : PUBLIC_WITNESS),
+      at: snapshot.horizon,
     });
     const tools = await this.snapshotTools.toolsFor(request.campaignId);
     const { kept, compacted } = compactSnapshots(window.messages, window.toolNames, tools);

@@ -14,7 +14,16 @@ export class StateSection implements ContextSection {
     private readonly options: { tickSeconds: number; maxTokens: number },
   ) {}
 
-  async build({ request }: SectionInput): Promise<BuiltSection | null> {
+  async build({ request, snapshot }: SectionInput): Promise<BuiltSection | null> {
+    // §10: snapshots are a cache of the game, not history: an as-of context leaves the section out and says so.
+    if (!snapshot.horizon.current)
+      return {
+        key: this.key,
+        title: this.title,
+        entries: [],
+        omitted: true,
+        dropped: [{ section: this.key, ref: this.key, tokens: 0, reason: 'not-historical' }],
+      };
     const account = await this.snapshots.resolveAccount(request.campaignId, {
       account: request.account,
       agentId: request.agentId,

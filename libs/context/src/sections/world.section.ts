@@ -8,13 +8,14 @@ export class WorldSection implements ContextSection {
   readonly title = 'World Memory';
   constructor(private readonly memories: MemoryReader) {}
 
-  async build({ request, audience }: SectionInput): Promise<BuiltSection | null> {
+  async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
     const items = await this.memories.latest(
       request.campaignId,
       'world',
       'world',
       request.limit,
       audience?.witness ?? undefined,
+      snapshot.horizon,
     );
     return { key: this.key, title: this.title, entries: memoryEntries(items) };
   }

@@ -23,7 +23,7 @@ const CHUNK = 100;
 type Row = Record<string, unknown>;
 
 /** Rows of one campaign: `rowid BETWEEN lo AND hi` is pushed into FTS5, so MATCH only walks that range. */
-const CAMPAIGN_RANGE = `rowid BETWEEN (? << 32) AND (? << 32) + ${LOW_32}`;
+const CAMPAIGN_RANGE = 'rowid BETWEEN (? << 32) AND (? << 32) + ?';
 
 /**
  * SQLite FTS5 adapter (DESIGN §7): bm25 ranking (score = −bm25), `snippet()` with «» marks,
@@ -122,7 +122,11 @@ export class Fts5SearchIndex implements SearchIndex {
     if (found.length === 0) return [];
     const num = Number(found[0].num);
     const where = [CAMPAIGN_RANGE];
-    const params: unknown[] = [num, num];
+    // The as-of bound is the top of the rowid range (local id = message index or memory version): no extra filter.
+    const top = filters.at
+      ? Math.min(LOW_32, filters.in === 'memories' ? filters.at.memoryVersion : filters.at.messageCount - 1)
+      : LOW_32;
+    const params: unknown[] = [num, num, top];
     if (filters.in !== 'memories' && filters.role !== undefined) {
       where.push('role = ?');
       params.push(filters.role);

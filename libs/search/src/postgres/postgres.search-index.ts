@@ -1,3 +1,4 @@
+import { memoryBound } from '@app/campaign';
 import { Database } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { compileTsquery, QueryNode } from '../query/query-language';
@@ -104,6 +105,12 @@ export class PostgresSearchIndex implements SearchIndex {
       if (filters.locationId !== undefined) {
         params.push(filters.locationId);
         where.push(`s.location_id = $${params.length}`);
+      }
+      if (filters.at) {
+        // The as-of bound (DESIGN §10): message index below the count, memory sequence through the memory version.
+        // `seq` is an integer column: a current read's unbounded memory version is clamped to int4.
+        params.push(filters.in === 'memories' ? memoryBound(filters.at) : filters.at.messageCount - 1);
+        where.push(`s.${filters.in === 'memories' ? 'seq' : 'idx'} <= $${params.length}`);
       }
       if (filters.in === 'memories') {
         const rows = (await m.query(

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, ApiZodQuery, WRITE_ERRORS } from '../api-docs';
 import { campaignFilterOf } from '../api-key.auth';
-import { createCampaignBody, LIMITS, locationBody, npcBody, questBody, settingsBody } from '../dto/campaign.dto';
+import { asOfOf, asOfQuery, createCampaignBody, LIMITS, locationBody, npcBody, questBody, settingsBody } from '../dto/campaign.dto';
 import { idSchema, queryInt } from '../validation';
 import { campaignView, emptyCursors } from '../views';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
@@ -29,6 +29,8 @@ const CAMPAIGN_EXAMPLE = {
   cursors: { world: 1, locations: { tavern: 1 }, npcs: { mira: 1 } },
   createdAt: '2026-11-23T07:20:00.000Z',
 };
+
+export const campaignQuery = z.strictObject({ ...asOfQuery });
 
 export const campaignsQuery = z.strictObject({
   after: idSchema.optional(),
@@ -98,8 +100,7 @@ export class CampaignsController {
       visible: campaignFilterOf(req) ?? undefined,
     });
     const at = await this.checkpoints.getMany(items.map((c) => c.id));
-    // Forks (DESIGN §10) will fill `parent`; until then every campaign is a root. The checkpoint, read after the
-    // version, may be further on: capped, it says what was true of that version.
+    // The checkpoint, read after the version, may be further on: capped, it says what was true of that version.
     const processed = (id: string, version: number) => Math.min(at.get(id)?.processedVersion ?? 0, version);
     return {
       items: items.map((c) => ({
@@ -107,24 +108,36 @@ export class CampaignsController {
         name: c.name,
         version: c.version,
         processedVersion: processed(c.id, c.version),
-        parent: null,
+        parent: c.parent,
         createdAt: c.createdAt,
       })),
     };
   }
 
   @Get(':cid')
+  @ApiZodQuery(campaignQuery)
   @ApiRoute('Campaign state, versions and memory cursors', {
     schema: R.campaignResponse,
     operationId: 'getCampaign',
     status: 200,
     example: CAMPAIGN_EXAMPLE,
   })
-  async get(@Param('cid', { schema: idSchema }) cid: string) {
+  async get(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Query({ schema: campaignQuery }) q: z.infer<typeof campaignQuery>,
+  ) {
+    const asOf = asOfOf(q.asOf);
     // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
     const { processedVersion } = await this.checkpoints.get(cid);
-    const snap = await this.campaigns.get(cid);
-    return campaignView(snap.state, processedVersion, await this.memories.cursors(cid));
+    const { state, horizon } = await this.campaigns.snapshot(cid, asOf);
+    // As of V the worker had processed at most V (§10).
+    const processed = Math.min(processedVersion, state.version);
+    return {
+      ...campaignView(state, processed, await this.memories.cursors(cid, horizon)),
+      timeline: horizon.timeline,
+      parent: state.parent ?? null,
+      children: await this.campaigns.children(cid),
+    };
   }
 
   @Put(':cid/settings')

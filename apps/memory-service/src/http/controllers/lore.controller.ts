@@ -1,12 +1,13 @@
 import { CampaignReader } from '@app/campaign';
 import { HideGlossaryTermCommand, LayersReader } from '@app/memory';
-import { Body, Controller, Delete, Get, Inject, Param, Put, Req, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Inject, Param, Put, Query, Req, UseInterceptors } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
 import { bibleBody, glossaryTermBody, pathTerm } from '../dto/layers.dto';
+import { asOfOf, asOfQuery } from '../dto/campaign.dto';
 import { idSchema } from '../validation';
 import { answer, RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
@@ -23,6 +24,9 @@ const TERM_EXAMPLE = {
   hidden: false,
   createdAt: '2026-11-23T07:28:00.000Z',
 };
+
+/** The reads' query: only `asOf` (DESIGN §10). */
+export const loreQuery = z.strictObject({ ...asOfQuery });
 
 /** Campaign bible and glossary (DESIGN §8): what every context is anchored on. */
 @ApiTags('layered context')
@@ -42,8 +46,12 @@ export class LoreController {
     status: 200,
     example: BIBLE_EXAMPLE,
   })
-  async bible(@Param('cid', { schema: idSchema }) cid: string, @Req() req: FastifyRequest) {
-    const { state } = await this.campaigns.get(cid);
+  async bible(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Query({ schema: loreQuery }) q: z.infer<typeof loreQuery>,
+    @Req() req: FastifyRequest,
+  ) {
+    const { state } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
     // A viewer-bound key reads the public part only (§8); the field is left out rather than shown empty.
     if (callerOf(req).viewer) return { text: state.bible?.text ?? '' };
     return { text: state.bible?.text ?? '', dmOnly: state.bible?.dmOnly ?? '' };
@@ -73,11 +81,16 @@ export class LoreController {
     status: 200,
     example: { items: [TERM_EXAMPLE] },
   })
-  async glossary(@Param('cid', { schema: idSchema }) cid: string, @Req() req: FastifyRequest) {
-    const { state } = await this.campaigns.get(cid);
+  async glossary(
+    @Param('cid', { schema: idSchema }) cid: string,
+    @Query({ schema: loreQuery }) q: z.infer<typeof loreQuery>,
+    @Req() req: FastifyRequest,
+  ) {
+    const { state, horizon: at } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
     const viewer = witnessOf(callerOf(req));
-    if (viewer) return { items: await this.layers.glossary(cid, state.glossary ?? {}, { viewer, publicOnly: true }) };
-    return { items: await this.layers.glossary(cid, state.glossary ?? {}, { includeHidden: true }) };
+    const overrides = state.glossary ?? {};
+    if (viewer) return { items: await this.layers.glossary(cid, overrides, { viewer, publicOnly: true, at }) };
+    return { items: await this.layers.glossary(cid, overrides, { includeHidden: true, at }) };
   }
 
   @Put('glossary/:term')

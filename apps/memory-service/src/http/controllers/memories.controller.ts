@@ -6,7 +6,7 @@ import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common'
 import { QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { LIMITS } from '../dto/campaign.dto';
+import { asOfOf, asOfQuery, LIMITS, noWaitWithAsOf } from '../dto/campaign.dto';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags } from '../api-docs';
 import { idSchema, queryInt } from '../validation';
@@ -52,12 +52,14 @@ export const memoriesQuery = z.strictObject({
   subjectId: idSchema.optional(),
   limit: queryInt(1, LIMITS.listLimit).optional(),
   before: z.string().min(1).max(300).optional(),
+  ...asOfQuery,
 });
 
 export const eventsQuery = z.strictObject({
   stream: z.enum(['game', 'memory']).optional(),
   after: queryInt(0, 2_000_000_000).optional(),
   limit: queryInt(1, LIMITS.listLimit).optional(),
+  ...asOfQuery,
 });
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -85,6 +87,7 @@ export const contextQuery = z.strictObject({
     .string()
     .regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 hex digest')
     .optional(),
+  ...asOfQuery,
 });
 
 @ApiTags('memory and context')
@@ -109,7 +112,7 @@ export class MemoriesController {
     @Query({ schema: memoriesQuery }) q: z.infer<typeof memoriesQuery>,
     @Req() req: FastifyRequest,
   ) {
-    await this.campaigns.get(cid);
+    const { horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
     const viewer = witnessOf(callerOf(req));
     return {
       items: await this.memories.list(cid, {
@@ -118,6 +121,7 @@ export class MemoriesController {
         limit: q.limit ?? 50,
         before: q.before,
         viewer,
+        at: horizon,
       }),
     };
   }
@@ -143,8 +147,11 @@ export class MemoriesController {
     @Param('cid', { schema: idSchema }) cid: string,
     @Query({ schema: eventsQuery }) q: z.infer<typeof eventsQuery>,
   ) {
-    await this.campaigns.get(cid);
-    const items = await this.campaigns.events(cid, q.stream ?? 'game', { after: q.after, limit: q.limit ?? 100 });
+    const stream = q.stream ?? 'game';
+    const { horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    // §10: the game stream through V, the memory stream through its outcomes of events ≤ V (unbounded when current).
+    const until = !horizon.current ? (stream === 'game' ? horizon.version : horizon.memoryVersion) : undefined;
+    const items = await this.campaigns.events(cid, stream, { after: q.after, until, limit: q.limit ?? 100 });
     return {
       items: items.map((e) => ({
         version: e.version,
@@ -170,6 +177,8 @@ export class MemoriesController {
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
+    noWaitWithAsOf(q);
+    const asOf = asOfOf(q.asOf);
     const include = q.include === undefined ? undefined : parseInclude(q.include);
     const budget = q.budget === undefined ? undefined : parseBudget(q.budget);
     const bound = callerOf(req).viewer;
@@ -196,6 +205,7 @@ export class MemoriesController {
       agentId: q.agentId,
       tick: q.tick,
       digestVersion: q.digestVersion,
+      asOf,
       legacy,
     };
     const wait = q.minVersion !== undefined ? { minVersion: q.minVersion, waitMs: q.waitMs ?? 0 } : undefined;

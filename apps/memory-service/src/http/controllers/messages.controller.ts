@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
-import { LIMITS, messagesBody } from '../dto/campaign.dto';
+import { asOfOf, asOfQuery, LIMITS, messagesBody } from '../dto/campaign.dto';
 import { idSchema, queryInt } from '../validation';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
@@ -15,6 +15,9 @@ export const listMessagesQuery = z.strictObject({
   after: queryInt(-1, 2_000_000_000).optional(),
   limit: queryInt(1, LIMITS.listLimit).optional(),
   locationId: idSchema.optional(),
+  ...asOfQuery,
+  /** §10: retracted messages too, each with `retracted: {version, reason}`. */
+  includeRetracted: z.enum(['true', 'false']).optional(),
 });
 
 const MESSAGE_EXAMPLE = {
@@ -76,13 +79,15 @@ export class MessagesController {
     @Query({ schema: listMessagesQuery }) q: z.infer<typeof listMessagesQuery>,
     @Req() req: FastifyRequest,
   ) {
-    await this.campaigns.get(cid);
+    const { horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
     const witnessedBy = witnessOf(callerOf(req));
     const items = await this.campaigns.messages(cid, {
       after: q.after,
       limit: q.limit ?? 100,
       locationId: q.locationId,
       witnessedBy,
+      at: horizon,
+      includeRetracted: q.includeRetracted === 'true',
     });
     // An agent's reasoning is nobody's to witness: a viewer-bound key gets the messages without it.
     return { items: items.map(({ version: _v, ...m }) => (witnessedBy ? { ...m, reasoning: null } : m)) };

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, ApiZodQuery } from '../api-docs';
 import { idSchema, parse, pathId, queryInt } from '../validation';
+import { asOfOf, asOfQuery } from '../dto/campaign.dto';
 import { callerOf, viewerBound, witnessOf } from '../caller';
 
 export const SEARCH_LIMIT = { default: 20, max: 100 };
@@ -19,6 +20,7 @@ const searchQuery = z.strictObject({
   limit: queryInt(1, SEARCH_LIMIT.max).optional(),
   role: z.enum(MESSAGE_ROLES).optional(),
   locationId: idSchema.optional(),
+  ...asOfQuery,
 });
 
 const WITNESSED_POOL_FACTOR = 5;
@@ -80,6 +82,7 @@ export class SearchController {
       role: q.role,
       locationId: q.locationId,
       limit: asked,
+      asOf: asOfOf(q.asOf),
     });
     const hits = witness ? (await this.witnessedHits(cid, witness, ranked)).slice(0, limit) : ranked;
     return {

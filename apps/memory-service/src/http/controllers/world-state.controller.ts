@@ -5,8 +5,9 @@ import { buildDigest, FACT_STATUSES, FactStatusFilter, renderHud, statusAt } fro
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, UseInterceptors } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import * as R from '../dto/responses';
-import { ApiQuery, ApiRoute, ApiTags, ApiZodBody } from '../api-docs';
-import { emptyBody } from '../dto/campaign.dto';
+import { ApiQuery, ApiRoute, ApiTags, ApiZodBody, ApiZodQuery } from '../api-docs';
+import { asOfOf, asOfQuery, emptyBody } from '../dto/campaign.dto';
+import { z } from 'zod';
 import { checkTtl, factBody, factType, playerBody, STATE_LIMITS } from '../dto/state.dto';
 import { parse, pathId } from '../validation';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
@@ -30,6 +31,9 @@ const PLAYER_EXAMPLE = {
   registeredVersion: 5,
   hud: { text: 'HUD: HP 12/20', tokens: 6, dropped: [] },
 };
+
+/** The digest's query: only `asOf` (DESIGN §10); the facts list takes it beside `status`. */
+const digestQuery = z.strictObject({ ...asOfQuery });
 
 @ApiTags('world state')
 @Controller('v1/campaigns/:cid')
@@ -130,18 +134,20 @@ export class WorldStateController {
     example: { items: [FACT_EXAMPLE] },
   })
   @ApiQuery({ name: 'status', required: false, enum: ['active', 'resolved', 'expired', 'all'] })
+  @ApiZodQuery(digestQuery)
   @Get('facts')
   async facts(@Param('cid') cid: string, @Query() query: Record<string, unknown>) {
     pathId(cid, 'campaign id');
-    const unknownParams = Object.keys(query ?? {}).filter((k) => k !== 'status');
+    const unknownParams = Object.keys(query ?? {}).filter((k) => k !== 'status' && k !== 'asOf');
     if (unknownParams.length)
       throw new DomainError('invalid', 'VALIDATION_FAILED', `unknown query parameter(s): ${unknownParams.join(', ')}`);
     const status = query?.status ?? 'active';
     if (typeof status !== 'string' || !(FACT_STATUSES as readonly string[]).includes(status)) {
       throw new DomainError('invalid', 'INVALID_STATUS', `status must be one of ${FACT_STATUSES.join(', ')}`);
     }
-    const { state } = await this.campaigns.get(cid);
-    const now = this.clock.now();
+    const { state, horizon } = await this.campaigns.snapshot(cid, asOfOf(queryString(query?.asOf)));
+    // §10: as of V, expiry is judged at the time of event V.
+    const now = horizon.at === null ? this.clock.now() : new Date(horizon.at);
     const items = sortedFacts(state)
       .map((f) => this.factView(f, now))
       .filter((f) => (status as FactStatusFilter) === 'all' || f.status === status);
@@ -159,11 +165,14 @@ export class WorldStateController {
       dropped: [],
     },
   })
+  @ApiZodQuery(digestQuery)
   @Get('digest')
-  async digest(@Param('cid') cid: string) {
+  async digest(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
-    const { state } = await this.campaigns.get(cid);
-    const d = buildDigest(Object.values(state.facts ?? {}), this.clock.now(), this.config.digestMaxTokens, (t) =>
+    const q = parse(digestQuery, query ?? {});
+    const { state, horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    const now = horizon.at === null ? this.clock.now() : new Date(horizon.at);
+    const d = buildDigest(Object.values(state.facts ?? {}), now, this.config.digestMaxTokens, (t) =>
       this.counter.count(t),
     );
     return {
@@ -271,3 +280,9 @@ const sortedFacts = (state: CampaignState) =>
   Object.values(state.facts ?? {}).sort((a, b) =>
     a.type === b.type ? (a.key < b.key ? -1 : 1) : a.type < b.type ? -1 : 1,
   );
+
+/** A query value that must be one string (a repeated parameter arrives as an array). */
+function queryString(v: unknown): string | undefined {
+  if (v === undefined || typeof v === 'string') return v;
+  throw new DomainError('invalid', 'INVALID_VERSION', 'asOf must be one version number');
+}

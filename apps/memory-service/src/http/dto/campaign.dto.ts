@@ -1,4 +1,5 @@
 import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
+import { invalid } from '@app/common';
 import { z } from 'zod';
 import { idSchema, isoTimeSchema, singleLine } from '../validation';
 
@@ -81,3 +82,29 @@ export const updateLocationStateBody = z.strictObject({
   completeEncounter: idSchema.optional(),
 });
 export const emptyBody = z.strictObject({}).nullable().optional();
+
+/**
+ * `asOf=<V>` (DESIGN §10 "As-of reads"), one fragment spread into every read's query schema. Parsed by `asOfOf` (its
+ * own INVALID_VERSION code, as the range check against the campaign's version has); documented as the integer it is.
+ */
+export const asOfQuery = {
+  asOf: z
+    .string()
+    .max(64)
+    .meta({ type: 'integer', minimum: 1, description: 'read the campaign as it was at this game version' })
+    .optional(),
+};
+
+/** The `asOf` query value as a version number; anything but a positive integer is 400 INVALID_VERSION. */
+export function asOfOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,10}$/.test(raw) || Number(raw) < 1)
+    throw invalid('INVALID_VERSION', `asOf must be a version from 1 to the campaign's version, not ${raw}`);
+  return Number(raw);
+}
+
+/** DESIGN §10: a past version needs no wait, so `asOf` with `minVersion` or `waitMs` is 400 INVALID_VERSION. */
+export function noWaitWithAsOf(q: { asOf?: string; minVersion?: number; waitMs?: number }): void {
+  if (q.asOf !== undefined && (q.minVersion !== undefined || q.waitMs !== undefined))
+    throw invalid('INVALID_VERSION', 'asOf cannot be combined with minVersion or waitMs: a past version needs no wait');
+}

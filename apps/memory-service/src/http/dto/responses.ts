@@ -39,6 +39,11 @@ const cursors = z.object({
   npcs: z.record(z.string(), int),
 });
 
+const parentRef = z
+  .object({ id: z.string(), version: count })
+  .nullable()
+  .describe('§10: the campaign this one was forked from and the version it was forked at; null for a root');
+
 export const campaignResponse = z.object({
   id: z.string(),
   name: z.string(),
@@ -54,6 +59,15 @@ export const campaignResponse = z.object({
   quests: z.array(quest),
   cursors,
   createdAt: time,
+  timeline: int
+    .min(1)
+    .optional()
+    .describe('1, +1 per rewind (DESIGN §10); with asOf, the timeline the version belongs to'),
+  parent: parentRef.optional(),
+  children: z
+    .array(z.object({ id: z.string(), atVersion: count }))
+    .optional()
+    .describe('§10: the forks of this campaign and the version each was forked at'),
 });
 
 export const settingsResponse = z.object({ version: count, settings: z.object({ perRoleMemory: z.boolean() }) });
@@ -81,6 +95,11 @@ const message = z.object({
   toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
   toolCallId: z.string().nullable(),
   reasoning: z.string().nullable(),
+  retracted: z
+    .object({ version: count, reason: z.string().nullable() })
+    .nullable()
+    .optional()
+    .describe('§10, with includeRetracted=true only: the retraction (null = not retracted at the version read)'),
 });
 export const messagesResponse = z.object({ items: z.array(message) });
 
@@ -99,6 +118,8 @@ const memory = z.object({
   sinceTimestamp: time,
   createdAt: time,
   triggerVersion: count,
+  revision: int.min(1).optional().describe('§10: 1 as recorded, +1 per revision or correction'),
+  origin: z.enum(['model', 'dm']).optional().describe('§10: written by the model, or corrected by the game master'),
 });
 export const memoriesResponse = z.object({ items: z.array(memory) });
 
@@ -135,6 +156,7 @@ const dropped = z.object({
 export const contextResponse = z
   .object({
     version: count,
+    timeline: int.min(1).optional().describe('1, +1 per rewind (DESIGN §10); absent in the DESIGN §2 form'),
     processedVersion: count,
     agent: z
       .enum(AGENTS)
@@ -279,7 +301,7 @@ export const campaignsResponse = z.object({
       name: z.string(),
       version: count,
       processedVersion: count,
-      parent: z.string().nullable(),
+      parent: parentRef,
       createdAt: time,
     }),
   ),
