@@ -46,6 +46,11 @@ export class CampaignStateCache {
     }
   }
 
+  /** A rewound or deleted campaign: its cached state belongs to a timeline that is gone (DESIGN §10). */
+  dropCampaign(campaignId: string): void {
+    this.drop(campaignId);
+  }
+
   private drop(campaignId: string): void {
     const e = this.entries.get(campaignId);
     if (!e) return;
