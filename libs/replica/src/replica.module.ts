@@ -115,7 +115,6 @@ function timelineProvider(logger: Logger): Provider {
     ) => {
       if (!coordinator) return null;
       timelines.register({
-        name: 'leases',
         copy: async () => undefined,
         rewind: async () => undefined,
         remove: async (m, id) => void (await m.query('DELETE FROM leases WHERE campaign_id = $1', [id])),

@@ -1,7 +1,8 @@
 import { clearAbove, copyCampaignRows, deleteCampaignRows, nullAbove, sql, tableColumns } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { CampaignState } from '../domain/state';
-import { TimelineParticipant, TimelinePoint } from '../timelines/timeline.port';
+import { Horizon } from '../timelines/horizon';
+import { TimelineParticipant } from '../timelines/timeline.port';
 
 /** Marks a message gets after it was recorded (a retraction): undone by a rewind, not copied by an earlier fork. */
 const RETRACTION = ['retracted_version', 'retract_reason'];
@@ -14,7 +15,7 @@ const RETRACTION = ['retracted_version', 'retract_reason'];
 export class CampaignTimeline implements TimelineParticipant {
   readonly name = 'campaign';
 
-  async copy(m: EntityManager, from: string, to: string, at: TimelinePoint): Promise<void> {
+  async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
     const n = [at.messageCount];
     const retraction = retractionAt(m, at.version);
     await copyCampaignRows(m, { table: 'messages', from, to, where: '"idx" < ?', params: n, ...retraction });
@@ -31,7 +32,7 @@ export class CampaignTimeline implements TimelineParticipant {
     });
   }
 
-  async rewind(m: EntityManager, id: string, to: TimelinePoint): Promise<void> {
+  async rewind(m: EntityManager, id: string, to: Horizon): Promise<void> {
     const n = [to.messageCount];
     await deleteCampaignRows(m, 'message_witnesses', id, '"idx" >= ?', n);
     await deleteCampaignRows(m, 'tool_calls', id, '"message_index" >= ?', n);

@@ -1,38 +1,25 @@
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import type { Horizon } from './horizon';
 
 /**
- * Where a fork or rewind cuts a campaign (DESIGN §10): game version V, the message count N(V), how far the
- * memory worker had got X = min(V, P) and the memory stream's version M at X (the prefix a fork copies).
- */
-export interface TimelinePoint {
-  version: number;
-  messageCount: number;
-  processedVersion: number;
-  memoryVersion: number;
-}
-
-/**
- * An owner of per-campaign rows taking part in fork, rewind and delete, inside the operation's one
- * transaction (registered at `onModuleInit`, like MessageIndexer and GameEventProjection, so the campaign lib
- * imports none of them). Each touches only its own tables, set-based.
+ * One owner's part of fork, rewind and delete (§10). Registered with the TimelineService like MessageIndexer or
+ * GameEventProjection, so campaign imports none of its participants. Every call runs inside the operation's one
+ * transaction (`m`): a participant that throws undoes the whole operation.
  */
 export interface TimelineParticipant {
-  /** For logs and errors. */
-  readonly name: string;
-  /** Fork: copy `from`'s rows as of `at` to the new campaign `to`. */
-  copy(m: EntityManager, from: string, to: string, at: TimelinePoint): Promise<void>;
-  /** Rewind in place: drop what came after `to`, undo marks made after it; `timeline` is the new timeline. */
-  rewind(m: EntityManager, campaignId: string, to: TimelinePoint, timeline: number): Promise<void>;
+  /** Fork: copy `from`'s rows as of `at` to the new campaign `to`, set-based (no per-event application code). */
+  copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void>;
+  /** Rewind in place to `to`; `timeline` is the new timeline number. */
+  rewind(m: EntityManager, id: string, to: Horizon, timeline: number): Promise<void>;
   /** Delete: every row of the campaign. */
-  remove(m: EntityManager, campaignId: string): Promise<void>;
+  remove(m: EntityManager, id: string): Promise<void>;
 }
 
-/** Memory's part of a cut: its checkpoint and stream, which the campaign lib cannot read. */
-export type MemoryPointOf = (
-  m: EntityManager,
-  campaignId: string,
-  version: number,
-) => Promise<Pick<TimelinePoint, 'processedVersion' | 'memoryVersion'>>;
+/**
+ * Memory's part of a cut (lane 4): the memory stream's version M at game version V (its outcomes whose trigger
+ * version is ≤ min(V, processed)), which the campaign lib cannot read itself.
+ */
+export type MemoryVersionAt = (m: EntityManager, campaignId: string, version: number) => Promise<number>;
 
 /** What happened, told after the commit (caches, the worker, the event stream, other replicas). */
 export type TimelineChange =

@@ -9,7 +9,8 @@ import { CampaignState, emptyState } from '../domain/state';
 import { CampaignProjector } from '../projections/campaign.projector';
 import { CampaignRows, CampaignTimeline } from '../projections/campaign.timeline';
 import { WriteMeta } from '../campaign.runner';
-import { MemoryPointOf, TimelineChange, TimelineListener, TimelineParticipant, TimelinePoint } from './timeline.port';
+import { Horizon } from './horizon';
+import { MemoryVersionAt, TimelineChange, TimelineListener, TimelineParticipant } from './timeline.port';
 
 /** One fork or rewind done inside an operation: what it appended and what listeners are told after the commit. */
 interface Done {
@@ -60,7 +61,7 @@ export interface TimelineOutcome<R> {
 export class TimelineService {
   private readonly participants: TimelineParticipant[] = [new CampaignTimeline()];
   private readonly listeners: TimelineListener[] = [];
-  private memoryPoint: MemoryPointOf = async () => ({ processedVersion: 0, memoryVersion: 0 });
+  private memoryVersionAt: MemoryVersionAt = async () => 0;
   private readonly logger = new Logger('timelines');
 
   constructor(
@@ -78,9 +79,9 @@ export class TimelineService {
     this.participants.push(participant);
   }
 
-  /** Memory registers how far its worker got (checkpoint, memory stream) as of a game version. */
-  useMemoryPoint(point: MemoryPointOf): void {
-    this.memoryPoint = point;
+  /** Memory registers how to find its stream's version as of a game version (its checkpoint, its trigger index). */
+  useMemoryVersionAt(at: MemoryVersionAt): void {
+    this.memoryVersionAt = at;
   }
 
   /** Told after each committed operation; a listener that throws is logged, never fails the operation. */
@@ -146,9 +147,17 @@ export class TimelineService {
     );
   }
 
-  private async pointAt(m: EntityManager, state: CampaignState): Promise<TimelinePoint> {
-    const memory = await this.memoryPoint(m, state.id, state.version);
-    return { version: state.version, messageCount: state.messageCount, ...memory };
+  /** The cut at `state` (a state as of V): N(V), M(V), the recordedAt of event V. */
+  private async pointAt(m: EntityManager, state: CampaignState, timeline: number): Promise<Horizon> {
+    const [event] = await this.store.readStream(gameStream(state.id), { after: state.version - 1, limit: 1 }, m);
+    return {
+      version: state.version,
+      timeline,
+      messageCount: state.messageCount,
+      memoryVersion: await this.memoryVersionAt(m, state.id, state.version),
+      at: event?.recordedAt ?? null,
+      current: false,
+    };
   }
 
   private async forkIn(m: EntityManager, parent: CampaignState, req: ForkRequest) {
@@ -160,7 +169,7 @@ export class TimelineService {
       id === parent.id || (await CampaignRows.exists(m, id)) || (await this.store.streamVersion(gameStream(id), m)) > 0;
     if (taken) throw conflict('CAMPAIGN_EXISTS', `campaign ${id} already exists`);
     const atV = await this.stateAt(m, parent, v);
-    const point = await this.pointAt(m, atV);
+    const point = await this.pointAt(m, atV, 1);
     await this.store.copyStreams(
       [
         { from: gameStream(parent.id), to: gameStream(id), until: v },
@@ -183,7 +192,7 @@ export class TimelineService {
 
   private async rewindIn(m: EntityManager, state: CampaignState, to: number, timeline: number, keptAs: string | null) {
     const atTo = await this.stateAt(m, state, to);
-    const point = await this.pointAt(m, atTo);
+    const point = await this.pointAt(m, atTo, timeline);
     const game = await this.store.truncateStream(gameStream(state.id), to, m);
     const memory = await this.store.truncateStream(memoryStream(state.id), point.memoryVersion, m);
     const at = this.clock.now().toISOString();

@@ -1,4 +1,4 @@
-import { TimelinePoint, TimelineParticipant, TimelineService } from '@app/campaign';
+import { Horizon, TimelineParticipant, TimelineService } from '@app/campaign';
 import { clearAbove, copyCampaignRows, deleteCampaignRows, nullAbove, sql, tableColumns } from '@app/database';
 import { EventStore, memoryStream } from '@app/event-store';
 import { UsageLedger } from '@app/summarizer';
@@ -30,7 +30,7 @@ export class MemoryTimeline implements TimelineParticipant {
   /** Registers with the campaign's TimelineService (called at onModuleInit). */
   attach(timelines: TimelineService): void {
     timelines.register(this);
-    timelines.useMemoryPoint((m, id, version) => this.pointAt(m, id, version));
+    timelines.useMemoryVersionAt(async (m, id, version) => (await this.pointAt(m, id, version)).memoryVersion);
     timelines.onChange((c) => {
       // The fence is what makes a stale claim commit nothing; this only spares its model call.
       if (c.kind === 'rewound') this.worker.abandon(c.campaignId);
@@ -46,7 +46,7 @@ export class MemoryTimeline implements TimelineParticipant {
     return { processedVersion, memoryVersion: await this.memoryVersionAt(m, campaignId, processedVersion) };
   }
 
-  async copy(m: EntityManager, from: string, to: string, at: TimelinePoint): Promise<void> {
+  async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
     const upTo = { where: '"memory_version" <= ?', params: [at.memoryVersion] };
     await copyCampaignRows(m, {
       table: 'memory_witnesses',
@@ -71,10 +71,11 @@ export class MemoryTimeline implements TimelineParticipant {
       await copyCampaignRows(m, { table, from, to, ...upTo, set, setParams });
     }
     await this.recomputeCursors(m, to);
-    await CheckpointStore.copy(m, to, at.processedVersion, at.memoryVersion);
+    const { processedVersion } = await this.pointAt(m, from, at.version);
+    await CheckpointStore.copy(m, to, processedVersion, at.memoryVersion);
   }
 
-  async rewind(m: EntityManager, id: string, to: TimelinePoint, timeline: number): Promise<void> {
+  async rewind(m: EntityManager, id: string, to: Horizon, timeline: number): Promise<void> {
     const later = [to.memoryVersion];
     await deleteCampaignRows(
       m,
@@ -97,7 +98,8 @@ export class MemoryTimeline implements TimelineParticipant {
       await clearAbove(m, table, id, marks, to.version);
     }
     await this.recomputeCursors(m, id);
-    await CheckpointStore.rewind(m, id, to.processedVersion, to.memoryVersion, timeline);
+    const { processedVersion } = await this.pointAt(m, id, to.version);
+    await CheckpointStore.rewind(m, id, processedVersion, to.memoryVersion, timeline);
   }
 
   async remove(m: EntityManager, id: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { TimelineParticipant, TimelinePoint } from '@app/campaign';
+import type { Horizon, TimelineParticipant } from '@app/campaign';
 import { atGroupEnd, sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 
@@ -18,7 +18,7 @@ const range = (num: number, lo: number, hi: number) => [num, lo, num, hi];
 export class Fts5Timeline implements TimelineParticipant {
   readonly name = 'search';
 
-  async copy(m: EntityManager, from: string, to: string, at: TimelinePoint): Promise<void> {
+  async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
     await atGroupEnd(m, async () => {
       const parent = await numOf(m, from);
       if (parent === null) return;
@@ -41,7 +41,7 @@ export class Fts5Timeline implements TimelineParticipant {
     });
   }
 
-  async rewind(m: EntityManager, id: string, to: TimelinePoint): Promise<void> {
+  async rewind(m: EntityManager, id: string, to: Horizon): Promise<void> {
     await atGroupEnd(m, async () => {
       const num = await numOf(m, id);
       if (num === null) return;

@@ -1,4 +1,4 @@
-import type { TimelineParticipant, TimelinePoint } from '@app/campaign';
+import type { Horizon, TimelineParticipant } from '@app/campaign';
 import { sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 
@@ -15,7 +15,7 @@ const MEMORY_COLUMNS = 'memory_id, seq, location_id, at, round, summary, tsv';
 export class PostgresTimeline implements TimelineParticipant {
   readonly name = 'search';
 
-  async copy(m: EntityManager, from: string, to: string, at: TimelinePoint): Promise<void> {
+  async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
     for (const [table, text] of [
       ['search_messages', 'content'],
       ['search_reasoning', 'reasoning'],
@@ -36,7 +36,7 @@ export class PostgresTimeline implements TimelineParticipant {
     );
   }
 
-  async rewind(m: EntityManager, id: string, to: TimelinePoint): Promise<void> {
+  async rewind(m: EntityManager, id: string, to: Horizon): Promise<void> {
     for (const table of ['search_messages', 'search_reasoning'])
       await sql(m, `DELETE FROM ${table} WHERE campaign_id = ? AND idx >= ?`, [id, to.messageCount]);
     await sql(

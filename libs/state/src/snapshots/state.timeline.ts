@@ -1,4 +1,4 @@
-import type { TimelineParticipant, TimelinePoint } from '@app/campaign';
+import type { Horizon, TimelineParticipant } from '@app/campaign';
 import { deleteCampaignRows } from '@app/database';
 import { EventStore, gameStream } from '@app/event-store';
 import { EntityManager } from 'typeorm';
@@ -19,11 +19,11 @@ export class StateTimeline implements TimelineParticipant {
     private readonly accounts = new AccountProjection(),
   ) {}
 
-  async copy(m: EntityManager, from: string, to: string, at: TimelinePoint): Promise<void> {
+  async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
     await this.replay(m, from, to, at.version);
   }
 
-  async rewind(m: EntityManager, id: string, to: TimelinePoint): Promise<void> {
+  async rewind(m: EntityManager, id: string, to: Horizon): Promise<void> {
     await deleteCampaignRows(m, 'accounts', id);
     await this.replay(m, id, id, to.version);
   }

@@ -1,0 +1,3 @@
+export * from './horizon';
+export * from './timeline.port';
+export * from './timeline.service';
