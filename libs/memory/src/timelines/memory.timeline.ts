@@ -6,6 +6,7 @@ import { EntityManager } from 'typeorm';
 import { CheckpointStore } from '../checkpoint/checkpoint.store';
 import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from '../memory-events';
 import { MemoryWorker } from '../memory.worker';
+import { memorySql } from '../worker-sql';
 
 /** Marks a memory-side row gets after it was written: undone by a rewind, not copied by an earlier fork. */
 const LATER_MARKS: Record<string, string[]> = {
@@ -122,12 +123,20 @@ export class MemoryTimeline implements TimelineParticipant {
    */
   private async recomputeCursors(m: EntityManager, id: string): Promise<void> {
     await sql(m, 'DELETE FROM memory_cursors WHERE campaign_id = ?', [id]);
-    await sql(
-      m,
-      'INSERT INTO memory_cursors (campaign_id, scope, subject_id, value) SELECT campaign_id, scope, subject_id, ' +
-        'MAX("cursor") FROM memories WHERE campaign_id = ? GROUP BY campaign_id, scope, subject_id',
-      [id],
-    );
+    if (tableColumns(m, 'memories')?.includes('cursor')) {
+      await sql(
+        m,
+        'INSERT INTO memory_cursors (campaign_id, scope, subject_id, value) SELECT campaign_id, scope, subject_id, ' +
+          'MAX("cursor") FROM memories WHERE campaign_id = ? GROUP BY campaign_id, scope, subject_id',
+        [id],
+      );
+    } else {
+      // Before the timelines migration (no `memories.cursor`): from the kept MemoryRecorded events.
+      const recorded = await this.store.readStream(memoryStream(id), { types: ['MemoryRecorded'] }, m);
+      const last = new Map(recorded.map((e) => [`${e.data.scope}\u0000${e.data.subjectId}`, e.data]));
+      for (const d of last.values())
+        await memorySql.upsertCursor(m, id, String(d.scope), String(d.subjectId), Number(d.cursor));
+    }
     // rolling_summaries keys: '*' (dm), PUBLIC_SUMMARY_KEY, `player:<id>`; cursor subjects '*', '*public', `<id>`.
     await sql(
       m,
