@@ -63,6 +63,14 @@ function retractionAt(m: EntityManager, version: number) {
   return { set, setParams };
 }
 
+/** One rewind: the timeline it started, the game versions it went from and to, the memory version it kept. */
+export interface TimelineRewind {
+  timeline: number;
+  fromVersion: number;
+  toVersion: number;
+  memoryVersion: number;
+}
+
 /** The `campaigns` row around a fork or rewind (the projector writes it on every append). */
 export const CampaignRows = {
   /** The fork's row at version V, before its CampaignForked is applied (which moves it to V + 1). */
@@ -128,6 +136,21 @@ export const CampaignRows = {
 
   async remove(m: EntityManager, id: string): Promise<void> {
     await deleteCampaignRows(m, 'campaigns', id, undefined, [], 'id');
+  },
+
+  /** The rewinds the campaign went through, oldest first (the event stream maps older ids through them). */
+  async rewinds(m: EntityManager, id: string): Promise<TimelineRewind[]> {
+    if (!tableColumns(m, 'campaign_timelines')) return [];
+    const text =
+      'SELECT "timeline", "from_version", "to_version", "memory_version" FROM "campaign_timelines" ' +
+      'WHERE "campaign_id" = ? ORDER BY "timeline"';
+    type Row = Record<'timeline' | 'from_version' | 'to_version' | 'memory_version', number | string>;
+    return (await sql<Row>(m, text, [id])).rows.map((r) => ({
+      timeline: Number(r.timeline),
+      fromVersion: Number(r.from_version),
+      toVersion: Number(r.to_version),
+      memoryVersion: Number(r.memory_version),
+    }));
   },
 
   async exists(m: EntityManager, id: string): Promise<boolean> {

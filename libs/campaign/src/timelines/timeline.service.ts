@@ -7,7 +7,7 @@ import { GameEvent } from '../domain/events';
 import { fold } from '../domain/evolve';
 import { CampaignState, emptyState } from '../domain/state';
 import { CampaignProjector } from '../projections/campaign.projector';
-import { CampaignRows, CampaignTimeline } from '../projections/campaign.timeline';
+import { CampaignRows, CampaignTimeline, TimelineRewind } from '../projections/campaign.timeline';
 import { WriteMeta } from '../campaign.runner';
 import { Horizon } from './horizon';
 import { MemoryVersionAt, TimelineChange, TimelineListener, TimelineParticipant } from './timeline.port';
@@ -135,6 +135,14 @@ export class TimelineService {
     });
     this.projector.cache.dropCampaign(campaignId);
     this.tell([{ kind: 'deleted', campaignId }]);
+  }
+
+  /** The campaign's current timeline and the rewinds that made it (the event stream's mapping of older ids). */
+  async timelineOf(campaignId: string): Promise<{ timeline: number; rewinds: TimelineRewind[] }> {
+    return this.db.read(async (m) => ({
+      timeline: await CampaignRows.timeline(m, campaignId),
+      rewinds: await CampaignRows.rewinds(m, campaignId),
+    }));
   }
 
   /** The state as of `version`: the current one from the projector, an earlier one folded from its stream. */
