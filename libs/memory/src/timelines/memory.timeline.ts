@@ -147,15 +147,9 @@ export class MemoryTimeline implements TimelineParticipant {
     );
   }
 
-  /** M(X): the newest memory event whose trigger version is at most X. */
+  /** M(X): the newest memory event whose trigger version is at most X (the stream is ordered by trigger version). */
   private async memoryVersionAt(m: EntityManager, campaignId: string, x: number): Promise<number> {
-    const stream = memoryStream(campaignId);
-    if (tableColumns(m, 'events')?.includes('trigger_version')) {
-      const text =
-        'SELECT MAX("stream_version") AS "v" FROM "events" WHERE "stream_id" = ? AND "trigger_version" <= ?';
-      return Number((await sql<{ v: number | string | null }>(m, text, [stream, x])).rows[0]?.v ?? 0);
-    }
-    const events = await this.store.readStream(stream, {}, m);
+    const events = await this.store.readStream(memoryStream(campaignId), {}, m);
     return events.filter((e) => Number(e.data.triggerVersion) <= x).reduce((v, e) => Math.max(v, e.version), 0);
   }
 }
