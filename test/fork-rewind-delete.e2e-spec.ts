@@ -1,3 +1,5 @@
+import { MemoryWorker } from '@app/memory';
+import { LocationSummaryInput } from '@app/summarizer';
 import { DataSource } from 'typeorm';
 import { RecordingSummarizer } from './support/recording-summarizer';
 import { expectProblem, expectRejected } from './support/rejection';
@@ -8,9 +10,32 @@ import { startTestApp, TestApp } from './support/test-app';
  * DESIGN §10 fork, rewind and delete over HTTP (lane 4). A sample of branch equivalence (the exhaustive comparison
  * is timelines.e2e-spec.ts); the rest is what these three operations promise on their own.
  */
+/** Location summaries hang while `held` until released or abandoned (the worker's signal). */
+class HoldingSummarizer extends RecordingSummarizer {
+  held = false;
+  waiting = 0;
+  private release: () => void = () => undefined;
+
+  open(): void {
+    this.held = false;
+    this.release();
+  }
+
+  override async summarizeLocation(input: LocationSummaryInput, signal?: AbortSignal) {
+    if (this.held) {
+      this.waiting++;
+      await new Promise<void>((resolve, reject) => {
+        this.release = resolve;
+        signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+      }).finally(() => this.waiting--);
+    }
+    return super.summarizeLocation(input, signal);
+  }
+}
+
 describe('fork, rewind, delete (DESIGN §10)', () => {
   let t: TestApp;
-  const summarizer = new RecordingSummarizer();
+  const summarizer = new HoldingSummarizer();
   beforeAll(async () => {
     t = await startTestApp({ summarizer });
   });
@@ -242,5 +267,56 @@ describe('fork, rewind, delete (DESIGN §10)', () => {
     const noop = await t.http('POST', '/v1/campaigns/idem/rewind', { toVersion: version });
     expect(noop.body).toEqual({ version, timeline: 1, discarded: { game: 0, memory: 0 }, keptAs: null });
     expect((await gameEvents('idem')).length).toBe(version);
+  });
+
+  describe('a summary in flight commits nothing', () => {
+    const waitFor = async (ok: () => boolean) => {
+      for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 25));
+      if (!ok()) throw new Error('timed out');
+    };
+
+    async function holdASummary(cid: string): Promise<number> {
+      const s = scenario(t, cid);
+      await s.create('Held');
+      await s.location('a', 'Alpha');
+      await s.location('b', 'Beta');
+      await s.move('a');
+      await s.say({ role: 'dm', content: 'The alpha gate creaks open onto a field of glass.' });
+      await settled(cid);
+      const before = (await s.campaign()).version;
+      summarizer.held = true;
+      await s.move('b');
+      await waitFor(() => summarizer.waiting > 0);
+      return before;
+    }
+
+    afterEach(() => summarizer.open());
+
+    it('rewound under it: nothing of the old timeline is committed, the worker does the new one', async () => {
+      const before = await holdASummary('held-rw');
+      const res = await t.http('POST', '/v1/campaigns/held-rw/rewind', { toVersion: before });
+      expect(res.status).toBe(200);
+      summarizer.open();
+      await t.app.get(MemoryWorker).idle();
+      await settled('held-rw');
+      expect(await memoryEvents('held-rw')).toEqual([]);
+      expect(await allMemories('held-rw')).toEqual([]);
+      const c = await get('/v1/campaigns/held-rw');
+      expect(c.processedVersion).toBe(before + 1);
+    });
+
+    it('deleted under it: no row of it comes back', async () => {
+      await holdASummary('held-del');
+      expect((await t.http('DELETE', '/v1/campaigns/held-del')).status).toBe(204);
+      summarizer.open();
+      await t.app.get(MemoryWorker).idle();
+      const ds = t.app.get(DataSource);
+      const q = (text: string) =>
+        ds.query(ds.options.type === 'postgres' ? text.replace('?', '$1') : text, ['held-del']);
+      expect(await q('SELECT * FROM memory_checkpoints WHERE campaign_id = ?')).toEqual([]);
+      expect(await q('SELECT * FROM memories WHERE campaign_id = ?')).toEqual([]);
+      expect(await q("SELECT * FROM events WHERE stream_id = 'memory-' || ?")).toEqual([]);
+      expectProblem(await t.http('GET', '/v1/campaigns/held-del'), 404, 'CAMPAIGN_NOT_FOUND');
+    });
   });
 });
