@@ -10,6 +10,19 @@ import { startTestApp, TestApp } from './support/test-app';
  * DESIGN §10 fork, rewind and delete over HTTP (lane 4). A sample of branch equivalence (the exhaustive comparison
  * is timelines.e2e-spec.ts); the rest is what these three operations promise on their own.
  */
+/** What the list routes answer, as far as these tests look at it. */
+interface Item {
+  id: string;
+  index: number;
+  version: number;
+  type: string;
+  data: unknown;
+  recordedAt: string;
+  triggerVersion: number;
+  summary: string;
+  inputIndexes?: number[];
+}
+
 /** Location summaries hang while `held` until released or abandoned (the worker's signal). */
 class HoldingSummarizer extends RecordingSummarizer {
   held = false;
@@ -46,10 +59,13 @@ describe('fork, rewind, delete (DESIGN §10)', () => {
     if (res.status !== 200) throw new Error(`GET ${path} → ${res.status} ${res.text}`);
     return res.body;
   };
-  const allMessages = async (cid: string) => (await get(`/v1/campaigns/${cid}/messages?limit=1000`)).items;
-  const allMemories = async (cid: string) => (await get(`/v1/campaigns/${cid}/memories?limit=1000`)).items;
-  const gameEvents = async (cid: string) => (await get(`/v1/campaigns/${cid}/events?stream=game&limit=1000`)).items;
-  const memoryEvents = async (cid: string) =>
+  const allMessages = async (cid: string): Promise<Item[]> =>
+    (await get(`/v1/campaigns/${cid}/messages?limit=1000`)).items;
+  const allMemories = async (cid: string): Promise<Item[]> =>
+    (await get(`/v1/campaigns/${cid}/memories?limit=1000`)).items;
+  const gameEvents = async (cid: string): Promise<Item[]> =>
+    (await get(`/v1/campaigns/${cid}/events?stream=game&limit=1000`)).items;
+  const memoryEvents = async (cid: string): Promise<Item[]> =>
     (await get(`/v1/campaigns/${cid}/events?stream=memory&limit=1000`)).items;
   const search = async (cid: string, q: string, where = 'messages') =>
     (await get(`/v1/campaigns/${cid}/search?q=${encodeURIComponent(q)}&in=${where}`)).items;
@@ -70,7 +86,11 @@ describe('fork, rewind, delete (DESIGN §10)', () => {
     await s.move('tavern');
     const afterFirst = (await s.campaign()).version;
     await s.say(
-      { role: 'dm', content: 'Mira polishes a glass and mentions the drowned chapel beneath the pier.', npcIds: ['mira'] },
+      {
+        role: 'dm',
+        content: 'Mira polishes a glass and mentions the drowned chapel beneath the pier.',
+        npcIds: ['mira'],
+      },
       { role: 'player', speaker: 'Aria', content: 'Aria asks Mira about the chapel bells.', npcIds: ['mira'] },
     );
     await s.move('docks');
@@ -85,7 +105,12 @@ describe('fork, rewind, delete (DESIGN §10)', () => {
     const calls = summarizer.calls.length;
     const res = await t.http('POST', '/v1/campaigns/fk-root/fork', { id: 'fk-child', name: 'What if' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ id: 'fk-child', name: 'What if', version: end + 1, parent: { id: 'fk-root', version: end } });
+    expect(res.body).toMatchObject({
+      id: 'fk-child',
+      name: 'What if',
+      version: end + 1,
+      parent: { id: 'fk-root', version: end },
+    });
     await settled('fk-child');
     expect(summarizer.calls.length).toBe(calls);
 
@@ -97,15 +122,15 @@ describe('fork, rewind, delete (DESIGN §10)', () => {
     expect(await search('fk-child', 'chapel', 'memories')).toEqual(await search('fk-root', 'chapel', 'memories'));
     const parentEvents = await gameEvents('fk-root');
     const childEvents = await gameEvents('fk-child');
-    expect(childEvents.slice(0, -1).map((e: any) => [e.version, e.type, e.data, e.recordedAt])).toEqual(
-      parentEvents.map((e: any) => [e.version, e.type, e.data, e.recordedAt]),
+    expect(childEvents.slice(0, -1).map((e) => [e.version, e.type, e.data, e.recordedAt])).toEqual(
+      parentEvents.map((e) => [e.version, e.type, e.data, e.recordedAt]),
     );
     expect(childEvents[childEvents.length - 1]).toMatchObject({
       type: 'CampaignForked',
       data: { parentId: 'fk-root', parentVersion: end, name: 'What if' },
     });
     const strippedMemoryEvents = (cid: string) =>
-      memoryEvents(cid).then((xs) => xs.map((e: any) => [e.version, e.type, e.data]));
+      memoryEvents(cid).then((xs) => xs.map((e) => [e.version, e.type, e.data]));
     expect(await strippedMemoryEvents('fk-child')).toEqual(await strippedMemoryEvents('fk-root'));
     const [parent, child] = [await get('/v1/campaigns/fk-root'), await get('/v1/campaigns/fk-child')];
     expect(child.cursors).toEqual(parent.cursors);
@@ -125,12 +150,14 @@ describe('fork, rewind, delete (DESIGN §10)', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ version: afterFirst + 1, messageCount: 2, name: 'The Drowned Road' });
     const messages = await allMessages('fk-early-2');
-    expect(messages.map((m: any) => m.index)).toEqual([0, 1]);
+    expect(messages.map((m) => m.index)).toEqual([0, 1]);
     expect(await search('fk-early-2', 'chapel')).toEqual([]);
     const parentMemories = await allMemories('fk-early');
     const events = await gameEvents('fk-early');
-    const kept = parentMemories.filter((m: any) => events.find((e: any) => e.version === m.triggerVersion) && m.triggerVersion <= afterFirst);
-    expect((await allMemories('fk-early-2')).map((m: any) => m.id).sort()).toEqual(kept.map((m: any) => m.id).sort());
+    const kept = parentMemories.filter(
+      (m) => events.find((e) => e.version === m.triggerVersion) && m.triggerVersion <= afterFirst,
+    );
+    expect((await allMemories('fk-early-2')).map((m) => m.id).sort()).toEqual(kept.map((m) => m.id).sort());
     // The fork's own worker finishes what the parent's had done later — unless it had, which it had here: no call.
     await settled('fk-early-2');
     expect(summarizer.calls.length).toBe(calls);
@@ -146,10 +173,10 @@ describe('fork, rewind, delete (DESIGN §10)', () => {
     expect(res.body.discarded.game).toBe(end - afterFirst);
     expect(summarizer.calls.length).toBe(calls);
 
-    expect((await allMessages('rw')).map((m: any) => m.index)).toEqual([0, 1]);
+    expect((await allMessages('rw')).map((m) => m.index)).toEqual([0, 1]);
     expect(await search('rw', 'chapel')).toEqual([]);
     const events = await gameEvents('rw');
-    expect(events.map((e: any) => e.version)).toEqual(Array.from({ length: afterFirst + 1 }, (_, i) => i + 1));
+    expect(events.map((e) => e.version)).toEqual(Array.from({ length: afterFirst + 1 }, (_, i) => i + 1));
     expect(events[afterFirst]).toMatchObject({
       type: 'CampaignRewound',
       data: { fromVersion: end, toVersion: afterFirst, keptAs: 'rw-before' },
@@ -158,31 +185,41 @@ describe('fork, rewind, delete (DESIGN §10)', () => {
     expect(timeline[timeline.length - 1]).toMatchObject({ id: `2:game:${afterFirst + 1}`, type: 'CampaignRewound' });
     // keepAs: the whole pre-rewind campaign, as a fork at the old head.
     expect(await allMessages('rw-before')).toEqual(before.messages);
-    expect((await allMemories('rw-before')).map((m: any) => m.id)).toEqual(before.memories.map((m: any) => m.id));
+    expect((await allMemories('rw-before')).map((m) => m.id)).toEqual(before.memories.map((m) => m.id));
 
     // A stale If-Match (the pre-rewind head) is 412; the campaign grows again from the rewound version.
-    const stale = await t.http('POST', '/v1/campaigns/rw/messages', { messages: [{ role: 'dm', content: 'x' }] }, {
-      'if-match': String(end),
-    });
+    const stale = await t.http(
+      'POST',
+      '/v1/campaigns/rw/messages',
+      { messages: [{ role: 'dm', content: 'x' }] },
+      {
+        'if-match': String(end),
+      },
+    );
     expect(stale.status).toBe(412);
     const s = scenario(t, 'rw');
     await s.say({ role: 'dm', content: 'Instead, a storm drives everyone into the lighthouse.' });
     await s.move('docks');
     await settled('rw');
     const regrown = await allMessages('rw');
-    expect(regrown.map((m: any) => m.index)).toEqual([0, 1, 2]);
+    expect(regrown.map((m) => m.index)).toEqual([0, 1, 2]);
     expect(await search('rw', 'lighthouse')).toHaveLength(1);
     const memories = await allMemories('rw');
-    expect(memories.some((m: any) => m.summary.includes('lighthouse') || m.inputIndexes?.includes?.(2))).toBe(true);
+    expect(memories.some((m) => m.summary.includes('lighthouse') || m.inputIndexes?.includes?.(2))).toBe(true);
     expect((await get('/v1/campaigns/rw')).processedVersion).toBe((await get('/v1/campaigns/rw')).version);
   });
 
   it('delete removes every row of the campaign in every table, leaves its forks, and a second delete is 404', async () => {
     await play('del');
     expect((await t.http('POST', '/v1/campaigns/del/fork', { id: 'del-fork' })).status).toBe(201);
-    await t.http('POST', '/v1/campaigns/del/messages', { messages: [{ role: 'dm', content: 'keyed' }] }, {
-      'idempotency-key': 'k-del-1',
-    });
+    await t.http(
+      'POST',
+      '/v1/campaigns/del/messages',
+      { messages: [{ role: 'dm', content: 'keyed' }] },
+      {
+        'idempotency-key': 'k-del-1',
+      },
+    );
     const forkMessages = await allMessages('del-fork');
     const res = await t.http('DELETE', '/v1/campaigns/del');
     expect(res.status).toBe(204);
@@ -227,8 +264,8 @@ describe('fork, rewind, delete (DESIGN §10)', () => {
     await s.create('Bad input');
     await s.say({ role: 'dm', content: 'One line.' });
     const { version } = await s.campaign();
-    const post = (path: string, body: unknown, headers?: Record<string, string>) =>
-      () => t.http('POST', `/v1/campaigns/bad${path}`, body, headers);
+    const post = (path: string, body: unknown, headers?: Record<string, string>) => () =>
+      t.http('POST', `/v1/campaigns/bad${path}`, body, headers);
     expectProblem(await t.http('POST', '/v1/campaigns/no-such/fork', {}), 404, 'CAMPAIGN_NOT_FOUND');
     expectProblem(await t.http('POST', '/v1/campaigns/no-such/rewind', { toVersion: 1 }), 404, 'CAMPAIGN_NOT_FOUND');
     expectProblem(await t.http('DELETE', '/v1/campaigns/no-such'), 404, 'CAMPAIGN_NOT_FOUND');
@@ -261,7 +298,7 @@ describe('fork, rewind, delete (DESIGN §10)', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
-    const list = (await get('/v1/campaigns?limit=1000')).items.map((c: any) => c.id);
+    const list = (await get('/v1/campaigns?limit=1000')).items.map((c: { id: string }) => c.id);
     expect(list.filter((id: string) => id === first.body.id)).toHaveLength(1);
     const { version } = await s.campaign();
     const noop = await t.http('POST', '/v1/campaigns/idem/rewind', { toVersion: version });

@@ -152,7 +152,15 @@ export class MemoryModule {
         WakeWorkerHandler,
         WorkerLifecycle,
       ],
-      exports: [MemoryProjector, MemoryReader, CheckpointStore, LayersReader, WorkerProgress, MemoryWorker, MemoryTimeline],
+      exports: [
+        MemoryProjector,
+        MemoryReader,
+        CheckpointStore,
+        LayersReader,
+        WorkerProgress,
+        MemoryWorker,
+        MemoryTimeline,
+      ],
     };
   }
 }

@@ -111,7 +111,6 @@ function timelineProvider(logger: Logger): Provider {
       coordinator: ReplicaCoordinator | null,
       projector: CampaignProjector,
       worker: MemoryWorker,
-      ds: DataSource,
     ) => {
       if (!coordinator) return null;
       timelines.register({
@@ -132,7 +131,7 @@ function timelineProvider(logger: Logger): Provider {
       });
       return coordinator;
     },
-    inject: [TimelineService, REPLICA_COORDINATOR, CampaignProjector, MemoryWorker, DataSource],
+    inject: [TimelineService, REPLICA_COORDINATOR, CampaignProjector, MemoryWorker],
   };
 }
 

@@ -39,6 +39,10 @@ export class StateModule {
       useFactory: (db: Database, clock: Clock) => new SnapshotStore(db, clock, config.tickSeconds),
       inject: [DATABASE, CLOCK],
     };
-    return { module: StateModule, providers: [accounts, snapshots, timeline], exports: [AccountProjection, SnapshotStore] };
+    return {
+      module: StateModule,
+      providers: [accounts, snapshots, timeline],
+      exports: [AccountProjection, SnapshotStore],
+    };
   }
 }

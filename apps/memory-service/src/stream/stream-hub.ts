@@ -101,7 +101,9 @@ class Listener {
     if (timeline === this.cursor.timeline || this.closed) return;
     const { cursor, crossed } = mapCursor(this.cursor, timeline, rewinds);
     for (const r of crossed)
-      this.res.write(sseNotice('rewound', { timeline: r.timeline, fromVersion: r.fromVersion, toVersion: r.toVersion }));
+      this.res.write(
+        sseNotice('rewound', { timeline: r.timeline, fromVersion: r.fromVersion, toVersion: r.toVersion }),
+      );
     this.cursor = cursor;
     this.lastSent = eventId(cursor.timeline, 'game', cursor.game);
   }

@@ -99,8 +99,9 @@ export const CampaignRows = {
   /** The campaign's timeline (1 until its first rewind; 1 too before the column exists). */
   async timeline(m: EntityManager, id: string): Promise<number> {
     if (!tableColumns(m, 'campaigns')?.includes('timeline')) return 1;
-    const rows = (await sql<{ timeline: number | string }>(m, 'SELECT "timeline" FROM "campaigns" WHERE "id" = ?', [id]))
-      .rows;
+    const rows = (
+      await sql<{ timeline: number | string }>(m, 'SELECT "timeline" FROM "campaigns" WHERE "id" = ?', [id])
+    ).rows;
     return rows.length ? Number(rows[0].timeline) : 1;
   },
 

@@ -106,7 +106,8 @@ export class TimelineService {
           throw invalid('INVALID_VERSION', `toVersion ${req.toVersion} is outside 1..${state.version}`);
         const done: Done[] = [];
         // The whole pre-rewind campaign first: a taken id is 409 before anything is written.
-        if (req.keepAs !== undefined) done.push(await this.forkIn(m, state, { id: req.keepAs, atVersion: state.version }));
+        if (req.keepAs !== undefined)
+          done.push(await this.forkIn(m, state, { id: req.keepAs, atVersion: state.version }));
         const timeline = await CampaignRows.timeline(m, campaignId);
         const keptAs = req.keepAs ?? null;
         if (req.toVersion === state.version) {
@@ -151,7 +152,11 @@ export class TimelineService {
     const events = await this.store.readStream(gameStream(current.id), { until: version }, m);
     return fold(
       emptyState(current.id),
-      events.map((e) => ({ event: { type: e.type, data: e.data } as GameEvent, version: e.version, recordedAt: e.recordedAt })),
+      events.map((e) => ({
+        event: { type: e.type, data: e.data } as GameEvent,
+        version: e.version,
+        recordedAt: e.recordedAt,
+      })),
     );
   }
 
@@ -204,7 +209,13 @@ export class TimelineService {
     const game = await this.store.truncateStream(gameStream(state.id), to, m);
     const memory = await this.store.truncateStream(memoryStream(state.id), point.memoryVersion, m);
     const at = this.clock.now().toISOString();
-    await CampaignRows.rewind(m, atTo, { fromVersion: state.version, timeline, memoryVersion: point.memoryVersion, keptAs, at });
+    await CampaignRows.rewind(m, atTo, {
+      fromVersion: state.version,
+      timeline,
+      memoryVersion: point.memoryVersion,
+      keptAs,
+      at,
+    });
     for (const p of this.participants) await p.rewind(m, state.id, point, timeline);
     const rewound: GameEvent = { type: 'CampaignRewound', data: { fromVersion: state.version, toVersion: to, keptAs } };
     const events = await this.appendIn(m, atTo, rewound);

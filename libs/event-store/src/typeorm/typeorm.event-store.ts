@@ -100,8 +100,7 @@ export class TypeOrmEventStore implements EventStore {
 
   async truncateStream(streamId: string, after: number, tx?: Tx): Promise<number> {
     const run = async (m: EntityManager) =>
-      (await sql(m, 'DELETE FROM "events" WHERE "stream_id" = ? AND "stream_version" > ?', [streamId, after]))
-        .changes;
+      (await sql(m, 'DELETE FROM "events" WHERE "stream_id" = ? AND "stream_version" > ?', [streamId, after])).changes;
     return tx ? run(tx as EntityManager) : this.db.transaction(run);
   }
 

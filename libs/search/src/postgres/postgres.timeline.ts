@@ -39,11 +39,12 @@ export class PostgresTimeline implements TimelineParticipant {
   async rewind(m: EntityManager, id: string, to: Horizon): Promise<void> {
     for (const table of ['search_messages', 'search_reasoning'])
       await sql(m, `DELETE FROM ${table} WHERE campaign_id = ? AND idx >= ?`, [id, to.messageCount]);
-    await sql(
-      m,
-      'DELETE FROM search_memories WHERE campaign_id = ? AND ((seq > ? AND seq < ?) OR seq > ?)',
-      [id, to.memoryVersion, CORRECTIONS, CORRECTIONS + to.version],
-    );
+    await sql(m, 'DELETE FROM search_memories WHERE campaign_id = ? AND ((seq > ? AND seq < ?) OR seq > ?)', [
+      id,
+      to.memoryVersion,
+      CORRECTIONS,
+      CORRECTIONS + to.version,
+    ]);
   }
 
   async remove(m: EntityManager, id: string): Promise<void> {

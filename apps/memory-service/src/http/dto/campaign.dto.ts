@@ -85,5 +85,9 @@ export const emptyBody = z.strictObject({}).nullable().optional();
 // DESIGN §10 fork and rewind (lane 4). Versions are any integer here: out of range is 400 INVALID_VERSION, decided
 // against the campaign's version in the operation's transaction.
 const version = z.number().int();
-export const forkBody = z.strictObject({ id: idSchema.optional(), name: name.optional(), atVersion: version.optional() });
+export const forkBody = z.strictObject({
+  id: idSchema.optional(),
+  name: name.optional(),
+  atVersion: version.optional(),
+});
 export const rewindBody = z.strictObject({ toVersion: version, keepAs: idSchema.optional() });
