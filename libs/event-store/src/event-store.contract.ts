@@ -111,6 +111,17 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       expect(await store.streamVersionAt('nope', b1.position)).toBe(0);
     });
 
+    it('versionAtTrigger gives the prefix of a stream appended with triggers up to a version', async () => {
+      const withTrigger = (n: number, triggerVersion?: number): NewEvent => ({ ...ev('M', n), triggerVersion });
+      await store.append('m', 0, [withTrigger(1, 3), withTrigger(2, 3), withTrigger(3, 7)], T1);
+      await store.append('g', 0, [ev('G', 1)], T1);
+      await store.append('m', 3, [withTrigger(4, 9)], T2);
+      const at = (v: number) => store.versionAtTrigger('m', v);
+      expect(await Promise.all([2, 3, 6, 7, 8, 9, 50].map(at))).toEqual([0, 2, 2, 3, 3, 4, 4]);
+      expect(await store.versionAtTrigger('g', 50)).toBe(0);
+      expect(await store.versionAtTrigger('unknown', 50)).toBe(0);
+    });
+
     it('readStream honours after (exclusive), until (inclusive) and limit, oldest first', async () => {
       await store.append('s-a', 0, batch('A', 1, 10), T1);
       await store.append('s-b', 0, batch('B', 1, 3), T1);
@@ -190,9 +201,9 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
     });
     it('copyStreams copies prefixes under new ids, keeping their interleaving, data and recordedAt', async () => {
       await store.append('g-a', 0, batch('G', 1, 2), T1);
-      await store.append('m-a', 0, batch('M', 1, 1), T2);
+      await store.append('m-a', 0, [{ ...ev('M', 1), triggerVersion: 2 }], T2);
       await store.append('g-a', 2, batch('G', 3, 2), T2);
-      await store.append('m-a', 1, batch('M', 2, 1), T2);
+      await store.append('m-a', 1, [{ ...ev('M', 2), triggerVersion: 4 }], T2);
       await store.append('other', 0, batch('O', 1, 1), T1);
       const n = await store.copyStreams([
         { from: 'g-a', to: 'g-b', until: 3 },
@@ -207,6 +218,9 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
         ['g-b', 3, 3, T2],
       ]);
       expect(await store.streamVersions(['g-a', 'm-a', 'g-b', 'm-b'])).toEqual([4, 2, 3, 1]);
+      // Trigger versions come along: the copy's memory prefix is found the same way.
+      expect(await store.versionAtTrigger('m-b', 3)).toBe(1);
+      expect(await store.versionAtTrigger('m-b', 9)).toBe(1);
       // A copy is a stream like any other: it continues at its own version.
       await store.append('g-b', 3, [ev('G', 9)], T2);
       expect((await store.readStream('g-b')).map((e) => e.data.n)).toEqual([1, 2, 3, 9]);

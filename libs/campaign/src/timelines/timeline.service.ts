@@ -190,7 +190,8 @@ export class TimelineService {
       ],
       m,
     );
-    const child: CampaignState = { ...atV, id };
+    // A new campaign: timeline 1, no rewinds of its own (the parent's are the parent's).
+    const child: CampaignState = { ...atV, id, timeline: 1, rewinds: [] };
     await CampaignRows.fork(m, parent.id, id, child, v);
     for (const p of this.participants) await p.copy(m, parent.id, id, point);
     const forked: GameEvent = {
@@ -204,7 +205,8 @@ export class TimelineService {
   }
 
   private async rewindIn(m: EntityManager, state: CampaignState, to: number, timeline: number, keptAs: string | null) {
-    const atTo = await this.stateAt(m, state, to);
+    const rewinds = [...(state.rewinds ?? []), { timeline, fromVersion: state.version, toVersion: to }];
+    const atTo: CampaignState = { ...(await this.stateAt(m, state, to)), timeline, rewinds };
     const point = await this.pointAt(m, atTo, timeline);
     const game = await this.store.truncateStream(gameStream(state.id), to, m);
     const memory = await this.store.truncateStream(memoryStream(state.id), point.memoryVersion, m);

@@ -7,6 +7,8 @@ export class InMemoryEventStore implements EventStore {
   private readonly streams = new Map<string, StoredEvent[]>();
   /** Last position handed out: positions are never reused, even after a truncation. */
   private position = 0;
+  /** Trigger versions by global position (StoredEvent does not carry them). */
+  private readonly triggers = new Map<number, number>();
 
   async append(
     streamId: string,
@@ -27,6 +29,9 @@ export class InMemoryEventStore implements EventStore {
       recordedAt,
     }));
     this.position += stored.length;
+    events.forEach((e, i) => {
+      if (e.triggerVersion !== undefined) this.triggers.set(stored[i].position, e.triggerVersion);
+    });
     this.all.push(...stored);
     this.streams.set(streamId, [...stream, ...stored]);
     return structuredClone(stored);
@@ -49,6 +54,10 @@ export class InMemoryEventStore implements EventStore {
       streamId: target.get(e.streamId)!.to,
       position: this.position + i + 1,
     }));
+    picked.forEach((e, i) => {
+      const trigger = this.triggers.get(e.position);
+      if (trigger !== undefined) this.triggers.set(copied[i].position, trigger);
+    });
     this.position += copied.length;
     this.all.push(...copied);
     for (const e of copied) this.streams.set(e.streamId, [...(this.streams.get(e.streamId) ?? []), e]);
@@ -78,6 +87,13 @@ export class InMemoryEventStore implements EventStore {
 
   async streamVersions(streamIds: string[]): Promise<number[]> {
     return streamIds.map((id) => this.streams.get(id)?.length ?? 0);
+  }
+
+  async versionAtTrigger(streamId: string, triggerVersion: number): Promise<number> {
+    const within = (this.streams.get(streamId) ?? []).filter(
+      (e) => (this.triggers.get(e.position) ?? Infinity) <= triggerVersion,
+    );
+    return within.reduce((v, e) => Math.max(v, e.version), 0);
   }
 
   async streamVersionAt(streamId: string, position: number): Promise<number> {

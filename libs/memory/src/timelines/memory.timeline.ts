@@ -6,7 +6,6 @@ import { EntityManager } from 'typeorm';
 import { CheckpointStore } from '../checkpoint/checkpoint.store';
 import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from '../memory-events';
 import { MemoryWorker } from '../memory.worker';
-import { memorySql } from '../worker-sql';
 
 /** Marks a memory-side row gets after it was written: undone by a rewind, not copied by an earlier fork. */
 const LATER_MARKS: Record<string, string[]> = {
@@ -123,20 +122,12 @@ export class MemoryTimeline implements TimelineParticipant {
    */
   private async recomputeCursors(m: EntityManager, id: string): Promise<void> {
     await sql(m, 'DELETE FROM memory_cursors WHERE campaign_id = ?', [id]);
-    if (tableColumns(m, 'memories')?.includes('cursor')) {
-      await sql(
-        m,
-        'INSERT INTO memory_cursors (campaign_id, scope, subject_id, value) SELECT campaign_id, scope, subject_id, ' +
-          'MAX("cursor") FROM memories WHERE campaign_id = ? GROUP BY campaign_id, scope, subject_id',
-        [id],
-      );
-    } else {
-      // Before the timelines migration (no `memories.cursor`): from the kept MemoryRecorded events.
-      const recorded = await this.store.readStream(memoryStream(id), { types: ['MemoryRecorded'] }, m);
-      const last = new Map(recorded.map((e) => [`${e.data.scope}\u0000${e.data.subjectId}`, e.data]));
-      for (const d of last.values())
-        await memorySql.upsertCursor(m, id, String(d.scope), String(d.subjectId), Number(d.cursor));
-    }
+    await sql(
+      m,
+      'INSERT INTO memory_cursors (campaign_id, scope, subject_id, value) SELECT campaign_id, scope, subject_id, ' +
+        'MAX("cursor") FROM memories WHERE campaign_id = ? GROUP BY campaign_id, scope, subject_id',
+      [id],
+    );
     // rolling_summaries keys: '*' (dm), PUBLIC_SUMMARY_KEY, `player:<id>`; cursor subjects '*', '*public', `<id>`.
     await sql(
       m,
@@ -147,10 +138,9 @@ export class MemoryTimeline implements TimelineParticipant {
     );
   }
 
-  /** M(X): the newest memory event whose trigger version is at most X (the stream is ordered by trigger version). */
-  private async memoryVersionAt(m: EntityManager, campaignId: string, x: number): Promise<number> {
-    const events = await this.store.readStream(memoryStream(campaignId), {}, m);
-    return events.filter((e) => Number(e.data.triggerVersion) <= x).reduce((v, e) => Math.max(v, e.version), 0);
+  /** M(X): the newest memory event whose trigger version is at most X (one seek on `ix_events_trigger`). */
+  private memoryVersionAt(m: EntityManager, campaignId: string, x: number): Promise<number> {
+    return this.store.versionAtTrigger(memoryStream(campaignId), x, m);
   }
 }
 
