@@ -8,22 +8,12 @@ import { forkBody, rewindBody } from '../dto/campaign.dto';
 import { idSchema } from '../validation';
 import { campaignView } from '../views';
 import { RequestWriteMeta, WriteAnswer, WriteMeta, WriteMetaInterceptor } from '../write-meta';
+import { CAMPAIGN_EXAMPLE } from './campaigns.controller';
 
 const FORK_EXAMPLE = {
+  ...CAMPAIGN_EXAMPLE,
   id: 'saltmere-what-if',
-  name: 'The Smugglers of Saltmere',
   version: 10,
-  processedVersion: 9,
-  currentLocationId: 'docks',
-  currentActId: null,
-  round: 1,
-  settings: { perRoleMemory: false },
-  messageCount: 2,
-  locations: [{ id: 'tavern', name: 'The Rusty Anchor', dangerLevel: 'SAFE', completedEncounters: [] }],
-  npcs: [{ id: 'mira', name: 'Mira', aliases: ['the barkeep'], locationId: 'tavern' }],
-  quests: [],
-  cursors: { world: 1, locations: { tavern: 1 }, npcs: { mira: 1 } },
-  createdAt: '2026-11-23T07:20:00.000Z',
   parent: { id: 'saltmere', version: 9 },
 };
 
