@@ -7,6 +7,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { MetricsController } from './observability/metrics.controller';
 import { CoreModule, CoreOverrides } from './core.module';
 import { CampaignsController } from './http/controllers/campaigns.controller';
+import { TimelinesController } from './http/controllers/timelines.controller';
 import { CommandsController } from './http/controllers/commands.controller';
 import { HealthController } from './http/controllers/health.controller';
 import { MemoriesController } from './http/controllers/memories.controller';
@@ -31,6 +32,7 @@ export class AppModule {
       controllers: [
         MetricsController,
         CampaignsController,
+        TimelinesController,
         MessagesController,
         CommandsController,
         MemoriesController,

@@ -8,6 +8,7 @@ import { CampaignReader } from './campaign.reader';
 import { CAMPAIGN_RUNNER, CampaignRunner } from './campaign.runner';
 import { CommandHandlers } from './commands';
 import { CampaignProjector } from './projections/campaign.projector';
+import { TimelineService } from './timelines/timeline.service';
 
 /** Optional: sees each commit's appended events before the wake-up is published (the app counts them). */
 export const APPEND_OBSERVER = Symbol('APPEND_OBSERVER');
@@ -28,6 +29,16 @@ const runner: Provider = {
       bus.publish(new CampaignEventsAppended(campaignId, events[events.length - 1].version));
     }),
   inject: [DATABASE, EVENT_STORE, CampaignProjector, CLOCK, EventBus, { token: APPEND_OBSERVER, optional: true }],
+};
+
+/** Fork, rewind, delete (DESIGN §10); each owning module registers its participant at onModuleInit. */
+const timelines: Provider = {
+  provide: TimelineService,
+  useFactory: (db: Database, store: EventStore, projector: CampaignProjector, clock: Clock, bus: EventBus) =>
+    new TimelineService(db, store, projector, clock, (campaignId, events) =>
+      bus.publish(new CampaignEventsAppended(campaignId, events[events.length - 1].version)),
+    ),
+  inject: [DATABASE, EVENT_STORE, CampaignProjector, CLOCK, EventBus],
 };
 
 const reader: Provider = {
@@ -65,8 +76,9 @@ export class StateRowsBackfill implements OnModuleInit {
     reader,
     runner,
     StateRowsBackfill,
+    timelines,
     ...CommandHandlers,
   ],
-  exports: [CampaignProjector, CampaignReader, CAMPAIGN_RUNNER],
+  exports: [CampaignProjector, CampaignReader, CAMPAIGN_RUNNER, TimelineService],
 })
 export class CampaignModule {}

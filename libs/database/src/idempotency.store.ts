@@ -1,3 +1,4 @@
+import { sql } from './raw-sql';
 import { DomainError } from '@app/common';
 import { EntityManager } from 'typeorm';
 import { IdempotencyRecord } from './idempotency.entity';
@@ -41,5 +42,16 @@ export class IdempotencyStore {
       body: JSON.stringify(body),
       createdAt: at,
     });
+  }
+
+  /**
+   * Every key of a campaign (DESIGN §10 delete): scope `<cid>` or `<cid>@<api key>`. No LIKE: ids contain `_`.
+   */
+  async removeCampaign(m: EntityManager, campaignId: string): Promise<void> {
+    await sql(m, 'DELETE FROM "idempotency_keys" WHERE "scope" = ? OR substr("scope", 1, ?) = ?', [
+      campaignId,
+      campaignId.length + 1,
+      `${campaignId}@`,
+    ]);
   }
 }

@@ -5,3 +5,4 @@ export * from './run-migrations';
 export * from './database.module';
 export * from './idempotency.entity';
 export * from './idempotency.store';
+export * from './campaign-rows';

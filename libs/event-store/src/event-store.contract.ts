@@ -199,5 +199,61 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       expect(all).toHaveLength(12);
       expect(new Set(all.map((e) => e.position)).size).toBe(12);
     });
+    it('copyStreams copies prefixes under new ids, keeping their interleaving, data and recordedAt', async () => {
+      await store.append('g-a', 0, batch('G', 1, 2), T1);
+      await store.append('m-a', 0, [{ ...ev('M', 1), triggerVersion: 2 }], T2);
+      await store.append('g-a', 2, batch('G', 3, 2), T2);
+      await store.append('m-a', 1, [{ ...ev('M', 2), triggerVersion: 4 }], T2);
+      await store.append('other', 0, batch('O', 1, 1), T1);
+      const n = await store.copyStreams([
+        { from: 'g-a', to: 'g-b', until: 3 },
+        { from: 'm-a', to: 'm-b', until: 1 },
+      ]);
+      expect(n).toBe(4);
+      const copied = (await store.readAll()).filter((e) => e.streamId.endsWith('-b'));
+      expect(copied.map((e) => [e.streamId, e.version, e.data.n, e.recordedAt])).toEqual([
+        ['g-b', 1, 1, T1],
+        ['g-b', 2, 2, T1],
+        ['m-b', 1, 1, T2],
+        ['g-b', 3, 3, T2],
+      ]);
+      expect(await store.streamVersions(['g-a', 'm-a', 'g-b', 'm-b'])).toEqual([4, 2, 3, 1]);
+      // Trigger versions come along: the copy's memory prefix is found the same way.
+      expect(await store.versionAtTrigger('m-b', 3)).toBe(1);
+      expect(await store.versionAtTrigger('m-b', 9)).toBe(1);
+      // A copy is a stream like any other: it continues at its own version.
+      await store.append('g-b', 3, [ev('G', 9)], T2);
+      expect((await store.readStream('g-b')).map((e) => e.data.n)).toEqual([1, 2, 3, 9]);
+      expect((await store.readStream('g-a')).map((e) => e.data.n)).toEqual([1, 2, 3, 4]);
+    });
+
+    it('truncateStream removes the versions after a bound; the stream then continues from there', async () => {
+      await store.append('s-a', 0, batch('A', 1, 5), T1);
+      await store.append('s-b', 0, batch('B', 1, 2), T1);
+      expect(await store.truncateStream('s-a', 2)).toBe(3);
+      expect(await store.streamVersion('s-a')).toBe(2);
+      await expect(store.append('s-a', 5, [ev('A', 6)], T1)).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      const [again] = await store.append('s-a', 2, [ev('A', 7)], T2);
+      expect(again.version).toBe(3);
+      const positions = (await store.readAll()).map((e) => e.position);
+      expect(new Set(positions).size).toBe(positions.length);
+      expect((await store.readStream('s-a')).map((e) => e.data.n)).toEqual([1, 2, 7]);
+      expect(await store.streamVersion('s-b')).toBe(2);
+    });
+
+    it('deleteStream removes every event of one stream only', async () => {
+      await store.append('s-a', 0, batch('A', 1, 3), T1);
+      await store.append('s-b', 0, batch('B', 1, 2), T1);
+      expect(await store.deleteStream('s-a')).toBe(3);
+      expect(await store.deleteStream('s-a')).toBe(0);
+      expect(await store.streamVersions(['s-a', 's-b'])).toEqual([0, 2]);
+      expect((await store.readAll()).map((e) => e.streamId)).toEqual(['s-b', 's-b']);
+    });
+
+    it('readStream with types returns only those types, versions unchanged', async () => {
+      await store.append('s-a', 0, [ev('A', 1), ev('B', 2), ev('A', 3)], T1);
+      expect((await store.readStream('s-a', { types: ['A'], until: 3 })).map((e) => e.version)).toEqual([1, 3]);
+      expect(await store.readStream('s-a', { types: [] })).toEqual([]);
+    });
   });
 }

@@ -33,6 +33,16 @@ export interface ReadOptions {
   /** Inclusive upper bound. */
   until?: number;
   limit?: number;
+  /** Only events of these types (a projection that replays part of a stream). */
+  types?: string[];
+}
+
+/** One stream's prefix copied under another id (DESIGN §10 fork). */
+export interface StreamCopy {
+  from: string;
+  to: string;
+  /** Last version copied. */
+  until: number;
 }
 
 /**
@@ -51,7 +61,8 @@ export interface EventStore {
     recordedAt: string,
     tx?: Tx,
   ): Promise<StoredEvent[]>;
-  readStream(streamId: string, options?: ReadOptions): Promise<StoredEvent[]>;
+  /** Inside `tx` when given (a timeline operation reads what it is about to copy). */
+  readStream(streamId: string, options?: ReadOptions, tx?: Tx): Promise<StoredEvent[]>;
   /** Every stream in global order; inside `tx` when given (a rebuild reads in its own transaction). */
   readAll(options?: ReadOptions, tx?: Tx): Promise<StoredEvent[]>;
   /** Current version of a stream, 0 when it does not exist. */
@@ -60,6 +71,16 @@ export interface EventStore {
   streamVersions(streamIds: string[]): Promise<number[]>;
   /** The stream's version as of a global position: its highest version at or below it (0 = none). */
   streamVersionAt(streamId: string, position: number): Promise<number>;
+  /**
+   * Copies the prefixes in ONE statement, in the order of their global positions, so copied streams keep
+   * their interleaving (a rebuild replays in position order); data, metadata and recordedAt unchanged.
+   * The targets must not exist. Returns the number of events copied.
+   */
+  copyStreams(copies: StreamCopy[], tx?: Tx): Promise<number>;
+  /** Removes the stream's events after version `after` (a rewind); returns how many. */
+  truncateStream(streamId: string, after: number, tx?: Tx): Promise<number>;
+  /** Removes the whole stream (a campaign deleted); returns how many events. */
+  deleteStream(streamId: string, tx?: Tx): Promise<number>;
   /**
    * §10: the stream's version as of game version `triggerVersion`, its highest version whose event was appended with
    * a trigger ≤ it (0 = none). A memory stream is ordered by trigger, so this is always a prefix of it.

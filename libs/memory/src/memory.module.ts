@@ -1,4 +1,4 @@
-import { CampaignEventsAppended, CampaignProjector, CampaignReader } from '@app/campaign';
+import { CampaignEventsAppended, CampaignProjector, CampaignReader, TimelineService } from '@app/campaign';
 import { AppConfig } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore } from '@app/event-store';
@@ -17,6 +17,7 @@ import { MemoryReader } from './memory.reader';
 import { MemoryWorker, WorkerOptions } from './memory.worker';
 import { CAMPAIGN_OWNERSHIP, CampaignOwnership } from './ownership/campaign-ownership.port';
 import { WorkerProgress } from './progress';
+import { MemoryTimeline } from './timelines/memory.timeline';
 
 /** Optional: what the app observes of the worker (metrics); without it nothing is counted. */
 export const MEMORY_WORKER_HOOKS = Symbol('MEMORY_WORKER_HOOKS');
@@ -173,11 +174,29 @@ export class MemoryModule {
         { provide: WorkerProgress, useValue: new WorkerProgress() },
         workerProvider(config, options),
         ...gameEventProjections,
+        {
+          // Memory's rows in fork, rewind and delete (DESIGN §10), registered like the indexers.
+          provide: MemoryTimeline,
+          useFactory: (store: EventStore, worker: MemoryWorker, ledger: UsageLedger, timelines: TimelineService) => {
+            const participant = new MemoryTimeline(store, worker, ledger);
+            participant.attach(timelines);
+            return participant;
+          },
+          inject: [EVENT_STORE, MemoryWorker, UsageLedger, TimelineService],
+        },
         HideGlossaryTermHandler,
         WakeWorkerHandler,
         WorkerLifecycle,
       ],
-      exports: [MemoryProjector, MemoryReader, CheckpointStore, LayersReader, WorkerProgress, MemoryWorker],
+      exports: [
+        MemoryProjector,
+        MemoryReader,
+        CheckpointStore,
+        LayersReader,
+        WorkerProgress,
+        MemoryWorker,
+        MemoryTimeline,
+      ],
     };
   }
 }

@@ -5,7 +5,7 @@ import { Summarizer } from '@app/summarizer';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
 import { CampaignDrain, WorkerLogger, WorkerOptions } from './drain';
 import { MemoryProjector } from './memory.projector';
-import { CampaignOwnership, SingleProcessOwnership } from './ownership/campaign-ownership.port';
+import { CampaignLease, CampaignOwnership, SingleProcessOwnership } from './ownership/campaign-ownership.port';
 import { WorkerProgress } from './progress';
 
 export type { WorkerLogger, WorkerOptions } from './drain';
@@ -22,6 +22,8 @@ export class MemoryWorker {
   private readonly again = new Set<string>();
   private readonly active = new Set<Promise<void>>();
   private readonly abort = new AbortController();
+  /** Per running claim: `abandon` aborts it (a rewound or deleted campaign's summary in flight). */
+  private readonly claims = new Map<string, AbortController>();
   private stopped = false;
   private readonly drainer: CampaignDrain;
   private readonly checkpoints: CheckpointStore;
@@ -80,6 +82,22 @@ export class MemoryWorker {
     return !this.stopped;
   }
 
+  /**
+   * DESIGN §10: the campaign was rewound — its claim in flight, if any, stops (its model call is abandoned; the
+   * checkpoint's timeline fence is what makes it commit nothing) and the campaign is looked at again.
+   */
+  abandon(campaignId: string): void {
+    this.claims.get(campaignId)?.abort();
+    this.wake(campaignId);
+  }
+
+  /** DESIGN §10: the campaign was deleted — stop its claim and never queue it again for what was pending. */
+  forget(campaignId: string): void {
+    this.claims.get(campaignId)?.abort();
+    this.again.delete(campaignId);
+    if (this.queued.delete(campaignId)) this.queue.splice(this.queue.indexOf(campaignId), 1);
+  }
+
   /** Abandons in-flight summaries without advancing anything and waits for the loops to end. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -112,10 +130,16 @@ export class MemoryWorker {
   private async own(campaignId: string): Promise<void> {
     const lease = await this.ownership.acquire(campaignId);
     if (!lease) return;
+    const claim = new AbortController();
+    this.claims.set(campaignId, claim);
     try {
       // One batch per claim, then back of the queue: a busy campaign never starves the others.
-      if (await this.drainer.drain(campaignId, lease)) this.again.add(campaignId);
+      // The ownership's own fields (a lease epoch) are read through the prototype; only the signal is ours too.
+      const signal = AbortSignal.any([lease.signal, claim.signal]);
+      const abandonable: CampaignLease = Object.create(lease, { signal: { value: signal } });
+      if (await this.drainer.drain(campaignId, abandonable)) this.again.add(campaignId);
     } finally {
+      this.claims.delete(campaignId);
       await this.ownership.release(lease);
     }
   }

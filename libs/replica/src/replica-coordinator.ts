@@ -25,6 +25,9 @@ WHERE l.owner IS NULL OR l.owner = $1 OR l.expires_at <= clock_timestamp()`;
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/** A timeline change other replicas must hear of (DESIGN §10). */
+export type TimelineKind = 'rewound' | 'deleted';
+
 /**
  * Wakes this replica's worker for work appended anywhere (DESIGN §9): LISTEN/NOTIFY on a channel
  * per schema after each append, and a poll every LEASE_POLL_MS for campaigns behind whose lease is
@@ -32,6 +35,7 @@ const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
  */
 export class ReplicaCoordinator {
   private channel = '';
+  private readonly timelineListeners: ((campaignId: string, change: TimelineKind) => void)[] = [];
   private listener?: Client;
   private pollTimer?: NodeJS.Timeout;
   private listenTimer?: NodeJS.Timeout;
@@ -57,10 +61,16 @@ export class ReplicaCoordinator {
     this.schedulePoll(0);
   }
 
-  /** Tells the other replicas that a campaign has new events. */
-  async notify(campaignId: string): Promise<void> {
+  /** Tells the other replicas that a campaign has new events, or (DESIGN §10) was rewound or deleted. */
+  async notify(campaignId: string, change?: TimelineKind): Promise<void> {
     if (!this.channel || this.stopped) return;
-    await this.dataSource.query('SELECT pg_notify($1, $2)', [this.channel, `${campaignId} ${this.options.replicaId}`]);
+    const payload = `${campaignId} ${this.options.replicaId}${change ? ` ${change}` : ''}`;
+    await this.dataSource.query('SELECT pg_notify($1, $2)', [this.channel, payload]);
+  }
+
+  /** Calls `listener` when another replica rewound or deleted a campaign (its caches and claims are stale here). */
+  onTimeline(listener: (campaignId: string, change: TimelineKind) => void): void {
+    this.timelineListeners.push(listener);
   }
 
   /** Calls `observer` for every notification, this replica's own included (the event stream's wake-up). */
@@ -116,7 +126,9 @@ export class ReplicaCoordinator {
     client.on('notification', (msg) => {
       if (msg.channel !== this.channel || !msg.payload) return;
       // Payload "<campaign> <replica>": this replica already woke its own worker when it appended.
-      const [campaignId, from] = msg.payload.split(' ');
+      const [campaignId, from, change] = msg.payload.split(' ');
+      if (change && from !== this.options.replicaId)
+        for (const listener of this.timelineListeners) listener(campaignId, change as TimelineKind);
       for (const observer of this.observers) observer(campaignId);
       if (from !== this.options.replicaId) this.wake(campaignId);
     });

@@ -1,4 +1,4 @@
-import { CampaignEventsAppended, CampaignReader } from '@app/campaign';
+import { CampaignEventsAppended, CampaignProjector, CampaignReader, TimelineService } from '@app/campaign';
 import { AppConfig } from '@app/common';
 import {
   CAMPAIGN_OWNERSHIP,
@@ -99,6 +99,42 @@ function coordinatorProvider(config: ReplicaConfig, replicaId: string, logger: L
   };
 }
 
+/**
+ * DESIGN §10 on several replicas: a rewind or delete is told to the others (their state caches and worker claims
+ * are stale), and a deleted campaign's lease row goes with it.
+ */
+function timelineProvider(logger: Logger): Provider {
+  return {
+    provide: 'REPLICA_TIMELINE',
+    useFactory: (
+      timelines: TimelineService,
+      coordinator: ReplicaCoordinator | null,
+      projector: CampaignProjector,
+      worker: MemoryWorker,
+    ) => {
+      if (!coordinator) return null;
+      timelines.register({
+        copy: async () => undefined,
+        rewind: async () => undefined,
+        remove: async (m, id) => void (await m.query('DELETE FROM leases WHERE campaign_id = $1', [id])),
+      });
+      timelines.onChange((c) => {
+        if (c.kind === 'forked') return;
+        coordinator
+          .notify(c.campaignId, c.kind)
+          .catch((err) => logger.warn(`NOTIFY ${c.kind} of ${c.campaignId} failed: ${(err as Error).message}`));
+      });
+      coordinator.onTimeline((id, change) => {
+        projector.cache.dropCampaign(id);
+        if (change === 'deleted') worker.forget(id);
+        else worker.abandon(id);
+      });
+      return coordinator;
+    },
+    inject: [TimelineService, REPLICA_COORDINATOR, CampaignProjector, MemoryWorker],
+  };
+}
+
 /** Ownership, wake-ups and metrics: PostgreSQL leases for several replicas, a no-op on SQLite. */
 @Global()
 @Module({})
@@ -113,6 +149,7 @@ export class ReplicaModule {
         { provide: ReplicaMetrics, useValue: new ReplicaMetrics(replicaId, mode) },
         ownershipProvider(config, replicaId, logger),
         coordinatorProvider(config, replicaId, logger),
+        timelineProvider(logger),
         NotifyReplicasHandler,
         ReplicaLifecycle,
       ],

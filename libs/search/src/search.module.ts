@@ -1,4 +1,4 @@
-import { CampaignProjector, CampaignReader } from '@app/campaign';
+import { CampaignProjector, CampaignReader, TimelineService } from '@app/campaign';
 import { Clock, CLOCK } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore } from '@app/event-store';
@@ -9,6 +9,8 @@ import { createSearchIndex } from './search-index.factory';
 import { SEARCH_INDEX, SearchIndex } from './search-index.port';
 import { SearchIndexer } from './search-indexer';
 import { SearchService } from './search.service';
+import { Fts5Timeline } from './fts5/fts5.timeline';
+import { PostgresTimeline } from './postgres/postgres.timeline';
 
 /** Index rows commit in the projections' own transactions (DESIGN §7). */
 const indexer: Provider = {
@@ -20,6 +22,18 @@ const indexer: Provider = {
     return indexer;
   },
   inject: [SEARCH_INDEX, CampaignProjector, MemoryProjector],
+};
+
+/** The index's rows in fork, rewind and delete (DESIGN §10), for the database's dialect. */
+const SEARCH_TIMELINE = Symbol('SEARCH_TIMELINE');
+const timeline: Provider = {
+  provide: SEARCH_TIMELINE,
+  useFactory: (db: Database, timelines: TimelineService) => {
+    const participant = db.dialect === 'postgres' ? new PostgresTimeline() : new Fts5Timeline();
+    timelines.register(participant);
+    return participant;
+  },
+  inject: [DATABASE, TimelineService],
 };
 
 const broadcasts: Provider = {
@@ -35,6 +49,7 @@ const broadcasts: Provider = {
   providers: [
     { provide: SEARCH_INDEX, useFactory: (db: Database) => createSearchIndex(db), inject: [DATABASE] },
     indexer,
+    timeline,
     {
       provide: SearchService,
       useFactory: (reader: CampaignReader, index: SearchIndex) => new SearchService(reader, index),

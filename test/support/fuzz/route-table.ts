@@ -96,6 +96,20 @@ export const ROUTES: RouteSpec[] = [
     body: fc.record({ id: anId, name: aName, perRoleMemory: fc.boolean() }, { requiredKeys: ['name'] }),
   },
   { method: 'GET', path: '/v1/campaigns/:cid', query: fc.record({ asOf }, { requiredKeys: [] }) },
+  // DESIGN §10. A fork of the world campaign is a new campaign (harmless); rewind and delete would undo the world
+  // the other routes rely on, so they are fuzzed on an unknown campaign (every answer a 4xx, never a 5xx).
+  {
+    method: 'POST',
+    path: '/v1/campaigns/:cid/fork',
+    body: fc.record({ id: anId, name: aName, atVersion: fc.integer({ min: 1, max: 20 }) }, { requiredKeys: [] }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/campaigns/:cid/rewind',
+    params: { cid: fc.constant('nope') },
+    body: fc.record({ toVersion: fc.integer({ min: 1, max: 20 }), keepAs: anId }, { requiredKeys: ['toVersion'] }),
+  },
+  { method: 'DELETE', path: '/v1/campaigns/:cid', params: { cid: fc.constant('nope') } },
   {
     method: 'GET',
     path: '/v1/campaigns',

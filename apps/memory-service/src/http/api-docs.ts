@@ -106,7 +106,9 @@ export interface RouteSuccess {
 /** One route's documentation: summary, success schema and example, and its problem+json error responses. */
 export function ApiRoute(summary: string, success: RouteSuccess, errors: number[] = [400, 404]) {
   // The JSON Schemas are made when the document is built, not at boot.
-  const content = (): Record<string, object> => {
+  const content = (): Record<string, object> | undefined => {
+    // 204 No Content (a DELETE): nothing to describe.
+    if (success.status === 204) return undefined;
     const json = success.schema ? { schema: jsonSchemaOf(success.schema, 'output') } : {};
     const example = success.example === undefined ? {} : { example: success.example };
     if (success.mediaType) return { [success.mediaType]: { schema: { type: 'string' }, ...example } };

@@ -1,5 +1,5 @@
 import { DomainError } from '@app/common';
-import { advance, FeedItem, mergePages, parseEventId, sseFrame } from './event-feed';
+import { advance, FeedItem, mapCursor, mergePages, parseEventId, sseFrame } from './event-feed';
 
 const item = (stream: 'game' | 'memory', version: number, position: number): FeedItem => ({
   id: `1:${stream}:${version}`,
@@ -55,5 +55,31 @@ describe('sseFrame', () => {
       'id: 1:memory:2\nevent: MemoryRecorded\ndata: {"stream":"memory","version":2,"type":"MemoryRecorded","data":{"summary":"two\\nlines"},"triggerVersion":7,"recordedAt":"2026-11-26T00:00:00.000Z"}\n\n',
     );
     expect(sseFrame(item('game', 1, 1))).not.toContain('triggerVersion');
+  });
+});
+
+describe('mapCursor (DESIGN §10 rewinds)', () => {
+  const rewinds = [
+    { timeline: 2, fromVersion: 30, toVersion: 20, memoryVersion: 5 },
+    { timeline: 3, fromVersion: 40, toVersion: 12, memoryVersion: 3 },
+  ];
+
+  it('caps a cursor of an older timeline at what each rewind since kept, and lists them oldest first', () => {
+    const out = mapCursor({ timeline: 1, game: 25, memory: 9 }, 3, rewinds);
+    expect(out.cursor).toEqual({ timeline: 3, game: 12, memory: 3 });
+    expect(out.crossed.map((r) => r.timeline)).toEqual([2, 3]);
+  });
+
+  it('keeps a cursor below the cuts and crosses only the later rewinds', () => {
+    const out = mapCursor({ timeline: 2, game: 10, memory: 2 }, 3, rewinds);
+    expect(out.cursor).toEqual({ timeline: 3, game: 10, memory: 2 });
+    expect(out.crossed.map((r) => r.timeline)).toEqual([3]);
+  });
+
+  it('leaves a cursor of the current timeline alone', () => {
+    expect(mapCursor({ timeline: 3, game: 15, memory: 4 }, 3, rewinds)).toEqual({
+      cursor: { timeline: 3, game: 15, memory: 4 },
+      crossed: [],
+    });
   });
 });

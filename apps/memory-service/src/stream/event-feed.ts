@@ -27,8 +27,32 @@ export interface FeedItem {
   recordedAt: string;
 }
 
-/** The one timeline that exists until rewinds land (DESIGN §10); ids carry it so a later rewind slots in. */
-export const CURRENT_TIMELINE = 1;
+/** A rewind as the stream maps cursors through it (DESIGN §10; `campaign_timelines`). */
+export interface FeedRewind {
+  timeline: number;
+  fromVersion: number;
+  toVersion: number;
+  memoryVersion: number;
+}
+
+/**
+ * A cursor of an older timeline in the current one: each rewind since caps it at what the rewind kept (versions up
+ * to there are the same events in both timelines). Returns the rewinds crossed, oldest first, for `rewound`
+ * notices.
+ */
+export function mapCursor(
+  cursor: FeedCursor,
+  timeline: number,
+  rewinds: FeedRewind[],
+): { cursor: FeedCursor; crossed: FeedRewind[] } {
+  const crossed = rewinds.filter((r) => r.timeline > cursor.timeline && r.timeline <= timeline);
+  let { game, memory } = cursor;
+  for (const r of crossed) {
+    game = Math.min(game, r.toVersion);
+    memory = Math.min(memory, r.memoryVersion);
+  }
+  return { cursor: { timeline, game, memory }, crossed };
+}
 
 const EVENT_ID = /^([1-9][0-9]{0,8}):(game|memory):([0-9]{1,10})$/;
 
@@ -96,7 +120,7 @@ export function sseFrame(item: FeedItem): string {
   return `id: ${id}\nevent: ${type}\ndata: ${payload}\n\n`;
 }
 
-/** A notice that is not a stored event (cutoff now; rewound/deleted once timelines exist). */
+/** A notice that is not a stored event: cutoff, rewound, deleted. */
 export function sseNotice(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }

@@ -1,4 +1,4 @@
-import { CampaignEventsAppended, CampaignReader } from '@app/campaign';
+import { CampaignEventsAppended, CampaignReader, TimelineService } from '@app/campaign';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { WorkerProgress } from '@app/memory';
 import { REPLICA_COORDINATOR, ReplicaCoordinator } from '@app/replica';
@@ -6,7 +6,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleDestroy 
 import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
 import type { ServerResponse } from 'node:http';
 import { CampaignFeed } from './campaign-feed';
-import { FeedCursor, sseFrame, sseNotice } from './event-feed';
+import { eventId, FeedCursor, mapCursor, sseFrame, sseNotice } from './event-feed';
 
 /** Events read per page and per stream: with the socket's own buffer, all a listener ever holds. */
 export const STREAM_PAGE = 100;
@@ -62,6 +62,7 @@ class Listener {
   private async pump(): Promise<void> {
     for (;;) {
       this.again = false;
+      await this.followRewinds();
       const heads = await this.reader.heads(this.campaignId);
       if (this.closed) return;
       if (!heads) return this.end(sseNotice('deleted', { campaignId: this.campaignId, lastEventId: this.lastId() }));
@@ -89,6 +90,22 @@ class Listener {
         }
       }
     }
+  }
+
+  /**
+   * DESIGN §10: the campaign was rewound since the cursor's timeline (here or on another replica) — say so, one
+   * `rewound` per rewind, and go on from what the rewinds kept, in the new timeline.
+   */
+  private async followRewinds(): Promise<void> {
+    const { timeline, rewinds } = await this.feed.timeline(this.campaignId);
+    if (timeline === this.cursor.timeline || this.closed) return;
+    const { cursor, crossed } = mapCursor(this.cursor, timeline, rewinds);
+    for (const r of crossed)
+      this.res.write(
+        sseNotice('rewound', { timeline: r.timeline, fromVersion: r.fromVersion, toVersion: r.toVersion }),
+      );
+    this.cursor = cursor;
+    this.lastSent = eventId(cursor.timeline, 'game', cursor.game);
   }
 
   private drained(): Promise<boolean> {
@@ -146,9 +163,12 @@ export class StreamHub implements BeforeApplicationShutdown, OnModuleDestroy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WorkerProgress) progress: WorkerProgress,
     @Inject(REPLICA_COORDINATOR) coordinator: ReplicaCoordinator | null,
+    @Inject(TimelineService) timelines: TimelineService,
   ) {
-    this.feed = new CampaignFeed(reader);
+    this.feed = new CampaignFeed(reader, timelines);
     this.unsubscribe.push(progress.onProcessed((id) => this.wake(id)));
+    // A rewind or delete here: the campaign's streams say `rewound` or `deleted` at once (other replicas: NOTIFY).
+    timelines.onChange((c) => this.wake(c.campaignId));
     if (coordinator) this.unsubscribe.push(coordinator.observe((id) => this.wake(id)));
     this.poll = setInterval(() => {
       for (const id of this.listeners.keys()) this.wake(id);

@@ -14,3 +14,17 @@ export interface TimelineParticipant {
   /** Delete: every row of the campaign. */
   remove(m: EntityManager, id: string): Promise<void>;
 }
+
+/**
+ * Memory's part of a cut (lane 4): the memory stream's version M at game version V (its outcomes whose trigger
+ * version is ≤ min(V, processed)), which the campaign lib cannot read itself.
+ */
+export type MemoryVersionAt = (m: EntityManager, campaignId: string, version: number) => Promise<number>;
+
+/** What happened, told after the commit (caches, the worker, the event stream, other replicas). */
+export type TimelineChange =
+  | { kind: 'forked'; campaignId: string; parentId: string; version: number }
+  | { kind: 'rewound'; campaignId: string; timeline: number; fromVersion: number; toVersion: number; version: number }
+  | { kind: 'deleted'; campaignId: string };
+
+export type TimelineListener = (change: TimelineChange) => void;

@@ -1,9 +1,12 @@
-import { EventStore, NewEvent, ReadOptions, StoredEvent, WrongExpectedVersionError } from '../event-store.port';
+import { EventStore, NewEvent, ReadOptions, StoredEvent, StreamCopy } from '../event-store.port';
+import { WrongExpectedVersionError } from '../event-store.port';
 
 /** Unit-test fake; passes the same contract suite as the TypeORM adapter. */
 export class InMemoryEventStore implements EventStore {
-  private readonly all: StoredEvent[] = [];
+  private all: StoredEvent[] = [];
   private readonly streams = new Map<string, StoredEvent[]>();
+  /** Last position handed out: positions are never reused, even after a truncation. */
+  private position = 0;
   /** Trigger versions by global position (StoredEvent does not carry them). */
   private readonly triggers = new Map<number, number>();
 
@@ -17,7 +20,7 @@ export class InMemoryEventStore implements EventStore {
     if (stream.length !== expectedVersion)
       throw new WrongExpectedVersionError(streamId, expectedVersion, stream.length);
     const stored = events.map((e, i) => ({
-      position: this.all.length + i + 1,
+      position: this.position + i + 1,
       streamId,
       version: expectedVersion + i + 1,
       type: e.type,
@@ -25,6 +28,7 @@ export class InMemoryEventStore implements EventStore {
       metadata: structuredClone(e.metadata ?? {}),
       recordedAt,
     }));
+    this.position += stored.length;
     events.forEach((e, i) => {
       if (e.triggerVersion !== undefined) this.triggers.set(stored[i].position, e.triggerVersion);
     });
@@ -34,7 +38,43 @@ export class InMemoryEventStore implements EventStore {
   }
 
   async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
-    return window(this.streams.get(streamId) ?? [], (e) => e.version, options);
+    const types = options.types && new Set(options.types);
+    const stream = this.streams.get(streamId) ?? [];
+    return window(types ? stream.filter((e) => types.has(e.type)) : stream, (e) => e.version, options);
+  }
+
+  async copyStreams(copies: StreamCopy[]): Promise<number> {
+    const target = new Map(copies.map((c) => [c.from, c]));
+    const picked = this.all.filter((e) => {
+      const c = target.get(e.streamId);
+      return c !== undefined && e.version <= c.until;
+    });
+    const copied = picked.map((e, i) => ({
+      ...structuredClone(e),
+      streamId: target.get(e.streamId)!.to,
+      position: this.position + i + 1,
+    }));
+    picked.forEach((e, i) => {
+      const trigger = this.triggers.get(e.position);
+      if (trigger !== undefined) this.triggers.set(copied[i].position, trigger);
+    });
+    this.position += copied.length;
+    this.all.push(...copied);
+    for (const e of copied) this.streams.set(e.streamId, [...(this.streams.get(e.streamId) ?? []), e]);
+    return copied.length;
+  }
+
+  async truncateStream(streamId: string, after: number): Promise<number> {
+    const stream = this.streams.get(streamId) ?? [];
+    const kept = stream.filter((e) => e.version <= after);
+    if (kept.length) this.streams.set(streamId, kept);
+    else this.streams.delete(streamId);
+    this.all = this.all.filter((e) => e.streamId !== streamId || e.version <= after);
+    return stream.length - kept.length;
+  }
+
+  async deleteStream(streamId: string): Promise<number> {
+    return this.truncateStream(streamId, 0);
   }
 
   async readAll(options: ReadOptions = {}): Promise<StoredEvent[]> {

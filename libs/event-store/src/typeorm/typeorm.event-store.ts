@@ -1,6 +1,7 @@
 import { EntityManager } from 'typeorm';
-import { EventStore, NewEvent, ReadOptions, StoredEvent, Tx, WrongExpectedVersionError } from '../event-store.port';
-import { Database, insertRows, isUniqueViolation, sql } from '@app/database';
+import { EventStore, NewEvent, ReadOptions, StoredEvent, StreamCopy, Tx } from '../event-store.port';
+import { WrongExpectedVersionError } from '../event-store.port';
+import { Database, insertRows, isUniqueViolation, sql, tableColumns } from '@app/database';
 import { EventRecord } from './event.entity';
 
 const INSERT_CHUNK = 500;
@@ -65,14 +66,47 @@ export class TypeOrmEventStore implements EventStore {
     return stored;
   }
 
-  async readStream(streamId: string, o: ReadOptions = {}): Promise<StoredEvent[]> {
+  async readStream(streamId: string, o: ReadOptions = {}, tx?: Tx): Promise<StoredEvent[]> {
     const where = ['"stream_id" = ?', '"stream_version" > ?'];
     const params: unknown[] = [streamId, o.after ?? 0];
     if (o.until !== undefined) {
       where.push('"stream_version" <= ?');
       params.push(o.until);
     }
-    return this.select(where, params, '"stream_version"', o.limit);
+    if (o.types) {
+      if (o.types.length === 0) return [];
+      where.push(`"type" IN (${o.types.map(() => '?').join(', ')})`);
+      params.push(...o.types);
+    }
+    return this.select(where, params, '"stream_version"', o.limit, tx as EntityManager | undefined);
+  }
+
+  async copyStreams(copies: StreamCopy[], tx?: Tx): Promise<number> {
+    if (copies.length === 0) return 0;
+    const run = async (m: EntityManager) => {
+      // Every column but the position (the copy gets new ones, in the source order): a column added to the
+      // entity (e.g. the memory events' trigger version) is copied too.
+      const columns = tableColumns(m, 'events')!.filter((c) => c !== 'position' && c !== 'stream_id');
+      const rename = copies.map(() => 'WHEN ? THEN ?').join(' ');
+      const pick = copies.map(() => '("stream_id" = ? AND "stream_version" <= ?)').join(' OR ');
+      const list = columns.map((c) => `"${c}"`).join(', ');
+      const text =
+        `INSERT INTO "events" ("stream_id", ${list}) SELECT CASE "stream_id" ${rename} END, ${list} ` +
+        `FROM "events" WHERE ${pick} ORDER BY "position"`;
+      const params = [...copies.flatMap((c) => [c.from, c.to]), ...copies.flatMap((c) => [c.from, c.until])];
+      return (await sql(m, text, params)).changes;
+    };
+    return tx ? run(tx as EntityManager) : this.db.transaction(run);
+  }
+
+  async truncateStream(streamId: string, after: number, tx?: Tx): Promise<number> {
+    const run = async (m: EntityManager) =>
+      (await sql(m, 'DELETE FROM "events" WHERE "stream_id" = ? AND "stream_version" > ?', [streamId, after])).changes;
+    return tx ? run(tx as EntityManager) : this.db.transaction(run);
+  }
+
+  async deleteStream(streamId: string, tx?: Tx): Promise<number> {
+    return this.truncateStream(streamId, 0, tx);
   }
 
   async readAll(o: ReadOptions = {}, tx?: Tx): Promise<StoredEvent[]> {

@@ -1,4 +1,4 @@
-import { Database, sql } from '@app/database';
+import { Database, sql, tableColumns } from '@app/database';
 import { EntityManager } from 'typeorm';
 
 /** How far the memory worker got with a campaign (0 and 0 before its first commit). */
@@ -118,5 +118,51 @@ export class CheckpointStore {
       'INSERT INTO memory_checkpoints (campaign_id, memory_version) VALUES (?, ?) ' +
       'ON CONFLICT (campaign_id) DO UPDATE SET memory_version = excluded.memory_version';
     await sql(m, text, [campaignId, version]);
+  }
+
+  /**
+   * DESIGN §10 fork: the new campaign's checkpoint starts where the parent's worker stood at the fork point (game
+   * version X = min(V, P), memory version M), in timeline 1; its own worker does the rest.
+   */
+  static async copy(m: EntityManager, to: string, processedVersion: number, memoryVersion: number): Promise<void> {
+    const timeline = tableColumns(m, 'memory_checkpoints')?.includes('timeline');
+    await sql(
+      m,
+      `INSERT INTO memory_checkpoints (campaign_id, processed_version, memory_version${timeline ? ', timeline' : ''}) ` +
+        `VALUES (?, ?, ?${timeline ? ', 1' : ''})`,
+      [to, processedVersion, memoryVersion],
+    );
+  }
+
+  /**
+   * DESIGN §10 rewind: back to X and M, in the new timeline — a claim of the old timeline fails its fence (its
+   * `move` names the old processed version and timeline) and commits nothing.
+   */
+  static async rewind(
+    m: EntityManager,
+    campaignId: string,
+    processedVersion: number,
+    memoryVersion: number,
+    timeline: number,
+  ): Promise<void> {
+    const withTimeline = tableColumns(m, 'memory_checkpoints')?.includes('timeline');
+    const text =
+      `INSERT INTO memory_checkpoints (campaign_id, processed_version, memory_version${withTimeline ? ', timeline' : ''})` +
+      ` VALUES (?, ?, ?${withTimeline ? ', ?' : ''}) ON CONFLICT (campaign_id) DO UPDATE SET ` +
+      `processed_version = excluded.processed_version, memory_version = excluded.memory_version` +
+      (withTimeline ? ', timeline = excluded.timeline' : '');
+    await sql(m, text, [campaignId, processedVersion, memoryVersion, ...(withTimeline ? [timeline] : [])]);
+  }
+
+  static async remove(m: EntityManager, campaignId: string): Promise<void> {
+    await sql(m, 'DELETE FROM memory_checkpoints WHERE campaign_id = ?', [campaignId]);
+  }
+
+  /** The checkpoint inside a transaction (a fork's or rewind's cut). */
+  static async read(m: EntityManager, campaignId: string): Promise<Checkpoint> {
+    const text =
+      'SELECT campaign_id, processed_version, memory_version, timeline FROM memory_checkpoints WHERE campaign_id = ?';
+    const row = (await sql<Row>(m, text, [campaignId])).rows[0];
+    return row ? toCheckpoint(row) : ZERO;
   }
 }

@@ -37,6 +37,11 @@ const num = (v: unknown) => Number(v ?? 0);
 export class UsageLedger {
   constructor(private readonly db: Database) {}
 
+  /** Every call of a deleted campaign (DESIGN §10), in the delete's transaction (`ix` on `campaign_id`). */
+  async removeCampaign(m: EntityManager, campaignId: string): Promise<void> {
+    await sql(m, 'DELETE FROM model_calls WHERE campaign_id = ?', [campaignId]);
+  }
+
   /** Inside the transaction that commits the calls' outcome, so a call and what it produced commit together. */
   async record(m: EntityManager, entries: LedgerEntry[]): Promise<void> {
     // 16 columns a row: 50 rows stay under SQLite's and PostgreSQL's parameter limits.

@@ -13,7 +13,7 @@ import { idSchema, queryInt } from '../validation';
 import { campaignView, emptyCursors } from '../views';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 
-const CAMPAIGN_EXAMPLE = {
+export const CAMPAIGN_EXAMPLE = {
   id: 'saltmere',
   name: 'The Smugglers of Saltmere',
   version: 9,

@@ -108,3 +108,12 @@ export function noWaitWithAsOf(q: { asOf?: string; minVersion?: number; waitMs?:
   if (q.asOf !== undefined && (q.minVersion !== undefined || q.waitMs !== undefined))
     throw invalid('INVALID_VERSION', 'asOf cannot be combined with minVersion or waitMs: a past version needs no wait');
 }
+// DESIGN §10 fork and rewind (lane 4). Versions are any integer here: out of range is 400 INVALID_VERSION, decided
+// against the campaign's version in the operation's transaction.
+const version = z.number().int();
+export const forkBody = z.strictObject({
+  id: idSchema.optional(),
+  name: name.optional(),
+  atVersion: version.optional(),
+});
+export const rewindBody = z.strictObject({ toVersion: version, keepAs: idSchema.optional() });

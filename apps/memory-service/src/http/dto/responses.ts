@@ -364,3 +364,14 @@ export const memoryUsageResponse = z.object({
     }),
   ),
 });
+
+// DESIGN §10 fork and rewind (lane 4).
+export const forkResponse = campaignResponse.extend({
+  parent: z.object({ id: z.string(), version: count.describe('the parent version the fork was cut at') }),
+});
+export const rewindResponse = z.object({
+  version: count.describe('the campaign version after the rewind (its CampaignRewound event)'),
+  timeline: int.min(1).describe('the campaign timeline: 1, +1 per rewind'),
+  discarded: z.object({ game: count, memory: count }).describe('events removed from each stream'),
+  keptAs: z.string().nullable().describe('the fork holding the pre-rewind campaign (keepAs)'),
+});

@@ -1,0 +1,76 @@
+import type { Horizon, TimelineParticipant } from '@app/campaign';
+import { atGroupEnd, sql } from '@app/database';
+import { EntityManager } from 'typeorm';
+
+const LOW_32 = 4294967295;
+/** Local ids of DM corrections' wordings start here (DESIGN §10, `search_seq = 2^30 + game version`). */
+const CORRECTIONS = 2 ** 30;
+
+/** Where a campaign's rows sit: `(num << 32) + local id`, local ids from `lo` to `hi`. */
+const RANGE = 'rowid BETWEEN (? << 32) + ? AND (? << 32) + ?';
+const range = (num: number, lo: number, hi: number) => [num, lo, num, hi];
+
+/**
+ * The FTS5 index in fork, rewind and delete (DESIGN §10). Runs where the index's own writes run (`atGroupEnd`):
+ * rows parked by earlier writes of the same commit group are there when it copies or deletes, later ones after.
+ * FTS5 re-tokenizes on `INSERT … SELECT`, which dominates a fork's cost (docs/timelines.md).
+ */
+export class Fts5Timeline implements TimelineParticipant {
+  readonly name = 'search';
+
+  async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
+    await atGroupEnd(m, async () => {
+      const parent = await numOf(m, from);
+      if (parent === null) return;
+      const child = await numOf(m, to, true);
+      const copy = async (table: string, columns: string, lo: number, hi: number) => {
+        if (hi < lo) return;
+        await sql(
+          m,
+          `INSERT INTO ${table} (rowid, ${columns}) SELECT (? << 32) + (rowid & ${LOW_32}), ${columns} ` +
+            `FROM ${table} WHERE ${RANGE}`,
+          [child, ...range(parent, lo, hi)],
+        );
+      };
+      const last = at.messageCount - 1;
+      await copy('search_messages', 'content, role, location_id, at, round', 0, last);
+      await copy('search_reasoning', 'reasoning, role, location_id, at, round', 0, last);
+      const memories = 'summary, memory_id, location_id, at, round';
+      await copy('search_memories', memories, 0, Math.min(at.memoryVersion, CORRECTIONS - 1));
+      await copy('search_memories', memories, CORRECTIONS, CORRECTIONS + at.version);
+    });
+  }
+
+  async rewind(m: EntityManager, id: string, to: Horizon): Promise<void> {
+    await atGroupEnd(m, async () => {
+      const num = await numOf(m, id);
+      if (num === null) return;
+      const drop = (table: string, lo: number, hi: number) =>
+        sql(m, `DELETE FROM ${table} WHERE ${RANGE}`, range(num, lo, hi));
+      await drop('search_messages', to.messageCount, LOW_32);
+      await drop('search_reasoning', to.messageCount, LOW_32);
+      await drop('search_memories', to.memoryVersion + 1, CORRECTIONS - 1);
+      await drop('search_memories', CORRECTIONS + to.version + 1, LOW_32);
+    });
+  }
+
+  async remove(m: EntityManager, id: string): Promise<void> {
+    await atGroupEnd(m, async () => {
+      const num = await numOf(m, id);
+      if (num === null) return;
+      for (const table of ['search_messages', 'search_reasoning', 'search_memories'])
+        await sql(m, `DELETE FROM ${table} WHERE ${RANGE}`, range(num, 0, LOW_32));
+      await sql(m, 'DELETE FROM search_campaigns WHERE campaign_id = ?', [id]);
+    });
+  }
+}
+
+/** The campaign's number in `search_campaigns` (created for a fork's first rows when `create`). */
+async function numOf(m: EntityManager, campaignId: string, create = false): Promise<number | null> {
+  const found = (await sql<{ num: number }>(m, 'SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId]))
+    .rows[0];
+  if (found) return Number(found.num);
+  if (!create) return null;
+  const text = 'INSERT INTO search_campaigns (campaign_id) VALUES (?) RETURNING num';
+  return Number((await sql<{ num: number }>(m, text, [campaignId])).rows[0].num);
+}

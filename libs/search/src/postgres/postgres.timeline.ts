@@ -1,0 +1,54 @@
+import type { Horizon, TimelineParticipant } from '@app/campaign';
+import { sql } from '@app/database';
+import { EntityManager } from 'typeorm';
+
+/** Local ids of DM corrections' wordings start here (DESIGN §10, `search_seq = 2^30 + game version`). */
+const CORRECTIONS = 2 ** 30;
+
+const MESSAGE_COLUMNS = 'idx, role, location_id, at, round';
+const MEMORY_COLUMNS = 'memory_id, seq, location_id, at, round, summary, tsv';
+
+/**
+ * The PostgreSQL index in fork, rewind and delete (DESIGN §10): rows keyed by campaign, copied with their
+ * `tsvector` as they are (no re-parse).
+ */
+export class PostgresTimeline implements TimelineParticipant {
+  readonly name = 'search';
+
+  async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
+    for (const [table, text] of [
+      ['search_messages', 'content'],
+      ['search_reasoning', 'reasoning'],
+    ]) {
+      const columns = `${MESSAGE_COLUMNS}, ${text}, tsv`;
+      await sql(
+        m,
+        `INSERT INTO ${table} (campaign_id, ${columns}) SELECT ?, ${columns} FROM ${table} ` +
+          'WHERE campaign_id = ? AND idx < ?',
+        [to, from, at.messageCount],
+      );
+    }
+    await sql(
+      m,
+      `INSERT INTO search_memories (campaign_id, ${MEMORY_COLUMNS}) SELECT ?, ${MEMORY_COLUMNS} FROM search_memories ` +
+        'WHERE campaign_id = ? AND (seq <= ? OR seq BETWEEN ? AND ?)',
+      [to, from, Math.min(at.memoryVersion, CORRECTIONS - 1), CORRECTIONS, CORRECTIONS + at.version],
+    );
+  }
+
+  async rewind(m: EntityManager, id: string, to: Horizon): Promise<void> {
+    for (const table of ['search_messages', 'search_reasoning'])
+      await sql(m, `DELETE FROM ${table} WHERE campaign_id = ? AND idx >= ?`, [id, to.messageCount]);
+    await sql(m, 'DELETE FROM search_memories WHERE campaign_id = ? AND ((seq > ? AND seq < ?) OR seq > ?)', [
+      id,
+      to.memoryVersion,
+      CORRECTIONS,
+      CORRECTIONS + to.version,
+    ]);
+  }
+
+  async remove(m: EntityManager, id: string): Promise<void> {
+    for (const table of ['search_messages', 'search_reasoning', 'search_memories'])
+      await sql(m, `DELETE FROM ${table} WHERE campaign_id = ?`, [id]);
+  }
+}
