@@ -17,3 +17,4 @@ export * from './checkpoint/checkpoint.entity';
 export * from './checkpoint/checkpoint.store';
 export * from './usage-calls';
 export * from './memory.module';
+export * from './corrections/memory.preparer';

@@ -7,6 +7,7 @@ import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, L
 import { OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
+import { MemoryPreparerRegistration } from './corrections/memory.preparer';
 import { HideGlossaryTermHandler } from './glossary/hide-glossary-term.command';
 import { LayersReader } from './layers.reader';
 import { MemoryProjector } from './memory.projector';
@@ -138,6 +139,7 @@ export class MemoryModule {
         { provide: WorkerProgress, useValue: new WorkerProgress() },
         workerProvider(config, options),
         HideGlossaryTermHandler,
+        MemoryPreparerRegistration,
         WakeWorkerHandler,
         WorkerLifecycle,
       ],

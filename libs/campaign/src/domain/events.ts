@@ -37,6 +37,9 @@ export type GameEvent =
   | { type: 'BibleUpdated'; data: { text: string; dmOnly: string } }
   | { type: 'GlossaryTermSet'; data: { term: string; definition: string } }
   | { type: 'GlossaryTermHidden'; data: { term: string } }
+  | { type: 'MessagesRetracted'; data: { indexes: number[]; reason: string | null } }
+  | { type: 'MemoryCorrected'; data: { memoryId: string; summary: string } }
+  | { type: 'MemoryDeleted'; data: { memoryId: string } }
   | WorldStateEvent;
 
 export type GameEventType = GameEvent['type'];

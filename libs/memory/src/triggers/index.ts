@@ -51,6 +51,9 @@ export function triggersFor(e: GameEvent): Trigger[] {
     case 'PlayerUpdated':
     case 'AccountLoggedIn':
     case 'AccountLoggedOut':
+    case 'MessagesRetracted': // lane 3 fires `revision` here
+    case 'MemoryCorrected':
+    case 'MemoryDeleted':
       return [];
     default: {
       const unhandled: never = e;
