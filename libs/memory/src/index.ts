@@ -18,3 +18,4 @@ export * from './checkpoint/checkpoint.store';
 export * from './usage-calls';
 export * from './memory.module';
 export * from './corrections/memory.preparer';
+export * from './corrections/memory-history.reader';

@@ -7,6 +7,7 @@ import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, L
 import { OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
+import { MemoryHistoryReader } from './corrections/memory-history.reader';
 import { MemoryPreparerRegistration } from './corrections/memory.preparer';
 import { HideGlossaryTermHandler } from './glossary/hide-glossary-term.command';
 import { LayersReader } from './layers.reader';
@@ -137,13 +138,22 @@ export class MemoryModule {
           inject: [DATABASE, CampaignReader],
         },
         { provide: WorkerProgress, useValue: new WorkerProgress() },
+        { provide: MemoryHistoryReader, useFactory: (db: Database) => new MemoryHistoryReader(db), inject: [DATABASE] },
         workerProvider(config, options),
         HideGlossaryTermHandler,
         MemoryPreparerRegistration,
         WakeWorkerHandler,
         WorkerLifecycle,
       ],
-      exports: [MemoryProjector, MemoryReader, CheckpointStore, LayersReader, WorkerProgress, MemoryWorker],
+      exports: [
+        MemoryProjector,
+        MemoryReader,
+        CheckpointStore,
+        LayersReader,
+        WorkerProgress,
+        MemoryWorker,
+        MemoryHistoryReader,
+      ],
     };
   }
 }

@@ -14,6 +14,9 @@ const isId = (value: unknown): value is string =>
 
 export const idSchema = z.string().refine(isId, ID_RULE);
 
+/** Memory ids are `<campaign>:<triggerVersion>:<scope>:<subject>`: longer than a plain id may be. */
+export const memoryIdSchema = z.string().min(1).max(600);
+
 /** NUL cannot be stored by PostgreSQL text/jsonb and an unpaired surrogate is not Unicode: both are refused. */
 // eslint-disable-next-line no-control-regex -- refusing NUL is the point of this pattern
 const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -1,4 +1,5 @@
 import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
+import { MEMORY_SUMMARY_MAX_CHARS, RETRACT_MAX_INDEXES, RETRACT_REASON_MAX_CHARS } from '@app/campaign';
 import { z } from 'zod';
 import { idSchema, isoTimeSchema, singleLine } from '../validation';
 
@@ -81,3 +82,19 @@ export const updateLocationStateBody = z.strictObject({
   completeEncounter: idSchema.optional(),
 });
 export const emptyBody = z.strictObject({}).nullable().optional();
+
+// Timelines (DESIGN §10): retraction and the game master's memory corrections.
+export const retractBody = z.strictObject({
+  indexes: z
+    .array(z.number().int().min(0).max(2_000_000_000))
+    .min(1)
+    .max(RETRACT_MAX_INDEXES)
+    .refine((xs) => new Set(xs).size === xs.length, 'must be distinct message indexes'),
+  reason: z.string().max(RETRACT_REASON_MAX_CHARS).nullable().optional(),
+});
+export const correctMemoryBody = z.strictObject({
+  summary: z
+    .string()
+    .max(MEMORY_SUMMARY_MAX_CHARS)
+    .refine((s) => s.trim().length > 0, 'must not be empty or only spaces'),
+});
