@@ -49,12 +49,6 @@ const MAX_RACE_RETRIES = 20;
  */
 export type CommandPreparer = (m: EntityManager, campaignId: string, command: CampaignCommand) => Promise<CampaignCommand>;
 
-/** A rewind of the campaign as `CampaignState` will carry it (lane 0 adds `state.rewinds`). */
-interface RewindMark {
-  fromVersion: number;
-  toVersion: number;
-}
-
 /** Load → decide → append + project, in one transaction; retried on a lost version race. */
 export class CampaignRunner {
   constructor(
@@ -194,8 +188,7 @@ function checkIfMatch(campaignId: string, state: CampaignState, meta: WriteMeta)
     return;
   }
   if (version !== state.version) throw mismatch('');
-  const rewinds = (state as { rewinds?: RewindMark[] }).rewinds ?? [];
-  if (rewinds.some((r) => r.fromVersion >= version && r.toVersion < version))
+  if ((state.rewinds ?? []).some((r) => r.fromVersion >= version && r.toVersion < version))
     throw mismatch(`: version ${version} of an earlier timeline was rewound; send "${now}"`);
 }
 

@@ -49,7 +49,7 @@ export const REPLIES = {
 } satisfies ReplyFns;
 
 /** The campaign's timeline (1, +1 per rewind, DESIGN §10); 1 for a state that predates the field. */
-export const timelineOf = (state: CampaignState): number => (state as { timeline?: number }).timeline ?? 1;
+export const timelineOf = (state: CampaignState): number => state.timeline ?? 1;
 
 /**
  * The answer to a command of type `K`: the campaign's version and timeline after it, and what `REPLIES` adds.

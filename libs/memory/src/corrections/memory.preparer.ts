@@ -29,7 +29,8 @@ export async function prepareMemoryCommand(
   command: CampaignCommand,
 ): Promise<CampaignCommand> {
   if (command.type !== 'CorrectMemory' && command.type !== 'DeleteMemory') return command;
-  return { ...command, memoryStatus: await memoryStatusOf(m, campaignId, command.memoryId) };
+  const status = await memoryStatusOf(m, campaignId, command.memoryId);
+  return { ...command, exists: status !== null && status !== 'deleted' };
 }
 
 /** Registers `prepareMemoryCommand` with the campaign's runner at module init. */

@@ -1,15 +1,16 @@
-import { invalid, notFound } from '@app/common';
+import { invalid, memoryNotFound } from '@app/common';
 import { CommandOf } from '../commands';
 import { GameEvent } from '../events';
 import { CampaignState } from '../state';
 
 export const MEMORY_SUMMARY_MAX_CHARS = 2_000;
 
-/** What a memory's status read by memory's preparer allows: none (unknown id) or `deleted` is 404. */
-export function requireMemory(command: { memoryId: string; memoryStatus?: string | null }): void {
-  // `undefined`: no preparer looked (memory is not wired in) — never append for a memory nobody checked.
-  if (command.memoryStatus === undefined || command.memoryStatus === null || command.memoryStatus === 'deleted')
-    throw notFound('MEMORY_NOT_FOUND', `memory ${command.memoryId} not found`);
+/**
+ * `exists` is memory's preparer's answer (an unknown or deleted memory is not); unset means no preparer looked
+ * (memory is not wired in), and nothing is appended for a memory nobody checked.
+ */
+export function requireMemory(command: { memoryId: string; exists?: boolean }): void {
+  if (!command.exists) throw memoryNotFound(command.memoryId);
 }
 
 /**
