@@ -13,7 +13,8 @@ import { idSchema, memoryIdSchema, queryInt } from '../validation';
 import { answer, RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
 
-export const memoryHistoryQuery = z.strictObject({ asOf: queryInt(1, 2_000_000_000).optional() });
+// Range-checked against the campaign's version in the handler: out of 1..version is INVALID_VERSION (§10).
+export const memoryHistoryQuery = z.strictObject({ asOf: queryInt(-2_000_000_000, 2_000_000_000).optional() });
 
 const HISTORY_EXAMPLE = {
   items: [
@@ -136,7 +137,7 @@ export class MemoryEditsController {
     @Req() req: FastifyRequest,
   ) {
     const { state } = await this.campaigns.get(cid);
-    if (q.asOf !== undefined && q.asOf > state.version)
+    if (q.asOf !== undefined && (q.asOf < 1 || q.asOf > state.version))
       throw new DomainError('invalid', 'INVALID_VERSION', `asOf must be 1 to ${state.version}, not ${q.asOf}`);
     const viewer = witnessOf(callerOf(req));
     const items = await this.histories.history(cid, memoryId, { asOf: q.asOf, viewer });
