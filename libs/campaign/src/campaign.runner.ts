@@ -47,7 +47,11 @@ const MAX_RACE_RETRIES = 20;
  * command unchanged when it is not its type. Other modules register theirs with `CampaignRunner.prepareWith`, so
  * the campaign imports none of them.
  */
-export type CommandPreparer = (m: EntityManager, campaignId: string, command: CampaignCommand) => Promise<CampaignCommand>;
+export type CommandPreparer = (
+  m: EntityManager,
+  campaignId: string,
+  command: CampaignCommand,
+) => Promise<CampaignCommand>;
 
 /** Load → decide → append + project, in one transaction; retried on a lost version race. */
 export class CampaignRunner {

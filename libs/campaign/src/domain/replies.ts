@@ -58,9 +58,7 @@ export const timelineOf = (state: CampaignState): number => state.timeline ?? 1;
 export type ReplyOf<K extends CampaignCommand['type'] = CampaignCommand['type']> = {
   version: number;
   timeline?: number;
-} & ReturnType<
-  (typeof REPLIES)[K]
->;
+} & ReturnType<(typeof REPLIES)[K]>;
 
 export function replyTo<C extends CampaignCommand>(
   after: CampaignState,

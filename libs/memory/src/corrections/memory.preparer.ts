@@ -9,11 +9,10 @@ import { EntityManager } from 'typeorm';
  * column and read as `active` (the migration's default).
  */
 export async function memoryStatusOf(m: EntityManager, campaignId: string, memoryId: string): Promise<string | null> {
-  const { rows } = await sql<{ status?: string | null }>(
-    m,
-    'SELECT * FROM memories WHERE campaign_id = ? AND id = ?',
-    [campaignId, memoryId],
-  );
+  const { rows } = await sql<{ status?: string | null }>(m, 'SELECT * FROM memories WHERE campaign_id = ? AND id = ?', [
+    campaignId,
+    memoryId,
+  ]);
   if (rows.length === 0) return null;
   return rows[0].status ?? 'active';
 }

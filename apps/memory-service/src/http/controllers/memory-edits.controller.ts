@@ -7,7 +7,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
-import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
+import { ApiRoute, ApiTags, NO_CONTENT, WRITE_ERRORS } from '../api-docs';
 import { correctMemoryBody } from '../dto/campaign.dto';
 import { idSchema, memoryIdSchema, queryInt } from '../validation';
 import { answer, RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
@@ -112,7 +112,7 @@ export class MemoryEditsController {
   @HttpCode(204)
   @ApiRoute(
     'Delete a memory: never served again (a second delete is MEMORY_NOT_FOUND)',
-    { status: 204, operationId: 'deleteMemory', description: 'Deleted' },
+    { ...NO_CONTENT, operationId: 'deleteMemory' },
     WRITE_ERRORS,
   )
   remove(
