@@ -62,11 +62,6 @@ export function evolve(
     case 'AccountLoggedIn':
     case 'AccountLoggedOut':
       return evolveWorldState(state, event, recordedAt);
-    // Messages and memories are not in the state: their rows are the projections' (DESIGN §10).
-    case 'MessagesRetracted':
-    case 'MemoryCorrected':
-    case 'MemoryDeleted':
-      return state;
   }
 }
 

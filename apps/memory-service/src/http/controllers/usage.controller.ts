@@ -3,7 +3,6 @@ import { APP_CONFIG, AppConfig, notFound } from '@app/common';
 import { MemoryReader } from '@app/memory';
 import { callView, UsageLedger, usageReport } from '@app/summarizer';
 import { Controller, Get, Inject, Param } from '@nestjs/common';
-import { z } from 'zod';
 import { ApiRoute, ApiTags } from '../api-docs';
 import * as R from '../dto/responses';
 import { idSchema, memoryIdSchema } from '../validation';
