@@ -5,16 +5,14 @@ import { EntityManager } from 'typeorm';
 
 /**
  * A memory's status (`active | withheld | withdrawn | deleted`), null when the campaign has no memory of that id.
- * Runs in the caller's transaction. `SELECT *`: rows written before the timelines migration carry no `status`
- * column and read as `active` (the migration's default).
+ * Runs in the caller's transaction; one seek on the `(campaign_id, id)` primary key.
  */
 export async function memoryStatusOf(m: EntityManager, campaignId: string, memoryId: string): Promise<string | null> {
-  const { rows } = await sql<{ status?: string | null }>(m, 'SELECT * FROM memories WHERE campaign_id = ? AND id = ?', [
+  const { rows } = await sql<{ status: string }>(m, 'SELECT status FROM memories WHERE campaign_id = ? AND id = ?', [
     campaignId,
     memoryId,
   ]);
-  if (rows.length === 0) return null;
-  return rows[0].status ?? 'active';
+  return rows.length === 0 ? null : rows[0].status;
 }
 
 /**
