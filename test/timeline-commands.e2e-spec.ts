@@ -1,3 +1,4 @@
+import { LorekeeperClient, LorekeeperError } from '@app/client';
 import { expectProblem, expectRejected } from './support/rejection';
 import { scenario } from './support/scenario';
 import { startTestApp, TestApp } from './support/test-app';
@@ -250,6 +251,43 @@ describe('timeline commands over HTTP: retract, correct, delete, history', () =>
         () => admin('PUT', `/memories/${memoryId}`, { summary: 'x' }),
         as(ADMIN),
       );
+    });
+  });
+
+  describe('the typed client (libs/client)', () => {
+    it('retracts with If-Match "<timeline>:<version>", corrects, deletes, and reports the §10 codes', async () => {
+      const lk = new LorekeeperClient({ baseUrl: t.url, apiKey: ADMIN });
+      const id = 'tc-client';
+      await lk.createCampaign({ id, name: 'Client' });
+      await lk.putLocation(id, 'hall', { name: 'Hall' });
+      await lk.putLocation(id, 'yard', { name: 'Yard' });
+      await lk.changeLocation(id, 'hall');
+      const said = await lk.recordMessages(id, [{ role: 'dm', content: 'The hall is cold.' }]);
+      const moved = await lk.changeLocation(id, 'yard');
+      await lk.context(id, { minVersion: moved.version, waitMs: 10_000 });
+      const [memory] = (await lk.memories(id, { scope: 'location', subjectId: 'hall' })).items;
+
+      const stale = await lk.retractMessages(id, said.indexes, {}, { ifMatch: `2:${moved.version}` }).catch((e) => e);
+      expect(stale).toBeInstanceOf(LorekeeperError);
+      expect([stale.status, stale.code]).toEqual([412, 'VERSION_MISMATCH']);
+      const retracted = await lk.retractMessages(
+        id,
+        said.indexes,
+        { reason: 'swiped' },
+        {
+          ifMatch: `1:${moved.version}`,
+        },
+      );
+      expect(retracted).toEqual({ version: moved.version + 1, timeline: 1 });
+
+      const corrected = await lk.correctMemory(id, memory.id, 'The hall was warm.');
+      expect(corrected).toMatchObject({ id: memory.id, summary: 'The hall was warm.', origin: 'dm', locked: true });
+      await expect(lk.deleteMemory(id, memory.id)).resolves.toBeUndefined();
+      const unknown = await lk.memoryHistory(id, `${id}:1:npc:none`).catch((e) => e);
+      expect([unknown.status, unknown.code]).toEqual([404, 'MEMORY_NOT_FOUND']);
+      const types = (await lk.events(id, { stream: 'game', limit: 1000 })).items.map((e: { type: string }) => e.type);
+      expect(types.slice(-3)).toEqual(['MessagesRetracted', 'MemoryCorrected', 'MemoryDeleted']);
+      expect((await lk.listCampaigns()).items.map((c) => c.id)).toEqual(expect.arrayContaining([cid, id]));
     });
   });
 });
