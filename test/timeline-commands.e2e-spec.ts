@@ -209,7 +209,7 @@ describe('timeline commands over HTTP: retract, correct, delete, history', () =>
       expectProblem(res, 404, 'MEMORY_NOT_FOUND');
     });
 
-    it('lists the recorded wording and each correction, oldest first; asOf before a correction stops there', async () => {
+    it('lists the recorded wording and each correction, oldest first; asOf before a correction stops there (needs the corrections projection)', async () => {
       const { body } = await admin('GET', `/memories/${memoryId}/history`);
       expect(body.items[0]).toMatchObject({ revision: 1, origin: 'model', reason: 'recorded' });
       const corrected = body.items.filter((i: { reason: string }) => i.reason === 'corrected');

@@ -12,6 +12,7 @@ import { correctMemoryBody } from '../dto/campaign.dto';
 import { idSchema, memoryIdSchema, queryInt } from '../validation';
 import { answer, RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
+import { MEMORY_EXAMPLE } from './memories.controller';
 
 // Range-checked against the campaign's version in the handler: out of 1..version is INVALID_VERSION (§10).
 export const memoryHistoryQuery = z.strictObject({ asOf: queryInt(-2_000_000_000, 2_000_000_000).optional() });
@@ -40,20 +41,8 @@ const HISTORY_EXAMPLE = {
 };
 
 const CORRECTED_EXAMPLE = {
-  id: 'saltmere:9:location:tavern',
-  scope: 'location',
-  subjectId: 'tavern',
+  ...MEMORY_EXAMPLE,
   summary: HISTORY_EXAMPLE.items[1].summary,
-  tags: ['location:tavern'],
-  locationId: 'tavern',
-  npcIds: [],
-  questId: null,
-  encounterId: null,
-  sinceMessageIndex: 0,
-  throughMessageIndex: 1,
-  sinceTimestamp: '2026-11-23T07:27:00.000Z',
-  createdAt: '2026-11-23T07:28:00.000Z',
-  triggerVersion: 9,
   origin: 'dm',
   locked: true,
   version: 14,
