@@ -2,8 +2,10 @@ import { EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-st
 import { Database, sql } from '@app/database';
 import { CampaignStateCache } from './projections/campaign-state.cache';
 import { readCampaignRow } from './projections/campaign-row';
-import { notFound } from '@app/common';
-import { CampaignState } from './domain/state';
+import { invalidVersion, notFound } from '@app/common';
+import { GameEvent } from './domain/events';
+import { fold } from './domain/evolve';
+import { CampaignState, emptyState } from './domain/state';
 import { EntityManager } from 'typeorm';
 import * as q from './projections/message.queries';
 import { RecentWindow, StoredMessage } from './projections/message.queries';
@@ -52,6 +54,25 @@ export class CampaignReader {
     const found = await this.find(campaignId);
     if (!found) throw notFound('CAMPAIGN_NOT_FOUND', `campaign ${campaignId} not found`);
     return found;
+  }
+
+  /**
+   * §10: the campaign's state as of game version `version` (1..version), in the current timeline. NAIVE: folds the
+   * game events 1..V on every call, so its cost grows with V — lane 1 replaces it with versioned state rows (and
+   * honours `kinds`, the parts of the state the caller reads). 400 INVALID_VERSION outside the stream.
+   */
+  async stateAt(campaignId: string, version: number, _kinds?: readonly string[]): Promise<CampaignState> {
+    const head = await this.get(campaignId);
+    if (!Number.isInteger(version) || version < 1 || version > head.state.version)
+      throw invalidVersion('asOf', version, head.state.version);
+    if (version === head.state.version) return head.state;
+    const events = await this.store.readStream(gameStream(campaignId), { until: version });
+    const steps = events.map((e) => ({
+      event: { type: e.type, data: e.data } as GameEvent,
+      version: e.version,
+      recordedAt: e.recordedAt,
+    }));
+    return { ...fold(emptyState(campaignId), steps), timeline: head.state.timeline };
   }
 
   /** Messages after an exclusive index, oldest first; with `witnessedBy` (a viewer key, §8) only those it witnessed. */
@@ -178,9 +199,13 @@ export class CampaignReader {
    * PostgreSQL: takes the campaign row (where game writers queue) before memory events get their
    * positions, so a campaign's events commit in position order and the event stream can resume from
    * one event id (docs/stream.md). SQLite has one writer, so the order holds already.
+   * §10: the campaign's timeline as this transaction sees it, null when the campaign is gone — the memory
+   * worker's fence against a rewind or a delete (on PostgreSQL they take the same row first).
    */
-  async lockForAppend(m: EntityManager, campaignId: string): Promise<void> {
-    if (this.db.dialect === 'postgres')
-      await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
+  async lockForAppend(m: EntityManager, campaignId: string): Promise<{ timeline: number } | null> {
+    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    const text = `SELECT "timeline" FROM "campaigns" WHERE "id" = ?${lock}`;
+    const row = (await sql<{ timeline: number | string }>(m, text, [campaignId])).rows[0];
+    return row ? { timeline: Number(row.timeline) } : null;
   }
 }

@@ -15,6 +15,7 @@ export * from './projection.rebuilder';
 export * from './ownership/campaign-ownership.port';
 export * from './checkpoint/checkpoint.entity';
 export * from './checkpoint/checkpoint.store';
+export * from './checkpoint/checkpoint.projection';
 export * from './usage-calls';
 export * from './memory.module';
 export * from './corrections/memory.preparer';
