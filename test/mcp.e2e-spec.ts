@@ -98,6 +98,12 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
         'search_reasoning',
         'search_memories',
         'search_broadcasts',
+        'fork_campaign',
+        'rewind_campaign',
+        'retract_messages',
+        'correct_memory',
+        'delete_memory',
+        'memory_history',
       ]),
     );
     for (const t of tools) {
@@ -287,6 +293,35 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
     expect(extra.isError).toBe(true);
     expect(extra.text).toMatch(/force/);
     expect((await ok('list_messages', { campaignId: cid })).structured.items).toEqual([]);
+  });
+
+  it('corrects and deletes a memory, and names the §10 codes when the memory is unknown', async () => {
+    const cid = 'mcp-timelines';
+    await ok('create_campaign', { id: cid, name: 'Timelines' });
+    await ok('put_location', { campaignId: cid, locationId: 'hall', name: 'Hall' });
+    await ok('put_location', { campaignId: cid, locationId: 'yard', name: 'Yard' });
+    await ok('change_location', { campaignId: cid, toLocationId: 'hall' });
+    await ok('record_messages', { campaignId: cid, messages: [{ role: 'dm', content: 'The hall is cold.' }] });
+    const moved = await ok('change_location', { campaignId: cid, toLocationId: 'yard' });
+    await ok('get_context', { campaignId: cid, minVersion: moved.structured.version, waitMs: 10_000 });
+    const [memory] = (await ok('list_memories', { campaignId: cid, scope: 'location' })).structured.items;
+    const corrected = await ok('correct_memory', {
+      campaignId: cid,
+      memoryId: memory.id,
+      summary: 'The hall was warm.',
+    });
+    expect(corrected.structured).toMatchObject({ id: memory.id, summary: 'The hall was warm.', origin: 'dm' });
+    expect((await ok('delete_memory', { campaignId: cid, memoryId: memory.id })).structured).toEqual({
+      deleted: true,
+      memoryId: memory.id,
+    });
+    const unknown = await call('correct_memory', { campaignId: cid, memoryId: `${cid}:1:npc:none`, summary: 'x' });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.text).toContain('404 MEMORY_NOT_FOUND');
+    const history = await call('memory_history', { campaignId: cid, memoryId: `${cid}:1:npc:none` });
+    expect(history.text).toContain('404 MEMORY_NOT_FOUND');
+    const stale = await call('retract_messages', { campaignId: cid, indexes: [0], ifMatch: '2:1' });
+    expect(stale.text).toContain('412 VERSION_MISMATCH');
   });
 
   it('names the URL and the problem when the service refuses a call', async () => {

@@ -445,15 +445,20 @@ const commandCases: Case[] = [
 ];
 
 const headerCases: Case[] = [
-  ...['abc', '1.5', '-1', '*', '', '1234567890', '"7', '7"', 'W/7"', '1, 2'].map((value) =>
-    bad(`If-Match ${JSON.stringify(value)}`, 'POST', M, say(msg()), 400, 'INVALID_IF_MATCH', {
-      headers: { 'if-match': value },
-    }),
+  ...['abc', '1.5', '-1', '*', '', '1234567890', '"7', '7"', 'W/7"', '1, 2', '1:', ':5', '1:2:3', '"1":2'].map(
+    (value) =>
+      bad(`If-Match ${JSON.stringify(value)}`, 'POST', M, say(msg()), 400, 'INVALID_IF_MATCH', {
+        headers: { 'if-match': value },
+      }),
   ),
   bad('If-Match on a command', 'POST', `${K}/change-location`, { toLocationId: 'docks' }, 400, 'INVALID_IF_MATCH', {
     headers: { 'if-match': 'v1' },
   }),
   bad('If-Match stale', 'POST', M, say(msg()), 412, 'VERSION_MISMATCH', { headers: { 'if-match': '1' } }),
+  // `<timeline>:<version>` (DESIGN §10): another timeline is 412 whatever the version.
+  bad('If-Match of another timeline', 'POST', M, say(msg()), 412, 'VERSION_MISMATCH', {
+    headers: { 'if-match': '"2:1"' },
+  }),
   bad('If-Match ahead', 'POST', `${K}/change-location`, { toLocationId: 'docks' }, 412, 'VERSION_MISMATCH', {
     headers: { 'if-match': '999999' },
   }),

@@ -1,4 +1,5 @@
-import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
+import { DANGER_LEVELS, MEMORY_SUMMARY_MAX_CHARS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
+import { RETRACT_MAX_INDEXES, RETRACT_REASON_MAX_CHARS } from '@app/campaign';
 import { AGENTS, SECTION_ORDER } from '@app/context';
 import { ID_PATTERN as SERVICE_ID_PATTERN } from '@app/common';
 import { FACT_STATUSES } from '@app/state';
@@ -27,5 +28,17 @@ describe('MCP input schemas follow the service', () => {
     expect(Object.keys(mcp.messageInput.shape).sort()).toEqual(service);
     const fields = ['visibility', 'audience', 'at', 'toolCalls', 'toolCallId', 'reasoning'];
     expect(service).toEqual(expect.arrayContaining(fields));
+  });
+
+  it('takes the timeline tools’ limits from the service (retraction, correction)', () => {
+    const indexes = mcp.input.retractMessages.indexes;
+    expect(indexes.safeParse(Array.from({ length: RETRACT_MAX_INDEXES }, (_, i) => i)).success).toBe(true);
+    expect(indexes.safeParse(Array.from({ length: RETRACT_MAX_INDEXES + 1 }, (_, i) => i)).success).toBe(false);
+    expect(mcp.input.retractMessages.reason.safeParse('x'.repeat(RETRACT_REASON_MAX_CHARS + 1)).success).toBe(false);
+    const summary = mcp.input.correctMemory.summary;
+    expect(summary.safeParse('x'.repeat(MEMORY_SUMMARY_MAX_CHARS)).success).toBe(true);
+    expect(summary.safeParse('x'.repeat(MEMORY_SUMMARY_MAX_CHARS + 1)).success).toBe(false);
+    expect(mcp.writeOptions.ifMatch.safeParse('2:17').success).toBe(true);
+    expect(mcp.writeOptions.ifMatch.safeParse('2:').success).toBe(false);
   });
 });

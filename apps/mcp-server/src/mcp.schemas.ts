@@ -25,12 +25,21 @@ export const writeOptions = {
     .optional()
     .describe('retry-safe: the same key and arguments return the first answer and record nothing twice'),
   ifMatch: z
-    .number()
-    .int()
-    .min(0)
+    .union([z.number().int().min(0), z.string().regex(/^\d{1,9}:\d{1,9}$/)])
     .optional()
-    .describe('the campaign version you expect; the write fails with 412 VERSION_MISMATCH if it moved'),
+    .describe(
+      'the campaign version you expect, or "<timeline>:<version>" (exact across rewinds); the write fails with ' +
+        '412 VERSION_MISMATCH if it moved',
+    ),
 };
+// Memory ids are `<campaign>:<triggerVersion>:<scope>:<subject>`: longer than a plain id may be.
+const memoryId = z.string().min(1).max(600).describe('a memory id, as list_memories shows it');
+const asOf = z
+  .number()
+  .int()
+  .min(1)
+  .optional()
+  .describe('read as the campaign stood when its game stream was at this version');
 
 export const messageInput = z.strictObject({
   role: z.enum(MESSAGE_ROLES),
@@ -233,6 +242,34 @@ export const input = {
     limit: z.number().int().min(1).max(100).optional(),
   },
   postBroadcast: { content: z.string().min(1).max(16000), from: id.describe('your agent id'), ...writeOptions },
+  // Timelines (DESIGN §10).
+  forkCampaign: {
+    campaignId,
+    id: id.optional().describe('the new campaign’s id; omitted = generated'),
+    name: name.optional().describe('omitted = the parent’s name'),
+    atVersion: z.number().int().min(1).optional().describe('the parent version to branch at; omitted = now'),
+    ...writeOptions,
+  },
+  rewindCampaign: {
+    campaignId,
+    toVersion: z.number().int().min(1).describe('the version to go back to; everything after it is discarded'),
+    keepAs: id.optional().describe('first keep the whole campaign as a fork with this id (a what-if to return to)'),
+    ...writeOptions,
+  },
+  retractMessages: {
+    campaignId,
+    indexes: z.array(z.number().int().min(0)).min(1).max(500).describe('message indexes to retract (distinct)'),
+    reason: z.string().max(500).optional().describe('why, e.g. "regenerated"; kept with the retraction'),
+    ...writeOptions,
+  },
+  correctMemory: {
+    campaignId,
+    memoryId,
+    summary: z.string().min(1).max(2000).describe('the memory as it should read from now on'),
+    ...writeOptions,
+  },
+  deleteMemory: { campaignId, memoryId, ...writeOptions },
+  memoryHistory: { campaignId, memoryId, asOf },
 };
 
 // Outputs: the fields an agent relies on are typed; loose objects, so a field the service adds later is
@@ -298,4 +335,17 @@ export const output = {
   ),
   hits: items(hit),
   broadcast: z.looseObject({ id: z.string(), content: z.string(), from: z.string(), at: z.string() }),
+  timelined: z.looseObject({ version, timeline: z.number().int() }),
+  rewound: z.looseObject({ version, timeline: z.number().int(), discarded: z.looseObject({}) }),
+  correctedMemory: z.looseObject({ id: z.string(), summary: z.string(), origin: z.string(), version }),
+  deletedMemory: z.looseObject({ deleted: z.boolean(), memoryId: z.string() }),
+  memoryHistory: items(
+    z.looseObject({
+      revision: z.number().int(),
+      summary: z.string(),
+      origin: z.string(),
+      reason: z.string(),
+      version,
+    }),
+  ),
 };

@@ -22,6 +22,8 @@ import { StreamController } from './stream/stream.controller';
 import { InspectorController } from './stream/inspector.controller';
 import { StreamHub, WakeStreamsHandler } from './stream/stream-hub';
 import { UsageController } from './http/controllers/usage.controller';
+import { RetractionsController } from './http/controllers/retractions.controller';
+import { MemoryEditsController } from './http/controllers/memory-edits.controller';
 
 @Module({})
 export class AppModule {
@@ -45,6 +47,8 @@ export class AppModule {
         StreamController,
         InspectorController,
         UsageController,
+        RetractionsController,
+        MemoryEditsController,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },

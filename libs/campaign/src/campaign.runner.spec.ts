@@ -124,6 +124,7 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
     ]);
     expect((results[3] as PromiseFulfilledResult<{ reply: unknown }>).value.reply).toEqual({
       version: 6,
+      timeline: 1,
       indexes: [2],
     });
   });
@@ -175,5 +176,72 @@ describe('CampaignRunner: the answer stored for an Idempotency-Key', () => {
       idem('old'),
     );
     expect(out).toMatchObject({ replayed: true, events: [], storedBody: body });
+  });
+});
+
+describe('CampaignRunner: If-Match by timeline (DESIGN §10) and command preparers', () => {
+  let dir: string;
+  let ds: DataSource;
+  let projector: CampaignProjector;
+  let runner: CampaignRunner;
+  const clock = new FixedClock(new Date('2026-03-01T10:00:00.000Z'));
+  const put = (name: string) => ({ type: 'PutLocation', locationId: 'tavern', name }) as const;
+
+  beforeEach(async () => {
+    ({ dir, ds, projector, runner } = await openRunner(clock));
+    await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {});
+    await runner.run('c1', put('Rusty Anchor'), {});
+  });
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await ds.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The campaign as a rewind from version 5 to 1 left it (timeline 2), grown back to version 2. */
+  const rewound = () => {
+    const load = projector.load.bind(projector);
+    jest.spyOn(projector, 'load').mockImplementation(async (m, id) => ({
+      ...(await load(m, id)),
+      timeline: 2,
+      rewinds: [{ timeline: 2, fromVersion: 5, toVersion: 1 }],
+    }));
+  };
+
+  it('accepts <timeline>:<version> only when both match, and names the exact form in the 412', async () => {
+    await expect(runner.run('c1', put('A'), { expectedVersion: 2, expectedTimeline: 2 })).rejects.toMatchObject({
+      code: 'VERSION_MISMATCH',
+      message: expect.stringContaining('is at 1:2'),
+    });
+    const ok = await runner.run('c1', put('B'), { expectedVersion: 2, expectedTimeline: 1 });
+    expect(ok.reply).toMatchObject({ version: 3, timeline: 1 });
+  });
+
+  it('refuses a plain version an earlier timeline also reached, even after the campaign grew back past it', async () => {
+    rewound();
+    await expect(runner.run('c1', put('A'), { expectedVersion: 2 })).rejects.toMatchObject({
+      kind: 'precondition',
+      code: 'VERSION_MISMATCH',
+      message: expect.stringContaining('send "2:2"'),
+    });
+    const exact = await runner.run('c1', put('B'), { expectedVersion: 2, expectedTimeline: 2 });
+    expect(exact.reply).toMatchObject({ version: 3, timeline: 2 });
+  });
+
+  it('lets a registered preparer complete a command inside the write, before decide', async () => {
+    await expect(runner.run('c1', { type: 'DeleteMemory', memoryId: 'm1' }, {})).rejects.toMatchObject({
+      code: 'MEMORY_NOT_FOUND',
+    });
+    const seen: unknown[] = [];
+    runner.prepareWith(async (m, campaignId, command) => {
+      seen.push([m.queryRunner?.isTransactionActive, campaignId, command.type]);
+      return command.type === 'DeleteMemory' ? { ...command, exists: command.memoryId === 'm1' } : command;
+    });
+    const out = await runner.run('c1', { type: 'DeleteMemory', memoryId: 'm1' }, {});
+    expect(out.events.map((e) => [e.type, e.data])).toEqual([['MemoryDeleted', { memoryId: 'm1' }]]);
+    await expect(runner.run('c1', { type: 'DeleteMemory', memoryId: 'm2' }, {})).rejects.toMatchObject({
+      code: 'MEMORY_NOT_FOUND',
+    });
+    expect(seen[0]).toEqual([true, 'c1', 'DeleteMemory']);
   });
 });

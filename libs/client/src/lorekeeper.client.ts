@@ -21,7 +21,37 @@ export interface ClientOptions {
 
 export interface WriteOptions {
   idempotencyKey?: string;
-  ifMatch?: number;
+  /** The version (current timeline) or `"<timeline>:<version>"` (a write's `ETag`) the write expects; else 412. */
+  ifMatch?: number | string;
+}
+
+/** `asOf`: read the campaign as it stood when its game stream was at that version (DESIGN §10). */
+// A type, not an interface: it must fit `Query`'s index signature.
+export type AsOf = { asOf?: number };
+
+/** A campaign's parent: the campaign it was forked from, at which version. */
+export interface ParentRef {
+  id: string;
+  version: number;
+}
+
+export interface CampaignListItem {
+  id: string;
+  name: string;
+  version: number;
+  processedVersion: number;
+  parent: ParentRef | null;
+  createdAt: string;
+}
+
+export interface MemoryHistoryItem {
+  revision: number;
+  summary: string;
+  origin: 'model' | 'dm';
+  reason: 'recorded' | 'revised' | 'corrected' | 'withdrawn' | 'deleted';
+  version: number;
+  at: string;
+  inputIndexes: number[];
 }
 
 export interface MessageInput {
@@ -113,8 +143,52 @@ export class LorekeeperClient {
   createCampaign(body: { id?: string; name: string; perRoleMemory?: boolean }, w?: WriteOptions) {
     return this.request('POST', '/v1/campaigns', body, {}, w);
   }
-  getCampaign(campaignId: string) {
-    return this.request('GET', this.c(campaignId));
+  getCampaign(campaignId: string, query: AsOf = {}) {
+    return this.request('GET', this.c(campaignId), undefined, query);
+  }
+  /** The campaigns this key may see, by id, `limit` after the id `after`. */
+  listCampaigns(query: { limit?: number; after?: string } = {}): Promise<{ items: CampaignListItem[] }> {
+    return this.request('GET', '/v1/campaigns', undefined, query);
+  }
+  /** Deletes a campaign and everything of it (its forks stay); a second delete is 404. */
+  async deleteCampaign(campaignId: string, w?: WriteOptions): Promise<void> {
+    await this.request('DELETE', this.c(campaignId), undefined, {}, w);
+  }
+
+  // Timelines (DESIGN §10, docs/timelines.md).
+  /** A new campaign that is this one as of `atVersion` (default: now); no model call. */
+  fork(campaignId: string, body: { id?: string; name?: string; atVersion?: number } = {}, w?: WriteOptions) {
+    return this.request('POST', this.c(campaignId, '/fork'), body, {}, w);
+  }
+  /** Back to `toVersion` in place (timeline + 1); `keepAs` first forks the whole campaign under that id. */
+  rewind(
+    campaignId: string,
+    body: { toVersion: number; keepAs?: string },
+    w?: WriteOptions,
+  ): Promise<{ version: number; timeline: number; discarded: { game: number; memory: number } }> {
+    return this.request('POST', this.c(campaignId, '/rewind'), body, {}, w);
+  }
+  /** Retracts messages (swipe, retcon): all or nothing; memories built from them are revised by the worker. */
+  retractMessages(
+    campaignId: string,
+    indexes: number[],
+    o: { reason?: string } = {},
+    w?: WriteOptions,
+  ): Promise<{ version: number; timeline: number }> {
+    return this.request('POST', this.c(campaignId, '/messages/retract'), { indexes, ...o }, {}, w);
+  }
+  /** Rewrites a memory: served as written from now on, `origin: dm`, locked against revision. */
+  correctMemory(campaignId: string, memoryId: string, summary: string, w?: WriteOptions) {
+    return this.request('PUT', this.c(campaignId, `/memories/${encodeURIComponent(memoryId)}`), { summary }, {}, w);
+  }
+  /** Deletes a memory: never served again. */
+  async deleteMemory(campaignId: string, memoryId: string, w?: WriteOptions): Promise<void> {
+    await this.request('DELETE', this.c(campaignId, `/memories/${encodeURIComponent(memoryId)}`), undefined, {}, w);
+  }
+  /** A memory's wordings and statuses, oldest first. */
+  memoryHistory(campaignId: string, memoryId: string, query: AsOf = {}): Promise<{ items: MemoryHistoryItem[] }> {
+    const path = `/memories/${encodeURIComponent(memoryId)}/history`;
+    return this.request('GET', this.c(campaignId, path), undefined, query);
   }
   putLocation(campaignId: string, locationId: string, body: { name: string; dangerLevel?: string }, w?: WriteOptions) {
     return this.request('PUT', this.c(campaignId, `/locations/${encodeURIComponent(locationId)}`), body, {}, w);
@@ -142,7 +216,10 @@ export class LorekeeperClient {
   ): Promise<{ indexes: number[]; version: number }> {
     return this.request('POST', this.c(campaignId, '/messages'), { messages }, {}, w);
   }
-  listMessages(campaignId: string, query: { after?: number; limit?: number; locationId?: string } = {}) {
+  listMessages(
+    campaignId: string,
+    query: { after?: number; limit?: number; locationId?: string; includeRetracted?: boolean } & AsOf = {},
+  ) {
     return this.request('GET', this.c(campaignId, '/messages'), undefined, query);
   }
   /** POST …/commands/<name> → {version}. */
@@ -176,10 +253,13 @@ export class LorekeeperClient {
   endRound(campaignId: string, w?: WriteOptions) {
     return this.command(campaignId, 'end-round', {}, w);
   }
-  memories(campaignId: string, query: { scope?: string; subjectId?: string; limit?: number; before?: string } = {}) {
+  memories(
+    campaignId: string,
+    query: { scope?: string; subjectId?: string; limit?: number; before?: string } & AsOf = {},
+  ) {
     return this.request('GET', this.c(campaignId, '/memories'), undefined, query);
   }
-  events(campaignId: string, query: { stream?: 'game' | 'memory'; after?: number; limit?: number } = {}) {
+  events(campaignId: string, query: { stream?: 'game' | 'memory'; after?: number; limit?: number } & AsOf = {}) {
     return this.request('GET', this.c(campaignId, '/events'), undefined, query);
   }
   /** Ranked full-text search (DESIGN §7 query language). */
@@ -191,7 +271,7 @@ export class LorekeeperClient {
       limit?: number;
       role?: string;
       locationId?: string;
-    },
+    } & AsOf,
   ) {
     return this.request('GET', this.c(campaignId, '/search'), undefined, query);
   }
@@ -201,7 +281,7 @@ export class LorekeeperClient {
   broadcasts(query: { q?: string; limit?: number } = {}) {
     return this.request('GET', '/v1/broadcasts', undefined, query);
   }
-  /** JSON context (format=json). */
+  /** JSON context (format=json); `asOf` in the query reads it as the campaign stood at that version. */
   context(campaignId: string, query: Query = {}) {
     return this.request('GET', this.c(campaignId, '/context'), undefined, { ...query, format: 'json' });
   }
@@ -220,14 +300,14 @@ export class LorekeeperClient {
   players(campaignId: string) {
     return this.request('GET', this.c(campaignId, '/players'));
   }
-  getBible(campaignId: string) {
-    return this.request('GET', this.c(campaignId, '/bible'));
+  getBible(campaignId: string, query: AsOf = {}) {
+    return this.request('GET', this.c(campaignId, '/bible'), undefined, query);
   }
   putBible(campaignId: string, body: { text: string; dmOnly?: string }, w?: WriteOptions) {
     return this.request('PUT', this.c(campaignId, '/bible'), body, {}, w);
   }
-  glossary(campaignId: string) {
-    return this.request('GET', this.c(campaignId, '/glossary'));
+  glossary(campaignId: string, query: AsOf = {}) {
+    return this.request('GET', this.c(campaignId, '/glossary'), undefined, query);
   }
   setGlossaryTerm(campaignId: string, term: string, definition: string, w?: WriteOptions) {
     return this.request('PUT', this.c(campaignId, `/glossary/${encodeURIComponent(term)}`), { definition }, {}, w);
@@ -243,11 +323,11 @@ export class LorekeeperClient {
     const path = `/facts/${encodeURIComponent(type)}/${encodeURIComponent(key)}/resolve`;
     return this.request('POST', this.c(campaignId, path), {}, {}, w);
   }
-  facts(campaignId: string, query: { status?: 'active' | 'resolved' | 'expired' | 'all' } = {}) {
+  facts(campaignId: string, query: { status?: 'active' | 'resolved' | 'expired' | 'all' } & AsOf = {}) {
     return this.request('GET', this.c(campaignId, '/facts'), undefined, query);
   }
-  digest(campaignId: string) {
-    return this.request('GET', this.c(campaignId, '/digest'));
+  digest(campaignId: string, query: AsOf = {}) {
+    return this.request('GET', this.c(campaignId, '/digest'), undefined, query);
   }
   putSnapshot(campaignId: string, account: string, tool: string, body: SnapshotInput) {
     return this.request('PUT', this.c(campaignId, `${this.acc(account)}/snapshots/${encodeURIComponent(tool)}`), body);

@@ -19,3 +19,5 @@ export * from './checkpoint/checkpoint.projection';
 export * from './usage-calls';
 export * from './memory.module';
 export * from './timelines/memory.timeline';
+export * from './corrections/memory.preparer';
+export * from './corrections/memory-history.reader';

@@ -10,6 +10,8 @@ import { CheckpointProjection } from './checkpoint/checkpoint.projection';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
 import { CorrectionsProjection } from './corrections.projection';
 import { RetractionProjection } from './retraction.projection';
+import { MemoryHistoryReader } from './corrections/memory-history.reader';
+import { MemoryPreparerRegistration } from './corrections/memory.preparer';
 import { HideGlossaryTermHandler } from './glossary/hide-glossary-term.command';
 import { LayersReader } from './layers.reader';
 import { MemoryProjector } from './memory.projector';
@@ -172,6 +174,7 @@ export class MemoryModule {
           inject: [CampaignProjector],
         },
         { provide: WorkerProgress, useValue: new WorkerProgress() },
+        { provide: MemoryHistoryReader, useFactory: (db: Database) => new MemoryHistoryReader(db), inject: [DATABASE] },
         workerProvider(config, options),
         ...gameEventProjections,
         {
@@ -185,6 +188,7 @@ export class MemoryModule {
           inject: [EVENT_STORE, MemoryWorker, UsageLedger, TimelineService],
         },
         HideGlossaryTermHandler,
+        MemoryPreparerRegistration,
         WakeWorkerHandler,
         WorkerLifecycle,
       ],
@@ -196,6 +200,7 @@ export class MemoryModule {
         WorkerProgress,
         MemoryWorker,
         MemoryTimeline,
+        MemoryHistoryReader,
       ],
     };
   }

@@ -446,6 +446,31 @@ export const ROUTES: RouteSpec[] = [
     body: fc.record({ definition: fc.string({ minLength: 1, maxLength: 80 }).map((s) => `means ${s}`) }),
   },
   { method: 'DELETE', path: '/v1/campaigns/:cid/glossary/:term', params: { term: glossaryTerm } },
+  // Timelines (DESIGN §10): retraction and the game master's memory edits.
+  {
+    method: 'POST',
+    path: '/v1/campaigns/:cid/messages/retract',
+    body: fc.record(
+      {
+        indexes: fc.uniqueArray(fc.integer({ min: 0, max: 12 }), { minLength: 1, maxLength: 4 }),
+        reason: fc.oneof(fc.constant(null), fc.string({ maxLength: 40 })),
+      },
+      { requiredKeys: ['indexes'] },
+    ),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/campaigns/:cid/memories/:memoryId',
+    params: { memoryId: anId },
+    body: fc.record({ summary: fc.string({ minLength: 1, maxLength: 80 }).map((s) => `GM: ${s}`) }),
+  },
+  { method: 'DELETE', path: '/v1/campaigns/:cid/memories/:memoryId', params: { memoryId: anId } },
+  {
+    method: 'GET',
+    path: '/v1/campaigns/:cid/memories/:memoryId/history',
+    params: { memoryId: anId },
+    query: fc.record({ asOf: intText(1, 5) }, { requiredKeys: [] }),
+  },
 ];
 
 /** Creates the campaign the routes refer to: locations, NPCs, a quest with many objectives, a few messages. */

@@ -103,6 +103,9 @@ export interface RouteSuccess {
   mediaType?: string;
 }
 
+/** A success without a body (`204 No Content`): no schema, no example, no content. */
+export const NO_CONTENT: RouteSuccess = { status: 204, description: 'No Content' };
+
 /** One route's documentation: summary, success schema and example, and its problem+json error responses. */
 export function ApiRoute(summary: string, success: RouteSuccess, errors: number[] = [400, 404]) {
   // The JSON Schemas are made when the document is built, not at boot.
@@ -124,7 +127,7 @@ export function ApiRoute(summary: string, success: RouteSuccess, errors: number[
         s.ApiResponse({
           status: success.status,
           description: success.description ?? 'OK',
-          content: content() as never,
+          ...(success.status === 204 ? {} : { content: content() as never }),
         }) as AnyDecorator,
     ),
     ...errors.map((status) =>

@@ -18,6 +18,9 @@ const TAGS: Record<string, string> = {
   search: 'Ranked full-text search in a campaign.',
   broadcasts: 'Agent-to-agent announcements that belong to no campaign.',
   stream: 'Live Server-Sent Events of both streams, and timeline pages (docs/stream.md).',
+  timelines:
+    'Fork, rewind, retract and correct: memories follow the story (docs/timelines.md). Retracted messages and ' +
+    'what was built from them leave every read at once; the worker revises the memories afterwards.',
   operations: 'Liveness and readiness (no key needed) and Prometheus metrics (a key when keys are set).',
 };
 
@@ -100,6 +103,13 @@ function complete(doc: OpenAPIObject): OpenAPIObject {
       const params = (op.parameters ??= []);
       if (op.responses['422']) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
       if (op.responses['412']) params.push({ $ref: '#/components/parameters/IfMatch' });
+      // Writes on a campaign answer ETag "<timeline>:<version>": the If-Match of the next write.
+      if (op.responses['412']) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (status.startsWith('2'))
+            response.headers = { ...response.headers, etag: { $ref: '#/components/headers/ETag' } };
+        }
+      }
       if (op.responses['422']) {
         for (const [status, response] of Object.entries(op.responses)) {
           if (status.startsWith('2'))
@@ -131,12 +141,19 @@ const HEADER_PARAMETERS = {
     name: 'If-Match',
     in: 'header',
     required: false,
-    description: 'Optimistic concurrency: the campaign version this write expects; a mismatch is 412 VERSION_MISMATCH.',
-    schema: { type: 'string', pattern: '^\\s*(W/)?"?\\d{1,9}"?\\s*$', example: '7' },
+    description:
+      'Optimistic concurrency: the campaign "<timeline>:<version>" this write expects (the ETag of the last ' +
+      'write), or a plain version of the current timeline; a mismatch is 412 VERSION_MISMATCH. A plain version ' +
+      'that a rewind discarded is 412 even after the campaign grew back past it.',
+    schema: { type: 'string', pattern: '^\\s*(W/)?"?(\\d{1,9}:)?\\d{1,9}"?\\s*$', example: '"1:7"' },
   },
 };
 
 const RESPONSE_HEADERS = {
+  ETag: {
+    description: 'The campaign\'s "<timeline>:<version>" after this write: send it as If-Match with the next one',
+    schema: { type: 'string', example: '"1:8"' },
+  },
   IdempotentReplayed: {
     description: '"true" when this answer is the replay of an earlier request with the same Idempotency-Key',
     schema: { type: 'string', enum: ['true'] },

@@ -14,6 +14,9 @@ const isId = (value: unknown): value is string =>
 
 export const idSchema = z.string().refine(isId, ID_RULE);
 
+/** Memory ids are `<campaign>:<triggerVersion>:<scope>:<subject>`: longer than a plain id may be. */
+export const memoryIdSchema = z.string().min(1).max(600);
+
 /** NUL cannot be stored by PostgreSQL text/jsonb and an unpaired surrogate is not Unicode: both are refused. */
 // eslint-disable-next-line no-control-regex -- refusing NUL is the point of this pattern
 const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -120,13 +123,23 @@ export function pathId(value: unknown, name: string): string {
 }
 
 /** `If-Match: 7` (quotes and W/ tolerated) → 7. */
-export function ifMatch(header: string | string[] | undefined): number | undefined {
+/**
+ * If-Match: `<version>` or `<timeline>:<version>` (DESIGN §10), quoted or not, `W/` tolerated; what the
+ * writes answer as `ETag: "<timeline>:<version>"` is accepted as it is.
+ */
+export function ifMatch(header: string | string[] | undefined): { version: number; timeline?: number } | undefined {
   if (header === undefined) return undefined;
   const raw = Array.isArray(header) ? header[0] : header;
   // Quotes must be balanced: `"7` is malformed, not 7.
-  const m = /^\s*(?:W\/)?(?:"(\d{1,9})"|(\d{1,9}))\s*$/.exec(raw);
-  if (!m) throw new DomainError('invalid', 'INVALID_IF_MATCH', 'If-Match must be a campaign version number');
-  return Number(m[1] ?? m[2]);
+  const m = /^\s*(?:W\/)?(?:"(?:(\d{1,9}):)?(\d{1,9})"|(?:(\d{1,9}):)?(\d{1,9}))\s*$/.exec(raw);
+  if (!m)
+    throw new DomainError(
+      'invalid',
+      'INVALID_IF_MATCH',
+      'If-Match must be a campaign version number or "<timeline>:<version>"',
+    );
+  const timeline = m[1] ?? m[3];
+  return { version: Number(m[2] ?? m[4]), ...(timeline === undefined ? {} : { timeline: Number(timeline) }) };
 }
 
 const KEY = /^[\x21-\x7e]{1,200}$/;

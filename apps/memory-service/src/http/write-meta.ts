@@ -21,8 +21,10 @@ function writeMetaOf(req: FastifyRequest, scope: string, body: unknown): Campaig
   const path = req.url.split('?')[0];
   const keyId = callerOf(req).keyId;
   const idemScope = keyId === null ? scope : `${scope}@${keyId}`;
+  const expected = ifMatch(req.headers['if-match']);
   return {
-    expectedVersion: ifMatch(req.headers['if-match']),
+    expectedVersion: expected?.version,
+    expectedTimeline: expected?.timeline,
     idempotency: key ? { scope: idemScope, key, requestHash: requestHash(req.method, path, body ?? null) } : undefined,
     metadata: { correlationId: String(req.id) },
   };
@@ -67,6 +69,8 @@ export class WriteAnswer<B = unknown> {
   constructor(
     readonly body: B,
     readonly replayed: boolean,
+    /** `"<timeline>:<version>"` after the write, sent as ETag (a later If-Match); unknown for old replays. */
+    readonly etag?: string,
   ) {}
 }
 
@@ -77,7 +81,9 @@ export class WriteMetaInterceptor implements NestInterceptor {
     return next.handle().pipe(
       map((out: unknown) => {
         if (!(out instanceof WriteAnswer)) return out;
-        if (out.replayed) void context.switchToHttp().getResponse<FastifyReply>().header('idempotent-replayed', 'true');
+        const reply = context.switchToHttp().getResponse<FastifyReply>();
+        if (out.replayed) void reply.header('idempotent-replayed', 'true');
+        if (out.etag) void reply.header('etag', out.etag);
         return out.body;
       }),
     );
@@ -86,7 +92,15 @@ export class WriteMetaInterceptor implements NestInterceptor {
 
 /** Renders a command's reply, or sends back as it is an answer an older release stored for the key. */
 export function answer<R, B>(out: CommandOutcome<R>, render: (reply: R) => B): WriteAnswer<B | unknown> {
-  return new WriteAnswer(out.storedBody !== undefined ? out.storedBody : render(out.reply), out.replayed);
+  if (out.storedBody !== undefined) return new WriteAnswer(out.storedBody, out.replayed);
+  return new WriteAnswer(render(out.reply), out.replayed, etagOf(out.reply));
+}
+
+/** `"<timeline>:<version>"` of a command's reply; none for a reply stored before timelines (no `timeline`). */
+export function etagOf(reply: unknown): string | undefined {
+  const r = reply as { version?: unknown; timeline?: unknown } | undefined;
+  if (typeof r?.version !== 'number' || typeof r.timeline !== 'number') return undefined;
+  return `"${r.timeline}:${r.version}"`;
 }
 
 /** Runs a game-stream command (`RunCampaignCommand`) and renders its reply. */

@@ -27,6 +27,8 @@ import { GameEvent } from './events';
 import { CampaignState } from './state';
 
 export { BIBLE_MAX_CHARS } from './decide/put-bible';
+export { RETRACT_MAX_INDEXES, RETRACT_REASON_MAX_CHARS } from './decide/retract-messages';
+export { MEMORY_SUMMARY_MAX_CHARS } from './decide/correct-memory';
 
 /**
  * Validates a command against the state and returns the events it causes (pure). One function per command

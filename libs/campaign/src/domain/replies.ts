@@ -40,15 +40,25 @@ export const REPLIES = {
     previousAccount: e?.type === 'AccountLoggedIn' ? e.data.previousAccountId : null,
   }),
   LogOutAccount: nothing,
-  RetractMessages: nothing,
-  CorrectMemory: nothing,
-  DeleteMemory: nothing,
+  RetractMessages: (_after, _c, [e]) => ({ indexes: e?.type === 'MessagesRetracted' ? e.data.indexes : [] }),
+  CorrectMemory: (_after, c, [e]) => ({
+    memoryId: c.memoryId,
+    summary: e?.type === 'MemoryCorrected' ? e.data.summary : c.summary.trim(),
+  }),
+  DeleteMemory: (_after, c) => ({ memoryId: c.memoryId }),
 } satisfies ReplyFns;
 
-/** The answer to a command of type `K`: the campaign's version after it, and what `REPLIES` adds. */
-export type ReplyOf<K extends CampaignCommand['type'] = CampaignCommand['type']> = { version: number } & ReturnType<
-  (typeof REPLIES)[K]
->;
+/** The campaign's timeline (1, +1 per rewind, DESIGN §10); 1 for a state that predates the field. */
+export const timelineOf = (state: CampaignState): number => state.timeline ?? 1;
+
+/**
+ * The answer to a command of type `K`: the campaign's version and timeline after it, and what `REPLIES` adds.
+ * `timeline` is absent from answers stored before timelines existed (an idempotent replay of those).
+ */
+export type ReplyOf<K extends CampaignCommand['type'] = CampaignCommand['type']> = {
+  version: number;
+  timeline?: number;
+} & ReturnType<(typeof REPLIES)[K]>;
 
 export function replyTo<C extends CampaignCommand>(
   after: CampaignState,
@@ -56,5 +66,7 @@ export function replyTo<C extends CampaignCommand>(
   events: GameEvent[],
 ): ReplyOf<C['type']> {
   const reply = REPLIES[command.type] as (after: CampaignState, command: C, events: GameEvent[]) => object;
-  return { version: after.version, ...reply(after, command, events) } as ReplyOf<C['type']>;
+  return { version: after.version, timeline: timelineOf(after), ...reply(after, command, events) } as ReplyOf<
+    C['type']
+  >;
 }

@@ -12,7 +12,7 @@ import { ApiRoute, ApiTags } from '../api-docs';
 import { idSchema, queryInt } from '../validation';
 import { callerOf, viewerBound, witnessOf } from '../caller';
 
-const MEMORY_EXAMPLE = {
+export const MEMORY_EXAMPLE = {
   id: 'saltmere:9:location:tavern',
   scope: 'location',
   subjectId: 'tavern',

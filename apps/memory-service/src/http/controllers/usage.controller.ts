@@ -3,10 +3,9 @@ import { APP_CONFIG, AppConfig, notFound } from '@app/common';
 import { MemoryReader } from '@app/memory';
 import { callView, UsageLedger, usageReport } from '@app/summarizer';
 import { Controller, Get, Inject, Param } from '@nestjs/common';
-import { z } from 'zod';
 import { ApiRoute, ApiTags } from '../api-docs';
 import * as R from '../dto/responses';
-import { idSchema } from '../validation';
+import { idSchema, memoryIdSchema } from '../validation';
 
 const TOTALS_EXAMPLE = {
   calls: 12,
@@ -21,10 +20,6 @@ const TOTALS_EXAMPLE = {
   estimatedCost: 0.008868,
   wastedCost: 0.00061,
 };
-
-// Memory ids are `<campaign>:<triggerVersion>:<scope>:<subject>`: longer than a plain id may be.
-// eslint-disable-next-line no-useless-assignment -- used in a parameter decorator, which the rule does not see
-const memoryIdSchema = z.string().min(1).max(600);
 
 /** §12: what the model calls of a campaign cost, per scope and model, and what each memory cost. */
 @ApiTags('usage')

@@ -1,5 +1,6 @@
 import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
 import { invalid } from '@app/common';
+import { MEMORY_SUMMARY_MAX_CHARS, RETRACT_MAX_INDEXES, RETRACT_REASON_MAX_CHARS } from '@app/campaign';
 import { z } from 'zod';
 import { idSchema, isoTimeSchema, singleLine } from '../validation';
 
@@ -117,3 +118,18 @@ export const forkBody = z.strictObject({
   atVersion: version.optional(),
 });
 export const rewindBody = z.strictObject({ toVersion: version, keepAs: idSchema.optional() });
+// Timelines (DESIGN §10): retraction and the game master's memory corrections.
+export const retractBody = z.strictObject({
+  indexes: z
+    .array(z.number().int().min(0).max(2_000_000_000))
+    .min(1)
+    .max(RETRACT_MAX_INDEXES)
+    .refine((xs) => new Set(xs).size === xs.length, 'must be distinct message indexes'),
+  reason: z.string().max(RETRACT_REASON_MAX_CHARS).nullable().optional(),
+});
+export const correctMemoryBody = z.strictObject({
+  summary: z
+    .string()
+    .max(MEMORY_SUMMARY_MAX_CHARS)
+    .refine((s) => s.trim().length > 0, 'must not be empty or only spaces'),
+});

@@ -374,4 +374,28 @@ export const rewindResponse = z.object({
   timeline: int.min(1).describe('the campaign timeline: 1, +1 per rewind'),
   discarded: z.object({ game: count, memory: count }).describe('events removed from each stream'),
   keptAs: z.string().nullable().describe('the fork holding the pre-rewind campaign (keepAs)'),
+// Timelines (DESIGN §10): retraction, corrections and a memory's history.
+const timeline = int.min(1).describe('the campaign timeline (1, +1 per rewind)');
+export const retractResponse = z.object({
+  version: count.describe('the campaign version after this write'),
+  timeline,
+});
+export const correctedMemoryResponse = memory.extend({
+  origin: z.literal('dm'),
+  locked: z.literal(true),
+  version: count.describe('the campaign version after this write'),
+  timeline,
+});
+export const memoryHistoryResponse = z.object({
+  items: z.array(
+    z.object({
+      revision: int.min(1),
+      summary: z.string(),
+      origin: z.enum(['model', 'dm']),
+      reason: z.enum(['recorded', 'revised', 'corrected', 'withdrawn', 'deleted']),
+      version: count.describe('the game version from which this wording (or status) holds'),
+      at: time,
+      inputIndexes: z.array(count),
+    }),
+  ),
 });

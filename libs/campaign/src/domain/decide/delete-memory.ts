@@ -1,10 +1,10 @@
-import { memoryNotFound } from '@app/common';
 import { CommandOf } from '../commands';
 import { GameEvent } from '../events';
 import { CampaignState } from '../state';
+import { requireMemory } from './correct-memory';
 
-/** §10 GM deletion (lane 0's minimal version; lane 5 owns the full rules). `exists` is memory's answer. */
+/** The game master deletes a memory (DESIGN §10): never served again; a second delete is 404. */
 export function deleteMemory(_state: CampaignState, command: CommandOf<'DeleteMemory'>): GameEvent[] {
-  if (!command.exists) throw memoryNotFound(command.memoryId);
+  requireMemory(command);
   return [{ type: 'MemoryDeleted', data: { memoryId: command.memoryId } }];
 }
