@@ -18,8 +18,8 @@ export interface Everything {
   players: unknown;
   accounts: unknown;
   contexts: Record<string, unknown>;
-  memories: Record<string, unknown[]>;
-  messages: Record<string, unknown[]>;
+  memories: Record<string, any[]>;
+  messages: Record<string, any[]>;
   events: { game: any[]; memory: any[] };
   glossary: unknown;
   bible: unknown;
@@ -86,7 +86,7 @@ export async function readEverything(t: TestApp, cid: string, o: ReadOptions = {
         contexts[`${name} ${variant} ${format}`] = format === 'json' ? r.body : r.text;
       }
 
-  const memories: Record<string, unknown[]> = {};
+  const memories: Record<string, any[]> = {};
   const byId = (m: any) => ({ before: m.id });
   memories.all = await pages('/memories', {}, byId);
   const subjects: [string, string[]][] = [
@@ -99,7 +99,7 @@ export async function readEverything(t: TestApp, cid: string, o: ReadOptions = {
     for (const id of ids) memories[`${scope}/${id}`] = await pages('/memories', { scope, subjectId: id }, byId);
   }
 
-  const messages: Record<string, unknown[]> = {};
+  const messages: Record<string, any[]> = {};
   const byIndex = (m: any) => ({ after: m.index });
   messages.all = await pages('/messages', {}, byIndex);
   if (timelines) messages.withRetracted = await pages('/messages', { includeRetracted: 'true' }, byIndex);
@@ -138,8 +138,8 @@ export async function readEverything(t: TestApp, cid: string, o: ReadOptions = {
 
 /**
  * What a fork may differ in from its parent read as of the fork's version (DESIGN §10): the campaign's `id`, `name`,
- * `parent` and `children`, the top-level `version` (the fork stands at V + 1, after its `CampaignForked`), and that
- * last game event. Nothing inside the sections is touched: a context that names the campaign or its version inside
+ * `parent` and `children`, the top-level `version` and `processedVersion` (the fork stands at V + 1, after its
+ * `CampaignForked`), and that last game event. Nothing inside the sections is touched: a context that names the campaign or its version inside
  * a section is a difference.
  */
 export function normalize(e: Everything, o: { forkedAt?: number } = {}): Everything {
@@ -152,8 +152,10 @@ export function normalize(e: Everything, o: { forkedAt?: number } = {}): Everyth
   const forked = o.forkedAt !== undefined;
   const game = copy.events.game;
   if (forked && game.at(-1)?.type === 'CampaignForked') game.pop();
+  // The fork's own CampaignForked is version V + 1, and its worker has processed it: both map back to V.
   const top = (x: any) => {
-    if (forked && x && typeof x === 'object' && x.version === o.forkedAt! + 1) x.version = o.forkedAt;
+    if (!forked || !x || typeof x !== 'object') return;
+    for (const k of ['version', 'processedVersion']) if (x[k] === o.forkedAt! + 1) x[k] = o.forkedAt;
   };
   top(c);
   for (const v of Object.values(copy.contexts)) top(v);
