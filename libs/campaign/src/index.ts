@@ -21,3 +21,4 @@ export * from './projections/witness.entity';
 export * from './projections/campaign-state.cache';
 export * from './campaign.module';
 export * from './domain/replies';
+export * from './timelines';

@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './problems';
 export * from './clock';
 export * from './ids';
 export * from './config';

@@ -31,6 +31,35 @@ export interface MemorySkippedData {
   triggerVersion: number;
   sinceMessageIndex: number;
   throughMessageIndex: number;
+  /** §10: the failed call was a revision of this memory id, or of `summary:<viewerKey>`'s "Previously". */
+  revisionOf?: string;
+}
+
+/** §10: a withheld scene memory summarized again from its surviving inputs (`revision` counts from 1). */
+export interface MemoryRevisedData {
+  memoryId: string;
+  summary: string;
+  inputIndexes: number[];
+  revision: number;
+  triggerVersion: number;
+  createdAt: string;
+  attempts: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** §10: a withheld memory none of whose inputs survived a retraction. */
+export interface MemoryWithdrawnData {
+  memoryId: string;
+  reason: 'retracted';
+  triggerVersion: number;
+}
+
+/** §10: an auto-coined term whose coining message was retracted (a DM-locked term is never withdrawn). */
+export interface GlossaryTermWithdrawnData {
+  term: string;
+  coinedMessageIndex: number;
+  triggerVersion: number;
 }
 
 /** A coined term and its definition (DESIGN §8 glossary), first seen in message `coinedMessageIndex`. */
@@ -61,13 +90,18 @@ export interface RollingSummaryUpdatedData {
   attempts: number;
   inputTokens: number;
   outputTokens: number;
+  /** §10: a "Previously" rewritten without retracted messages (the cursor does not move back). */
+  revision?: boolean;
 }
 
 export type MemoryEvent =
   | { type: 'MemoryRecorded'; data: MemoryRecordedData }
   | { type: 'MemorySkipped'; data: MemorySkippedData }
   | { type: 'GlossaryTermAdded'; data: GlossaryTermAddedData }
-  | { type: 'RollingSummaryUpdated'; data: RollingSummaryUpdatedData };
+  | { type: 'RollingSummaryUpdated'; data: RollingSummaryUpdatedData }
+  | { type: 'MemoryRevised'; data: MemoryRevisedData }
+  | { type: 'MemoryWithdrawn'; data: MemoryWithdrawnData }
+  | { type: 'GlossaryTermWithdrawn'; data: GlossaryTermWithdrawnData };
 
 /** The `summary` cursor's subject: '*' for everyone's summary, else the player id (never a valid id, so no clash). */
 export const summarySubject = (viewer: string | null): string => viewer ?? '*';

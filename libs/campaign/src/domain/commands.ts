@@ -33,6 +33,11 @@ export type CampaignCommand =
   | { type: 'SetGlossaryTerm'; term: string; definition: string }
   /** `coined`: the worker's glossary already holds the term (looked up by the handler). */
   | { type: 'HideGlossaryTerm'; term: string; coined: boolean }
+  /** §10 swipe/retcon. `retracted`: the indexes already retracted (read by the runner in its transaction). */
+  | { type: 'RetractMessages'; indexes: number[]; reason?: string | null; retracted?: ReadonlySet<number> }
+  /** §10 GM corrections; memory's preparer checks the memory exists (`exists`) in the runner's transaction. */
+  | { type: 'CorrectMemory'; memoryId: string; summary: string; exists?: boolean }
+  | { type: 'DeleteMemory'; memoryId: string; exists?: boolean }
   | WorldStateCommand;
 
 /** The command of one type, e.g. `CommandOf<'PutLocation'>`. */

@@ -5,7 +5,9 @@ import { changeLocation } from './decide/change-location';
 import { changeSettings } from './decide/change-settings';
 import { completeObjective } from './decide/complete-objective';
 import { completeQuest } from './decide/complete-quest';
+import { correctMemory } from './decide/correct-memory';
 import { createCampaign } from './decide/create-campaign';
+import { deleteMemory } from './decide/delete-memory';
 import { endRound } from './decide/end-round';
 import { hideGlossaryTerm } from './decide/hide-glossary-term';
 import { logInAccount } from './decide/log-in-account';
@@ -18,6 +20,7 @@ import { putPlayer } from './decide/put-player';
 import { putQuest } from './decide/put-quest';
 import { recordMessages } from './decide/record-messages';
 import { resolveFact } from './decide/resolve-fact';
+import { retractMessages } from './decide/retract-messages';
 import { setGlossaryTerm } from './decide/set-glossary-term';
 import { updateLocationState } from './decide/update-location-state';
 import { GameEvent } from './events';
@@ -71,6 +74,12 @@ export function decide(state: CampaignState, command: CampaignCommand): GameEven
       return logInAccount(state, command);
     case 'LogOutAccount':
       return logOutAccount(state, command);
+    case 'RetractMessages':
+      return retractMessages(state, command);
+    case 'CorrectMemory':
+      return correctMemory(state, command);
+    case 'DeleteMemory':
+      return deleteMemory(state, command);
     default: {
       const unhandled: never = command;
       return unhandled;

@@ -37,6 +37,13 @@ export type GameEvent =
   | { type: 'BibleUpdated'; data: { text: string; dmOnly: string } }
   | { type: 'GlossaryTermSet'; data: { term: string; definition: string } }
   | { type: 'GlossaryTermHidden'; data: { term: string } }
+  /** §10: the fork's own first event, at the parent's version V + 1 (appended by the fork, not by `decide`). */
+  | { type: 'CampaignForked'; data: { parentId: string; parentVersion: number; name: string } }
+  /** §10: appended at `toVersion + 1` by a rewind; the timeline itself lives in `campaign_timelines`. */
+  | { type: 'CampaignRewound'; data: { fromVersion: number; toVersion: number; keptAs: string | null } }
+  | { type: 'MessagesRetracted'; data: { indexes: number[]; reason: string | null } }
+  | { type: 'MemoryCorrected'; data: { memoryId: string; summary: string } }
+  | { type: 'MemoryDeleted'; data: { memoryId: string } }
   | WorldStateEvent;
 
 export type GameEventType = GameEvent['type'];

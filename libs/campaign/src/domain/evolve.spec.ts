@@ -270,3 +270,42 @@ describe('evolve', () => {
     );
   });
 });
+
+describe('§10 timeline events', () => {
+  it('CampaignForked names the fork and records its parent; the other timeline events fold to nothing', () => {
+    const forked: GameEvent = { type: 'CampaignForked', data: { parentId: 'c0', parentVersion: 2, name: 'What if' } };
+    const s = stateOf(created, tavern, forked);
+    expect([s.name, s.parent, s.version]).toEqual(['What if', { id: 'c0', version: 2 }, 3]);
+    const quiet: GameEvent[] = [
+      { type: 'CampaignRewound', data: { fromVersion: 9, toVersion: 3, keptAs: null } },
+      { type: 'MessagesRetracted', data: { indexes: [0], reason: null } },
+      { type: 'MemoryCorrected', data: { memoryId: 'm', summary: 'x' } },
+      { type: 'MemoryDeleted', data: { memoryId: 'm' } },
+    ];
+    for (const e of quiet) expect(evolve(frozen(s), e)).toBe(s);
+  });
+
+  it('decides retraction and memory edits all or nothing, with the §10 codes', () => {
+    const s = { ...stateOf(created), messageCount: 2 };
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as { code: string }).code;
+      }
+      return 'none';
+    };
+    expect(code(() => decide(s, { type: 'RetractMessages', indexes: [1, 2] }))).toBe('MESSAGE_NOT_FOUND');
+    expect(code(() => decide(s, { type: 'RetractMessages', indexes: [0, 1], retracted: new Set([1]) }))).toBe(
+      'MESSAGE_RETRACTED',
+    );
+    expect(decide(s, { type: 'RetractMessages', indexes: [1], reason: 'swipe' })).toEqual([
+      { type: 'MessagesRetracted', data: { indexes: [1], reason: 'swipe' } },
+    ]);
+    expect(code(() => decide(s, { type: 'CorrectMemory', memoryId: 'm', summary: 'x' }))).toBe('MEMORY_NOT_FOUND');
+    expect(code(() => decide(s, { type: 'DeleteMemory', memoryId: 'm', exists: false }))).toBe('MEMORY_NOT_FOUND');
+    expect(decide(s, { type: 'DeleteMemory', memoryId: 'm', exists: true })).toEqual([
+      { type: 'MemoryDeleted', data: { memoryId: 'm' } },
+    ]);
+  });
+});

@@ -43,6 +43,18 @@ export function evolve(
     case 'GlossaryTermSet':
     case 'GlossaryTermHidden':
       return overrideGlossary(state, event);
+    case 'CampaignForked':
+      return {
+        ...state,
+        name: event.data.name,
+        parent: { id: event.data.parentId, version: event.data.parentVersion },
+      };
+    // The timeline lives in campaign_timelines, messages and memories outside the state: nothing to fold.
+    case 'CampaignRewound':
+    case 'MessagesRetracted':
+    case 'MemoryCorrected':
+    case 'MemoryDeleted':
+      return state;
     case 'FactAsserted':
     case 'FactResolved':
     case 'PlayerRegistered':

@@ -40,6 +40,9 @@ export const REPLIES = {
     previousAccount: e?.type === 'AccountLoggedIn' ? e.data.previousAccountId : null,
   }),
   LogOutAccount: nothing,
+  RetractMessages: nothing,
+  CorrectMemory: nothing,
+  DeleteMemory: nothing,
 } satisfies ReplyFns;
 
 /** The answer to a command of type `K`: the campaign's version after it, and what `REPLIES` adds. */

@@ -66,6 +66,24 @@ export interface CampaignState {
   glossary?: Record<string, GlossaryOverride>;
   /** Game version of each RoundEnded, in order: round r ended at roundEnds[r - 1]. */
   roundEnds?: number[];
+  /** §10: the campaign this one was forked from, at which of its versions (set by CampaignForked). */
+  parent?: ParentRef | null;
+  /** §10: 1, +1 per rewind; read from `campaigns.timeline`, not folded (a rewind deletes its own history). */
+  timeline?: number;
+  /** §10: every rewind of this campaign, oldest first (from `campaign_timelines`; If-Match needs them). */
+  rewinds?: Rewind[];
+}
+
+export interface ParentRef {
+  id: string;
+  version: number;
+}
+
+/** One rewind: timeline `timeline` began when the campaign went back from `fromVersion` to `toVersion`. */
+export interface Rewind {
+  timeline: number;
+  fromVersion: number;
+  toVersion: number;
 }
 
 export interface Bible {

@@ -52,7 +52,7 @@ describe('triggersFor decides every game event (checked by the compiler)', () =>
   }, 60_000);
 
   it('a trigger fired by an event it is not typed over does not compile', () => {
-    const errors = compileErrors(plant('return fire(e, summary);', 'return fire(e, location);'));
+    const errors = compileErrors(plant('return fire(e, summary, revision);', 'return fire(e, location, revision);'));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/not assignable/);
   }, 60_000);

@@ -2,6 +2,7 @@ import type { GameEvent } from '@app/campaign';
 import { glossary } from './glossary.trigger';
 import { location } from './location.trigger';
 import { npc } from './npc.trigger';
+import { revision } from './revision.trigger';
 import { summary } from './summary.trigger';
 import { ScopeTask, Trigger, TriggerOptions } from './trigger';
 import { world } from './world.trigger';
@@ -10,6 +11,7 @@ export * from './trigger';
 export { COINING_ROLES, glossary, newTerms } from './glossary.trigger';
 export { location } from './location.trigger';
 export { mentionMatcher, mentions, npc, npcWindow, NpcRef, SelectableMessage } from './npc.trigger';
+export { revision, RevisionEvent } from './revision.trigger';
 export { summary, SummaryEvent } from './summary.trigger';
 export { world, WORLD, WorldEvent } from './world.trigger';
 
@@ -23,18 +25,20 @@ const fire = <E extends GameEvent>(_event: E, ...triggers: Trigger<NoInfer<E>>[]
 export function triggersFor(e: GameEvent): Trigger[] {
   switch (e.type) {
     case 'LocationChanged':
-      return fire(e, location, npc, summary);
+      return fire(e, location, npc, summary, revision);
     case 'ObjectiveCompleted':
-      return fire(e, world);
+      return fire(e, world, revision);
     case 'QuestCompleted':
     case 'ActProgressed':
-      return fire(e, world, summary);
+      return fire(e, world, summary, revision);
     case 'LocationStateUpdated':
-      return fire(e, world);
+      return fire(e, world, revision);
     case 'RoundEnded':
-      return fire(e, summary);
+      return fire(e, summary, revision);
     case 'MessageRecorded':
       return fire(e, glossary);
+    case 'MessagesRetracted':
+      return fire(e, revision);
     case 'CampaignCreated':
     case 'CampaignSettingsChanged':
     case 'LocationRegistered':
@@ -51,6 +55,10 @@ export function triggersFor(e: GameEvent): Trigger[] {
     case 'PlayerUpdated':
     case 'AccountLoggedIn':
     case 'AccountLoggedOut':
+    case 'CampaignForked':
+    case 'CampaignRewound':
+    case 'MemoryCorrected':
+    case 'MemoryDeleted':
       return [];
     default: {
       const unhandled: never = e;

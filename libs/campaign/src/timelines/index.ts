@@ -1,0 +1,2 @@
+export * from './horizon';
+export * from './timeline.port';
