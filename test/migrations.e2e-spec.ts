@@ -4,6 +4,7 @@ import { createDataSource } from '@app/database';
 import { ENTITIES } from '../apps/memory-service/src/core.module';
 import { MIGRATIONS } from '../apps/memory-service/src/migrations';
 import { TableOwners1764400000000 } from '../apps/memory-service/src/migrations/1764400000000-table-owners';
+import { Timelines1764500000000 } from '../apps/memory-service/src/migrations/1764500000000-timelines';
 import { scenario } from './support/scenario';
 import { startTestApp, tempDb } from './support/test-app';
 
@@ -103,6 +104,144 @@ describe('table owners migration (memory_checkpoints)', () => {
         expect(await checkpoint(ds)).toEqual([[3, 2]]);
         const [campaign] = await ds.query(`SELECT name, version FROM campaigns WHERE id = 'old'`);
         expect([campaign.name, Number(campaign.version)]).toEqual(['Old', 5]);
+      } finally {
+        await ds.destroy();
+      }
+    } finally {
+      await db.cleanup();
+    }
+  });
+});
+
+describe('timelines migration (§10 schema)', () => {
+  const at = MIGRATIONS.indexOf(Timelines1764500000000);
+  const MEMORY_ID = 'old:3:location:here';
+  const recorded = JSON.stringify({ memoryId: MEMORY_ID, triggerVersion: 3, cursor: 1, summary: 'They met.' });
+  const num = (v: unknown) => (v === null ? null : Number(v));
+
+  /** What must survive up, down and up again: the campaign, its message, memory, term and "Previously". */
+  const kept = async (ds: DataSource) => {
+    const [c] = await ds.query(`SELECT name, version FROM campaigns WHERE id = 'old'`);
+    const memories = await ds.query(`SELECT id, summary, memory_version FROM memories WHERE campaign_id = 'old'`);
+    const terms = await ds.query(`SELECT term, memory_version FROM glossary_terms WHERE campaign_id = 'old'`);
+    const summaries = await ds.query(`SELECT summary FROM rolling_summaries WHERE campaign_id = 'old'`);
+    const messages = await ds.query(`SELECT content FROM messages WHERE campaign_id = 'old'`);
+    return {
+      campaign: [c.name, num(c.version)],
+      memories: memories.map((r: Record<string, unknown>) => [r.id, r.summary, num(r.memory_version)]),
+      terms: terms.map((r: Record<string, unknown>) => [r.term, num(r.memory_version)]),
+      summaries: summaries.map((r: Record<string, unknown>) => r.summary),
+      messages: messages.map((r: Record<string, unknown>) => r.content),
+    };
+  };
+
+  /** The backfills: trigger versions, the campaign's timeline and message count, memory columns and history. */
+  const backfilled = async (ds: DataSource) => {
+    const events = await ds.query(`SELECT stream_id, trigger_version FROM events ORDER BY position`);
+    const [c] = await ds.query(`SELECT timeline, message_count, parent_id FROM campaigns WHERE id = 'old'`);
+    const [mem] = await ds.query(
+      `SELECT revision, origin, status, changed_version, locked, cursor FROM memories WHERE id = '${MEMORY_ID}'`,
+    );
+    const history = await ds.query(
+      `SELECT seq, valid_from, reason, summary, memory_version, search_seq FROM memory_history ` +
+        `WHERE campaign_id = 'old'`,
+    );
+    const checkpoints = await ds.query(`SELECT campaign_id, timeline FROM memory_checkpoints ORDER BY campaign_id`);
+    return {
+      events: events.map((r: Record<string, unknown>) => [r.stream_id, num(r.trigger_version)]),
+      campaign: [num(c.timeline), num(c.message_count), c.parent_id],
+      memory: [num(mem.revision), mem.origin, mem.status, num(mem.changed_version), Boolean(mem.locked)].concat([
+        num(mem.cursor),
+      ]),
+      history: history.map((r: Record<string, unknown>) =>
+        [r.seq, r.valid_from, r.reason, r.summary, r.memory_version, r.search_seq].map((v) =>
+          typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v,
+        ),
+      ),
+      checkpoints: checkpoints.map((r: Record<string, unknown>) => [r.campaign_id, num(r.timeline)]),
+    };
+  };
+
+  it('backfills trigger versions, memory columns and history, and keeps the data through up, down, up', async () => {
+    const db = await freshDatabase();
+    try {
+      const before = await db.open(MIGRATIONS.slice(0, at));
+      await before.runMigrations();
+      const T = `'2026-01-01T00:00:00.000Z'`;
+      await before.query(
+        `INSERT INTO events (stream_id, stream_version, type, data, metadata, recorded_at) VALUES ` +
+          `('campaign-old', 1, 'CampaignCreated', '{}', '{}', ${T}), ` +
+          `('memory-old', 1, 'MemoryRecorded', '${recorded}', '{}', ${T}), ` +
+          `('memory-old', 2, 'GlossaryTermAdded', '{"term":"Ember","triggerVersion":2}', '{}', ${T})`,
+      );
+      await before.query(
+        `INSERT INTO campaigns (id, name, version, state, created_at) VALUES ('old', 'Old', 5, '{}', ${T}), ` +
+          `('lone', 'Lone', 1, '{}', ${T})`,
+      );
+      await before.query(
+        `INSERT INTO memory_checkpoints (campaign_id, processed_version, memory_version) VALUES ('old', 5, 2)`,
+      );
+      await before.query(
+        `INSERT INTO messages (campaign_id, idx, role, speaker, content, location_id, npc_ids, at, round, ` +
+          `visibility, audience, tool_calls, tool_call_id, reasoning, version) VALUES ` +
+          `('old', 0, 'dm', NULL, 'Hello there.', 'here', '[]', ${T}, 1, 'public', '[]', '[]', NULL, NULL, 2), ` +
+          `('old', 1, 'dm', NULL, 'The Ember glows.', 'here', '[]', ${T}, 1, 'public', '[]', '[]', NULL, NULL, 3)`,
+      );
+      await before.query(
+        `INSERT INTO memories (id, campaign_id, scope, subject_id, summary, tags, location_id, npc_ids, quest_id, ` +
+          `encounter_id, since_message_index, through_message_index, since_timestamp, created_at, trigger_version, ` +
+          `memory_version, input_indexes) VALUES ('${MEMORY_ID}', 'old', 'location', 'here', 'They met.', '[]', ` +
+          `'here', '[]', NULL, NULL, 0, 1, ${T}, ${T}, 3, 1, '[0,1]')`,
+      );
+      await before.query(
+        `INSERT INTO glossary_terms (campaign_id, term_key, term, definition, coined_message_index, ` +
+          `trigger_version, memory_version, created_at) VALUES ('old', 'ember', 'Ember', 'A stone.', 1, 2, 2, ${T})`,
+      );
+      await before.query(
+        `INSERT INTO rolling_summaries (campaign_id, viewer_key, memory_version, summary, since_message_index, ` +
+          `through_message_index, trigger_version, created_at, input_indexes) VALUES ` +
+          `('old', '*', 2, 'Previously: a meeting.', 0, 1, 4, ${T}, '[0,1]')`,
+      );
+      const original = await kept(before);
+      await before.destroy();
+
+      const ds = await db.open(MIGRATIONS.slice(0, at + 1));
+      try {
+        await ds.runMigrations();
+        expect(await kept(ds)).toEqual(original);
+        expect(await backfilled(ds)).toEqual({
+          events: [
+            ['campaign-old', null],
+            ['memory-old', 3],
+            ['memory-old', 2],
+          ],
+          campaign: [1, 2, null],
+          memory: [1, 'model', 'active', 3, false, 1],
+          history: [[1, 3, 'recorded', 'They met.', 1, 1]],
+          checkpoints: [
+            ['lone', 1],
+            ['old', 1],
+          ],
+        });
+        // The new keys: a fork's copy of the memory (same id, other campaign) and a second coining of a term fit.
+        await ds.query(
+          `INSERT INTO memories (id, campaign_id, scope, subject_id, summary, tags, location_id, npc_ids, ` +
+            `quest_id, encounter_id, since_message_index, through_message_index, since_timestamp, created_at, ` +
+            `trigger_version, memory_version, input_indexes, changed_version) SELECT id, 'fork', scope, ` +
+            `subject_id, summary, tags, location_id, npc_ids, quest_id, encounter_id, since_message_index, ` +
+            `through_message_index, since_timestamp, created_at, trigger_version, memory_version, input_indexes, ` +
+            `changed_version FROM memories WHERE campaign_id = 'old'`,
+        );
+        await ds.query(`DELETE FROM memories WHERE campaign_id = 'fork'`);
+
+        await ds.undoLastMigration();
+        expect(await kept(ds)).toEqual(original);
+        expect(await ds.createQueryRunner().hasTable('memory_history')).toBe(false);
+        expect(await ds.createQueryRunner().hasColumn('events', 'trigger_version')).toBe(false);
+
+        await ds.runMigrations();
+        expect(await kept(ds)).toEqual(original);
+        expect((await backfilled(ds)).history).toEqual([[1, 3, 'recorded', 'They met.', 1, 1]]);
       } finally {
         await ds.destroy();
       }

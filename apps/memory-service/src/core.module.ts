@@ -1,11 +1,12 @@
 import { APPEND_OBSERVER, AppendObserver, CampaignModule, CampaignReader, CampaignRecord } from '@app/campaign';
+import { CampaignStateRowRecord, CampaignTimelineRecord } from '@app/campaign';
 import { MessageRecord, MessageWitnessRecord, ToolCallRecord } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, SystemClock } from '@app/common';
 import { ContextModule } from '@app/context';
 import { Database, DATABASE, DatabaseModule, IdempotencyRecord } from '@app/database';
 import { EventRecord, EventStoreModule } from '@app/event-store';
 import { CheckpointStore, CursorRecord, GlossaryTermRecord, MEMORY_WORKER_HOOKS, MemoryModule } from '@app/memory';
-import { MemoryCheckpointRecord, MemoryRecord } from '@app/memory';
+import { MemoryCheckpointRecord, MemoryHistoryRecord, MemoryRecord } from '@app/memory';
 import { MemoryWitnessRecord, MemoryWorkerHooks, RollingSummaryRecord } from '@app/memory';
 import { ReplicaMetrics, ReplicaModule } from '@app/replica';
 import { BroadcastRecord, SearchModule } from '@app/search';
@@ -34,6 +35,9 @@ export const ENTITIES = [
   SnapshotToolRecord,
   AccountRecord,
   BroadcastRecord,
+  CampaignStateRowRecord,
+  CampaignTimelineRecord,
+  MemoryHistoryRecord,
 ];
 
 export interface CoreOverrides {

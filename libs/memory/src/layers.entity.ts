@@ -24,11 +24,19 @@ export class GlossaryTermRecord {
   @Column({ name: 'trigger_version', type: 'integer' })
   triggerVersion: number;
 
-  @Column({ name: 'memory_version', type: 'integer' })
+  /** One row per coining (§10: a withdrawn term may be coined again). */
+  @PrimaryColumn({ name: 'memory_version', type: 'integer' })
   memoryVersion: number;
 
   @Column({ name: 'created_at', type: 'varchar', length: 32 })
   createdAt: string;
+
+  /** §10: the game version of the retraction of its coining message (until the worker decides). */
+  @Column({ name: 'withheld_version', type: 'integer', nullable: true })
+  withheldVersion: number | null;
+
+  @Column({ name: 'withdrawn_version', type: 'integer', nullable: true })
+  withdrawnVersion: number | null;
 }
 
 /** Every "Previously" summary, per viewer ('*' = everyone's); the newest per viewer is served. */
@@ -61,6 +69,10 @@ export class RollingSummaryRecord {
 
   @Column({ name: 'input_indexes', type: 'text' })
   inputIndexes: string;
+
+  /** §10: the game version of a retraction that took this summary's input (served again once revised). */
+  @Column({ name: 'withheld_version', type: 'integer', nullable: true })
+  withheldVersion: number | null;
 }
 
 /** Viewers who witnessed every message a memory was summarized from (DESIGN §8): the only ones who may see it. */

@@ -2,7 +2,7 @@ import { glossaryKey, viewerKey, witnessCounts } from '@app/campaign';
 import { sql } from '@app/database';
 import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
-import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
+import { MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
 import { GlossaryTermAddedData, MemoryRecordedData, RollingSummaryUpdatedData, summarySubject } from './memory-events';
 import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from './memory-events';
 import { MemoryRecord } from './memory.entity';
@@ -71,18 +71,27 @@ export class MemoryProjector {
     d: GlossaryTermAddedData,
     memoryVersion: number,
   ): Promise<void> {
-    const row = {
-      campaignId,
-      termKey: glossaryKey(d.term),
-      term: d.term,
-      definition: d.definition,
-      coinedMessageIndex: d.coinedMessageIndex,
-      triggerVersion: d.triggerVersion,
-      memoryVersion,
-      createdAt: d.createdAt,
-    };
-    // The first coining wins; a replayed duplicate must not wedge the worker.
-    await m.createQueryBuilder().insert().into(GlossaryTermRecord).values(row).orIgnore().updateEntity(false).execute();
+    const key = glossaryKey(d.term);
+    // The first live coining wins (a row per coining since §10, so the key no longer dedupes); a replayed
+    // duplicate must not wedge the worker.
+    await sql(
+      m,
+      'INSERT INTO glossary_terms (campaign_id, term_key, term, definition, coined_message_index, trigger_version, ' +
+        'memory_version, created_at) SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM glossary_terms ' +
+        'WHERE campaign_id = ? AND term_key = ? AND withdrawn_version IS NULL) ON CONFLICT DO NOTHING',
+      [
+        campaignId,
+        key,
+        d.term,
+        d.definition,
+        d.coinedMessageIndex,
+        d.triggerVersion,
+        memoryVersion,
+        d.createdAt,
+        campaignId,
+        key,
+      ],
+    );
   }
 
   private async addSummary(
@@ -147,5 +156,11 @@ export function toMemoryRecord(campaignId: string, d: MemoryRecordedData, memory
     triggerVersion: d.triggerVersion,
     memoryVersion,
     inputIndexes: JSON.stringify(d.inputIndexes),
+    revision: 1,
+    origin: 'model',
+    status: 'active',
+    changedVersion: d.triggerVersion,
+    locked: false,
+    cursor: d.cursor,
   });
 }

@@ -6,6 +6,7 @@ import { GameState1764000800000 } from './1764000800000-game-state';
 import { BroadcastScope1764200000000 } from './1764200000000-broadcast-scope';
 import { UsageLedger1764300000000 } from './1764300000000-usage-ledger';
 import { TableOwners1764400000000 } from './1764400000000-table-owners';
+import { Timelines1764500000000 } from './1764500000000-timelines';
 
 /** Every migration, oldest first; run at boot. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   BroadcastScope1764200000000,
   UsageLedger1764300000000,
   TableOwners1764400000000,
+  Timelines1764500000000,
 ];

@@ -89,13 +89,33 @@ export class CampaignProjector {
     this.docChars.set(after, doc.length);
     if (before.version === 0) {
       await insertRows(m, CampaignRecord, [
-        { id: after.id, name: after.name, version: after.version, state: doc, createdAt: after.createdAt },
+        {
+          id: after.id,
+          name: after.name,
+          version: after.version,
+          state: doc,
+          createdAt: after.createdAt,
+          timeline: after.timeline ?? 1,
+          messageCount: after.messageCount,
+          parentId: after.parent?.id ?? null,
+          parentVersion: after.parent?.version ?? null,
+        },
       ]);
     } else {
       const res = await sql(
         m,
-        'UPDATE "campaigns" SET "version" = ?, "name" = ?, "state" = ? WHERE "id" = ? AND "version" = ?',
-        [after.version, after.name, doc, after.id, before.version],
+        'UPDATE "campaigns" SET "version" = ?, "name" = ?, "state" = ?, "message_count" = ?, "parent_id" = ?, ' +
+          '"parent_version" = ? WHERE "id" = ? AND "version" = ?',
+        [
+          after.version,
+          after.name,
+          doc,
+          after.messageCount,
+          after.parent?.id ?? null,
+          after.parent?.version ?? null,
+          after.id,
+          before.version,
+        ],
       );
       if (res.changes === 0) throw new Error(`campaign ${after.id} moved during append`);
     }

@@ -4,6 +4,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity('messages')
 @Index('ix_messages_location', ['campaignId', 'locationId', 'index'])
 @Index('ix_messages_round', ['campaignId', 'round', 'index'])
+@Index('ix_messages_version', ['campaignId', 'version'])
+@Index('ix_messages_retracted', ['campaignId', 'retractedVersion'], { where: 'retracted_version IS NOT NULL' })
 export class MessageRecord {
   @PrimaryColumn({ name: 'campaign_id', type: 'varchar', length: 128 })
   campaignId: string;
@@ -50,6 +52,13 @@ export class MessageRecord {
   /** Game version of its MessageRecorded event: "recorded before trigger V" is `version < V`. */
   @Column({ type: 'integer' })
   version: number;
+
+  /** §10: the game version of the MessagesRetracted that retracted it (the message keeps its index). */
+  @Column({ name: 'retracted_version', type: 'integer', nullable: true })
+  retractedVersion: number | null;
+
+  @Column({ name: 'retract_reason', type: 'text', nullable: true })
+  retractReason: string | null;
 }
 
 /** Tool calls made by assistant messages, so a tool result can name its call. */

@@ -13,4 +13,8 @@ export class MemoryCheckpointRecord {
   /** Memory stream version. */
   @Column({ name: 'memory_version', type: 'integer', default: 0 })
   memoryVersion: number;
+
+  /** §10: the campaign's timeline this checkpoint belongs to (memory's own fence against a rewind). */
+  @Column({ type: 'integer', default: 1 })
+  timeline: number;
 }
