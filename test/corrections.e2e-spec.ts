@@ -130,12 +130,15 @@ describe('correcting and deleting memories', () => {
 
   it('who may see a memory does not change with its wording', async () => {
     expect((await t.http('PUT', `/v1/campaigns/${cid}/players/aria`, { name: 'Aria' })).status).toBeLessThan(300);
+    // Back in the tavern, its memory is the current location's: served to those who may see it.
+    await t.http('POST', `/v1/campaigns/${cid}/commands/change-location`, { toLocationId: 'tavern' });
     const sees = async (q: string) =>
       JSON.stringify((await t.http('GET', `/v1/campaigns/${cid}/context?${q}`)).body).includes(location.id);
     const viewers = ['agent=npc&viewer=mira', 'agent=player&viewer=aria', 'agent=narrative'];
     const before = await Promise.all(viewers.map(sees));
     expect(before).toContain(true);
-    await t.http('PUT', path(location.id), { summary: 'Something only the DM knows about the tavern.' });
+    const put = await t.http('PUT', path(location.id), { summary: 'Something only the DM knows about the tavern.' });
+    expect(put.status).toBe(200);
     expect(await Promise.all(viewers.map(sees))).toEqual(before);
   });
 });

@@ -115,7 +115,8 @@ describe('deleting a campaign', () => {
     const s = await build('doomed-held');
     summarizer.reset();
     const gate = summarizer.hold();
-    await s.move('tavern');
+    await s.say({ role: 'narrator', content: 'the tide comes in over the pier.' });
+    await s.move('tavern'); // leaving the docks: their memory is summarized, and hangs
     await gate.reached();
     expect((await t.http('DELETE', '/v1/campaigns/doomed-held')).status).toBe(204);
     gate.release();

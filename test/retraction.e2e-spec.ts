@@ -11,8 +11,8 @@ import { startTestApp, TestApp } from './support/test-app';
  */
 describe('retracting messages (swipe, regenerate, retcon)', () => {
   let t: TestApp;
-  // Echo style: "Previously" repeats its messages, so a retracted line inside it is visible as text.
-  const summarizer = new RecordingSummarizer('echo');
+  // Echo style: memories and "Previously" repeat their messages, so a retracted line inside one is visible as text.
+  const summarizer = new RecordingSummarizer('echo', 'echo');
   beforeAll(async () => {
     t = await startTestApp({ summarizer });
   });

@@ -17,8 +17,8 @@ export interface Hold {
   readonly kinds: ReadonlySet<Kind>;
   /** Calls waiting at the gate right now. */
   readonly waiting: number;
-  /** Resolves once at least `n` calls are waiting (default 1): the worker is mid-summary. */
-  reached(n?: number): Promise<void>;
+  /** Resolves once at least `n` calls are waiting (default 1): the worker is mid-summary; rejects after `ms`. */
+  reached(n?: number, ms?: number): Promise<void>;
   /** Opens the gate: every waiting call and every later one goes through. */
   release(): void;
 }
@@ -35,7 +35,19 @@ export class RecordingSummarizer implements Summarizer {
   private gate: GateImpl | null = null;
 
   /** `echo`: "Previously" repeats the messages' words, so a test can see what leaked into it. */
-  constructor(private readonly rollingStyle: 'ranges' | 'echo' = 'ranges') {}
+  /**
+   * `scenes: 'echo'`: location, NPC and world memories repeat every message they were given (tokens counted as the
+   * offline summarizer counts them), so a test sees exactly which lines a memory was built from.
+   */
+  constructor(
+    private readonly rollingStyle: 'ranges' | 'echo' = 'ranges',
+    private readonly scenes: 'local' | 'echo' = 'local',
+  ) {}
+
+  private scene(messages: { content: string }[], local: Promise<SummaryResult>): Promise<SummaryResult> {
+    if (this.scenes === 'local') return local;
+    return local.then((r) => ({ ...r, text: messages.map((m) => m.content).join(' ') || r.text }));
+  }
 
   rolling(): RollingSummaryInput[] {
     return this.calls.filter((c) => c.kind === 'rolling').map((c) => c.input);
@@ -82,13 +94,18 @@ export class RecordingSummarizer implements Summarizer {
   }
 
   summarizeLocation(input: LocationSummaryInput, signal?: AbortSignal) {
-    return this.run('location', input, () => this.local.summarizeLocation(input, signal), signal);
+    return this.run(
+      'location',
+      input,
+      () => this.scene(input.messages, this.local.summarizeLocation(input, signal)),
+      signal,
+    );
   }
   summarizeNpc(input: NpcSummaryInput, signal?: AbortSignal) {
-    return this.run('npc', input, () => this.local.summarizeNpc(input, signal), signal);
+    return this.run('npc', input, () => this.scene(input.messages, this.local.summarizeNpc(input, signal)), signal);
   }
   summarizeWorld(input: WorldSummaryInput, signal?: AbortSignal) {
-    return this.run('world', input, () => this.local.summarizeWorld(input, signal), signal);
+    return this.run('world', input, () => this.scene(input.messages, this.local.summarizeWorld(input, signal)), signal);
   }
   /** "Previously" that says which messages it covered, so tests can read the chain. */
   summarizeRolling(input: RollingSummaryInput, signal?: AbortSignal) {
@@ -124,9 +141,19 @@ class GateImpl implements Hold {
     return this.waiters.size;
   }
 
-  reached(n = 1): Promise<void> {
+  reached(n = 1, ms = 15_000): Promise<void> {
     if (this.waiters.size >= n) return Promise.resolve();
-    return new Promise((resolve) => this.watchers.push({ n, resolve }));
+    return new Promise((resolve, reject) => {
+      // A test waiting for a call that never comes says so, instead of running into jest's timeout.
+      const timer = setTimeout(() => reject(new Error(`no ${n} held call(s) within ${ms} ms`)), ms);
+      this.watchers.push({
+        n,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
   }
 
   release(): void {
