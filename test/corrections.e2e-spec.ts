@@ -1,7 +1,6 @@
 import { readEverything } from './support/read-everything';
 import { RecordingSummarizer } from './support/recording-summarizer';
-import { scenario } from './support/scenario';
-import { allMemories, caughtUp } from './support/timeline-scenario';
+import { allMemories, caughtUp, tavernNight } from './support/timeline-scenario';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -16,17 +15,11 @@ describe('correcting and deleting memories', () => {
   let npcMemory: any;
   beforeAll(async () => {
     t = await startTestApp({ summarizer });
-    const s = scenario(t, cid);
-    await s.create('Corrections');
-    await s.location('tavern', 'The Gilded Tankard');
-    await s.location('docks', 'Saltmarsh Docks');
-    await s.npc('mira', 'Mira Stone', 'tavern');
-    await s.move('tavern');
-    await s.say(
+    const { s } = await tavernNight(t, cid, [
       { role: 'player', speaker: 'Aria', content: 'Aria asks Mira about the smuggled crates.' },
       { role: 'npc', speaker: 'Mira Stone', content: 'Mira swears the crates hold blades.', npcIds: ['mira'] },
       { role: 'narrator', content: 'the fire crackles while the rain keeps falling.' },
-    );
+    ]);
     await s.move('docks');
     await s.settled();
     const all = await allMemories(t, cid);

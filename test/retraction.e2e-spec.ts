@@ -1,7 +1,7 @@
 import { Everything, readEverything } from './support/read-everything';
 import { RecordingSummarizer } from './support/recording-summarizer';
 import { scenario } from './support/scenario';
-import { allMemories, caughtUp } from './support/timeline-scenario';
+import { allMemories, caughtUp, tavernNight } from './support/timeline-scenario';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -35,16 +35,13 @@ describe('retracting messages (swipe, regenerate, retcon)', () => {
     JSON.stringify({ ...e, events: null, history: null, messages: { ...e.messages, withRetracted: null } });
 
   /** A tavern with no NPC in it: its lines sit in no NPC window, so only the tavern's memory holds them. */
-  async function tavern(cid: string, lines: string[]) {
-    const s = scenario(t, cid);
-    await s.create('Swipe');
-    await s.location('tavern', 'The Gilded Tankard');
-    await s.location('docks', 'Saltmarsh Docks');
-    await s.move('tavern');
-    const said = await s.say(...lines.map((content, i) => ({ role: i % 2 ? 'narrator' : 'player', content })));
-    await s.settled();
-    return { s, indexes: said.indexes as number[] };
-  }
+  const tavern = (cid: string, lines: string[]) =>
+    tavernNight(
+      t,
+      cid,
+      lines.map((content, i) => ({ role: i % 2 ? 'narrator' : 'player', content })),
+      { name: 'Swipe', mira: false },
+    );
 
   const TAVERN = [
     'Aria orders cider for the whole table.',

@@ -1,8 +1,7 @@
 import { normalize, readEverything } from './support/read-everything';
 import { RecordingSummarizer } from './support/recording-summarizer';
-import { scenario } from './support/scenario';
 import { openStream } from './support/sse';
-import { allMemories, caughtUp } from './support/timeline-scenario';
+import { allMemories, caughtUp, tavernNight } from './support/timeline-scenario';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -22,23 +21,21 @@ describe('rewinding a campaign', () => {
   const memoryEvents = async (cid: string) =>
     (await t.http('GET', `/v1/campaigns/${cid}/events?stream=memory&limit=1000`)).body.items as any[];
 
-  async function tavernNight(cid: string) {
-    const s = scenario(t, cid);
-    await s.create('Rewind');
-    await s.location('tavern', 'The Gilded Tankard');
-    await s.location('docks', 'Saltmarsh Docks');
-    await s.npc('mira', 'Mira Stone', 'tavern');
-    await s.move('tavern');
-    await s.say(
-      { role: 'player', speaker: 'Aria', content: 'Aria asks Mira about the crates.' },
-      { role: 'npc', speaker: 'Mira Stone', content: 'Mira says the crates went to the lighthouse.', npcIds: ['mira'] },
-    );
-    await s.settled();
-    return s;
-  }
+  const tavern = async (cid: string) =>
+    (
+      await tavernNight(t, cid, [
+        { role: 'player', speaker: 'Aria', content: 'Aria asks Mira about the crates.' },
+        {
+          role: 'npc',
+          speaker: 'Mira Stone',
+          content: 'Mira says the crates went to the lighthouse.',
+          npcIds: ['mira'],
+        },
+      ])
+    ).s;
 
   it('a summary in flight for the old timeline commits nothing; the worker redoes the new one', async () => {
-    const s = await tavernNight('rw-held');
+    const s = await tavern('rw-held');
     const beforeMove = (await s.campaign()).version;
     summarizer.reset();
     const gate = summarizer.hold();
@@ -74,7 +71,7 @@ describe('rewinding a campaign', () => {
   });
 
   it('never serves a pre-rewind state at a reused version number', async () => {
-    const s = await tavernNight('rw-cache');
+    const s = await tavern('rw-cache');
     await s.npc('vex', 'Vex', 'tavern');
     const X = (await s.campaign()).version;
     const at = (await s.context('?agent=dm')).body;
@@ -94,7 +91,7 @@ describe('rewinding a campaign', () => {
   });
 
   it('If-Match with a pre-rewind version is 412, also once the campaign has grown past it again', async () => {
-    const s = await tavernNight('rw-match');
+    const s = await tavern('rw-match');
     const old = (await s.campaign()).version;
     expect((await rewind('rw-match', { toVersion: old - 2 })).status).toBe(200);
     const say = (headers: Record<string, string>) =>
@@ -112,7 +109,7 @@ describe('rewinding a campaign', () => {
   });
 
   it('the stream says `rewound` and continues with ids of the new timeline; a minVersion wait returns', async () => {
-    const s = await tavernNight('rw-stream');
+    const s = await tavern('rw-stream');
     const head = (await s.campaign()).version;
     const stream = openStream(t.url, 'rw-stream');
     await stream.until((ev) => ev.some((e) => e.id === `1:game:${head}`));
@@ -135,7 +132,7 @@ describe('rewinding a campaign', () => {
   });
 
   it('keepAs keeps the whole pre-rewind campaign as a fork at the old head', async () => {
-    const s = await tavernNight('rw-keep');
+    const s = await tavern('rw-keep');
     await s.move('docks');
     await s.settled();
     const head = (await s.campaign()).version;
@@ -155,7 +152,7 @@ describe('rewinding a campaign', () => {
   });
 
   it('rejects a bad rewind with the §10 codes and changes nothing; toVersion = version is a no-op', async () => {
-    const s = await tavernNight('rw-bad');
+    const s = await tavern('rw-bad');
     const { version } = await s.campaign();
     const events = async () => (await t.http('GET', '/v1/campaigns/rw-bad/events?limit=1000')).body.items.length;
     const n = await events();

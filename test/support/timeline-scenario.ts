@@ -1,4 +1,5 @@
 import { FixedClock } from '@app/common';
+import { scenario } from './scenario';
 import { HttpResult, TestApp } from './test-app';
 
 /**
@@ -258,4 +259,25 @@ export async function caughtUp(t: TestApp, cid: string, headers?: Record<string,
   if (r.status !== 200 || r.body.processedVersion < version)
     throw new Error(`${cid}: the worker did not catch up to ${version} (${r.status})`);
   return version;
+}
+
+/**
+ * A small campaign for the focused §10 specs: the tavern (Mira Stone stands there unless `mira` is false) and the
+ * docks, the party in the tavern, where `lines` are said; the worker has caught up when it resolves.
+ */
+export async function tavernNight(
+  t: TestApp,
+  cid: string,
+  lines: Record<string, unknown>[],
+  o: { name?: string; mira?: boolean } = {},
+) {
+  const s = scenario(t, cid);
+  await s.create(o.name ?? 'Tavern night');
+  await s.location('tavern', 'The Gilded Tankard');
+  await s.location('docks', 'Saltmarsh Docks');
+  if (o.mira ?? true) await s.npc('mira', 'Mira Stone', 'tavern');
+  await s.move('tavern');
+  const said = await s.say(...lines);
+  await s.settled();
+  return { s, indexes: said.indexes as number[] };
 }
