@@ -13,6 +13,7 @@ import { runMcpBench } from './mcp.bench';
 import { runStreamBench } from './stream.bench';
 import { runHostileBench } from './hostile.bench';
 import { runUsageBench } from './usage.bench';
+import { runTimelinesBench } from './timelines.bench';
 
 /**
  * Every benchmark suite, in the order `npm run bench` runs them. Adding one = one import + one line:
@@ -52,5 +53,10 @@ export const SUITES: BenchSuite[] = [
     name: 'usage',
     title: '14. Usage: summarizer calls and tokens per 100 messages per scope, cost at two price tables (§12)',
     run: runUsageBench,
+  },
+  {
+    name: 'timelines',
+    title: '15. Timelines: as-of context vs current, fork time at 10k/100k/1M, retraction cost (§10)',
+    run: runTimelinesBench,
   },
 ];

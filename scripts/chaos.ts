@@ -4,17 +4,24 @@
  * SIGKILLs it at random moments (during appends, during summaries, right after a summary while the
  * worker commits), restarts it on the same file, replays every unanswered request with its
  * Idempotency-Key, and verifies the durable state after each cycle. Exits 1 on any loss or duplicate.
+ * With timelines (DESIGN §10, on by default in `npm run chaos`), owners also fork their campaigns and rewind and
+ * retract on those forks (never on the originals, whose log the loss checks read), and three more kill modes cut
+ * the service during a fork, during a rewind and during the revision that follows a retraction; after each restart
+ * every fork is absent or whole, and no memory is left withheld.
  *
- *   npm run chaos -- --cycles 50 --campaigns 20 --clients 6 --seed 1
+ *   npm run chaos -- --cycles 50 --campaigns 20 --clients 6 --seed 1 [--no-timelines]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openSqlite } from '../bench/support/sqlite';
 import { defaultMockHandler, MockAnthropic, startMockAnthropic } from '../test/support/mock-anthropic';
 import { ensureBuilt, freePort, ServiceProcess, startServiceProcess } from '../test/support/service-process';
 
-export type KillMode = 'random' | 'during-append' | 'during-summary' | 'after-summary';
+export type KillMode =
+  'random' | 'during-append' | 'during-summary' | 'after-summary' | 'during-fork' | 'during-rewind' | 'during-revision';
 const KILL_MODES: KillMode[] = ['random', 'during-append', 'during-summary', 'after-summary'];
+const TIMELINE_KILL_MODES: KillMode[] = ['during-fork', 'during-rewind', 'during-revision'];
 
 export interface ChaosOptions {
   cycles: number;
@@ -24,6 +31,10 @@ export interface ChaosOptions {
   log?: (line: string) => void;
   /** Skip `ensureBuilt()` (the npm script has just built). */
   skipBuild?: boolean;
+  /** Fork, rewind and retract (on forks), with their kill modes (default off here, on in `npm run chaos`). */
+  timelines?: boolean;
+  /** The kill modes to draw from (default: all that apply). */
+  modes?: KillMode[];
 }
 
 export interface ChaosReport {
@@ -44,6 +55,11 @@ export interface ChaosReport {
   memories: number;
   skipped: number;
   summaryCalls: number;
+  /** Timelines: acknowledged forks, rewinds and retractions; forks checked whole after each restart. */
+  forks: number;
+  rewinds: number;
+  retractions: number;
+  forksVerified: number;
   failures: string[];
   seed: number;
   durationMs: number;
@@ -69,7 +85,18 @@ class Rng {
 interface Op {
   campaign: string;
   key: string;
-  kind: 'create' | 'setup' | 'messages' | 'move' | 'objective' | 'act' | 'encounter' | 'round';
+  kind:
+    | 'create'
+    | 'setup'
+    | 'messages'
+    | 'move'
+    | 'objective'
+    | 'act'
+    | 'encounter'
+    | 'round'
+    | 'fork'
+    | 'rewind'
+    | 'retract';
   method: string;
   path: string;
   body: unknown;
@@ -77,6 +104,21 @@ interface Op {
   events: number;
   contents?: string[];
   toLocation?: string;
+  /** fork: the new campaign; rewind with keepAs: the fork it keeps. */
+  forkId?: string;
+}
+
+/** A fork the harness made (or may have made: its request was in flight at a kill). */
+interface ForkModel {
+  id: string;
+  owner: number;
+  /** The campaign it was forked from and whether that one is an original (whose log never loses a prefix). */
+  parent: string;
+  fromOriginal: boolean;
+  acknowledged: boolean;
+  /** Rewinds acknowledged / sent without an answer yet (the timeline lies between). */
+  rewinds: number;
+  rewindsInFlight: number;
 }
 
 interface Ack {
@@ -127,6 +169,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     memories: 0,
     skipped: 0,
     summaryCalls: 0,
+    forks: 0,
+    rewinds: 0,
+    retractions: 0,
+    forksVerified: 0,
     failures: [],
     seed,
     durationMs: 0,
@@ -138,6 +184,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
   // The model: random delays, a few 500s; kill hooks armed per cycle.
   let onSummaryRequest: ((n: number) => { delayMs: number } | null) | null = null;
+  const timelines = o.timelines ?? false;
+  const modes = o.modes ?? (timelines ? [...KILL_MODES, ...TIMELINE_KILL_MODES] : KILL_MODES);
+  const forks: ForkModel[] = [];
+  let forkSeq = 0;
+  /** Kill hooks for the timeline modes: called when such a request is sent / a retraction is acknowledged. */
+  let onTimelineSent: ((kind: Op['kind']) => void) | null = null;
+  let onRetracted: (() => void) | null = null;
   const mock: MockAnthropic = await startMockAnthropic();
   mock.setHandler(async (body, n) => {
     report.summaryCalls++;
@@ -380,15 +433,122 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     if (ack.op.kind === 'encounter') m.encounter++;
   };
 
+  /**
+   * A fork, rewind or retraction by client `n` (null when there is nothing to do yet). Rewinds and retractions go to
+   * the client's own acknowledged forks only, and read the fork first, so each request is valid when sent.
+   */
+  const timelineOp = async (n: number, mine: Model[]): Promise<Op | null> => {
+    const own = forks.filter((f) => f.owner === n && f.acknowledged && f.rewindsInFlight === 0);
+    const r = rng.next();
+    if (own.length === 0 || r < 0.3) {
+      if (mine.length === 0 || forks.length >= o.campaigns * 3) return null;
+      const parent = rng.pick(mine);
+      const forkId = `${parent.id}-f${++forkSeq}`;
+      forks.push({
+        id: forkId,
+        owner: n,
+        parent: parent.id,
+        fromOriginal: true,
+        acknowledged: false,
+        rewinds: 0,
+        rewindsInFlight: 0,
+      });
+      return {
+        campaign: parent.id,
+        key: newKey('fork'),
+        kind: 'fork',
+        method: 'POST',
+        path: `/v1/campaigns/${parent.id}/fork`,
+        body: { id: forkId, name: `Fork ${forkSeq}` },
+        events: 0,
+        forkId,
+      };
+    }
+    const f = rng.pick(own);
+    const view = await call('GET', `/v1/campaigns/${f.id}`);
+    if (view.status !== 200) return null;
+    const base = (view.body.parent?.version ?? 0) + 1; // never rewind past the fork's own CampaignForked
+    if (r < 0.6 && view.body.version > base) {
+      const keep = rng.next() < 0.5 ? `${f.id}-k${++forkSeq}` : undefined;
+      if (keep)
+        forks.push({
+          id: keep,
+          owner: n,
+          parent: f.id,
+          fromOriginal: false,
+          acknowledged: false,
+          rewinds: 0,
+          rewindsInFlight: 0,
+        });
+      f.rewindsInFlight++;
+      return {
+        campaign: f.id,
+        key: newKey('rewind'),
+        kind: 'rewind',
+        method: 'POST',
+        path: `/v1/campaigns/${f.id}/rewind`,
+        body: { toVersion: rng.int(base, view.body.version - 1), ...(keep ? { keepAs: keep } : {}) },
+        events: 0,
+        forkId: keep,
+      };
+    }
+    const listed = await call('GET', `/v1/campaigns/${f.id}/messages?includeRetracted=true&limit=1000`);
+    const items = (listed.body?.items ?? []) as { index: number; retracted?: unknown }[];
+    const open = items.filter((x) => !x.retracted).map((x) => x.index);
+    if (listed.status !== 200 || open.length === 0) return null;
+    return {
+      campaign: f.id,
+      key: newKey('retract'),
+      kind: 'retract',
+      method: 'POST',
+      path: `/v1/campaigns/${f.id}/messages/retract`,
+      body: { indexes: [rng.pick(open)], reason: 'chaos' },
+      events: 1,
+    };
+  };
+
+  /** What an answered fork, rewind or retraction changes in the harness's view of the forks. */
+  const applyTimeline = (op: Op, status: number) => {
+    if (op.kind === 'rewind') {
+      const f = forks.find((x) => x.id === op.campaign);
+      if (f) {
+        f.rewindsInFlight = Math.max(0, f.rewindsInFlight - 1);
+        if (status < 300) f.rewinds++;
+      }
+    }
+    if ((op.kind === 'fork' || op.kind === 'rewind') && op.forkId && status < 300) {
+      const f = forks.find((x) => x.id === op.forkId);
+      if (f) f.acknowledged = true;
+    }
+    if (status < 300) {
+      if (op.kind === 'fork') report.forks++;
+      if (op.kind === 'rewind') report.rewinds++;
+      if (op.kind === 'retract') {
+        report.retractions++;
+        onRetracted?.();
+      }
+    }
+  };
+
   const client = async (n: number) => {
     const mine = models.filter((m) => m.owner === n);
     while (running) {
-      const useOwner = mine.length > 0 && rng.next() < 0.3;
-      const big = !useOwner && bigBatchArmed;
+      let timelineCall: Op | null = null;
+      if (timelines && rng.next() < 0.12) {
+        try {
+          timelineCall = await timelineOp(n, mine);
+        } catch (err) {
+          if (!(err instanceof Unreachable)) throw err;
+          return; // the service died while the client looked at its fork
+        }
+      }
+      const useOwner = !timelineCall && mine.length > 0 && rng.next() < 0.3;
+      const big = !timelineCall && !useOwner && bigBatchArmed;
       if (big) bigBatchArmed = false;
-      const op = useOwner ? ownerOp(rng.pick(mine)) : messageOp(rng.pick(models), big);
+      const op = timelineCall ?? (useOwner ? ownerOp(rng.pick(mine)) : messageOp(rng.pick(models), big));
       const sending = call(op.method, op.path, op.body, { 'idempotency-key': op.key });
       if (big) onBigBatchSent?.();
+      if (timelineCall) onTimelineSent?.(op.kind);
       try {
         const r = await sending;
         const ack = { op, status: r.status, body: r.body, replayed: r.replayed };
@@ -397,6 +557,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
             `cycle ${report.cycles + 1}: ${op.method} ${op.path} → ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`,
           );
         applyToModel(ack);
+        applyTimeline(op, r.status);
         // A client that never saw this answer (a dropped reply) sends the request again after the restart.
         if (r.status < 300 && rng.next() < 0.08) lostReplies.push({ op, first: r.body });
         else acks.push(ack);
@@ -409,7 +570,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   };
 
   for (let cycle = 1; cycle <= o.cycles; cycle++) {
-    const mode = rng.pick(KILL_MODES);
+    const mode = rng.pick(modes);
     let killedBy = mode;
     let killed = false;
     const kill = () => {
@@ -430,6 +591,31 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         },
         rng.int(100, 600),
       );
+    }
+    if (mode === 'during-fork' || mode === 'during-rewind') {
+      const want = mode === 'during-fork' ? 'fork' : 'rewind';
+      setTimeout(
+        () => {
+          onTimelineSent = (kind) => {
+            if (kind !== want) return;
+            onTimelineSent = null;
+            setTimeout(kill, rng.int(0, 30));
+          };
+        },
+        rng.int(50, 400),
+      );
+    }
+    if (mode === 'during-revision') {
+      // The model call that follows an acknowledged retraction is (nearly always) its revision: hold it, then kill.
+      onRetracted = () => {
+        onRetracted = null;
+        onSummaryRequest = () => {
+          if (killed) return null;
+          onSummaryRequest = null;
+          setTimeout(kill, rng.int(5, 150));
+          return { delayMs: 2_000 };
+        };
+      };
     }
     if (mode === 'during-summary' || mode === 'after-summary') {
       const armAt = Date.now() + rng.int(100, 800);
@@ -454,6 +640,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     running = false;
     clearTimeout(fallback);
     onSummaryRequest = null;
+    onTimelineSent = null;
+    onRetracted = null;
     onBigBatchSent = null;
     bigBatchArmed = false;
     await Promise.all(clients);
@@ -471,6 +659,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         );
       acks.push(ack);
       applyToModel(ack);
+      applyTimeline(op, ack.status);
     }
     // Dropped replies: the same request again must be answered from the idempotency record, unchanged.
     const dropped = lostReplies.splice(0);
@@ -486,9 +675,98 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     report.repliesDropped += dropped.length;
     report.cycles = cycle;
     const v = await verify(cycle);
+    if (timelines) await verifyForks(cycle);
     log(
       `cycle ${cycle}/${o.cycles}: killed ${killedBy}, ${replays.length} in flight, ${acks.length} acknowledged so far, ${v.events} events, ${v.memories} memories, ${v.skipped} skipped`,
     );
+  }
+
+  /**
+   * Every fork is absent (only if its request was never acknowledged) or whole: a gapless game stream whose first
+   * P events are its parent's and whose P + 1st is its CampaignForked; messages = the parent's first N(P) (plus none:
+   * forks get no new messages here); a memory stream that starts with the parent's and then only moves forward; no
+   * memory event triggered above the game version; a timeline that counts its rewinds; nothing left withheld once
+   * the worker caught up.
+   */
+  async function verifyForks(cycle: number) {
+    for (const f of forks) {
+      const where = `cycle ${cycle} fork ${f.id}`;
+      const view = await call('GET', `/v1/campaigns/${f.id}`);
+      if (view.status === 404) {
+        if (f.acknowledged) {
+          report.lost++;
+          fail(`${where}: acknowledged but absent`);
+        }
+        continue;
+      }
+      if (view.status !== 200) {
+        fail(`${where}: GET → ${view.status}`);
+        continue;
+      }
+      f.acknowledged = true; // it exists: from now on it must stay whole
+      report.forksVerified++;
+      const version = view.body.version as number;
+      const P = view.body.parent?.version as number;
+      if (view.body.parent?.id !== f.parent || !Number.isInteger(P))
+        fail(`${where}: parent ${JSON.stringify(view.body.parent)}`);
+      const timeline = view.body.timeline as number;
+      if (timeline < 1 + f.rewinds || timeline > 1 + f.rewinds + f.rewindsInFlight)
+        fail(
+          `${where}: timeline ${timeline} after ${f.rewinds} acknowledged rewinds (+${f.rewindsInFlight} in flight)`,
+        );
+      const caught = (await call('GET', `/v1/campaigns/${f.id}/context?minVersion=${version}&waitMs=30000`)).body;
+      if (caught.processedVersion !== version) {
+        report.notCaughtUp++;
+        fail(`${where}: processedVersion ${caught.processedVersion} did not catch up to ${version}`);
+      }
+      const game = await allPages(`/v1/campaigns/${f.id}/events`, (e) => e.version, 0);
+      if (game.length !== version || game.some((e, i) => e.version !== i + 1)) {
+        report.gaps++;
+        fail(`${where}: game stream has ${game.length} events for version ${version}`);
+      }
+      if (game[P]?.type !== 'CampaignForked') fail(`${where}: event ${P + 1} is ${game[P]?.type}, not CampaignForked`);
+      const memory = await allPages(`/v1/campaigns/${f.id}/events?stream=memory`, (e) => e.version, 0);
+      const above = memory.filter((e) => (e.data?.triggerVersion ?? 0) > version);
+      if (above.length) fail(`${where}: ${above.length} memory events triggered above game version ${version}`);
+      if (!f.fromOriginal) continue; // a keepAs fork's parent was rewound since: its prefix is gone
+      const parentGame = await allPages(`/v1/campaigns/${f.parent}/events`, (e) => e.version, 0);
+      type Stored = { type?: string; data?: unknown; recordedAt?: string } | undefined;
+      const same = (a: Stored, b: Stored) =>
+        a?.type === b?.type && JSON.stringify(a?.data) === JSON.stringify(b?.data) && a?.recordedAt === b?.recordedAt;
+      const firstDiff = game.slice(0, P).findIndex((e, i) => !same(e, parentGame[i]));
+      if (firstDiff !== -1) fail(`${where}: game event ${firstDiff + 1} differs from its parent's`);
+      const n = parentGame.slice(0, P).filter((e) => e.type === 'MessageRecorded').length;
+      const msgs = await allPages(`/v1/campaigns/${f.id}/messages?includeRetracted=true`, (x) => x.index, -1);
+      const parentMsgs = await allPages(`/v1/campaigns/${f.parent}/messages`, (x) => x.index, -1);
+      const forkText = msgs.map((x) => x.content);
+      const expectedText = parentMsgs.slice(0, n).map((x) => x.content);
+      if (JSON.stringify(forkText) !== JSON.stringify(expectedText.slice(0, forkText.length)) || forkText.length > n) {
+        report.lost++;
+        fail(`${where}: ${forkText.length} messages, expected the parent's first ${n} (or fewer after a rewind)`);
+      }
+      const parentMemory = await allPages(`/v1/campaigns/${f.parent}/events?stream=memory`, (e) => e.version, 0);
+      let k = 0;
+      while (k < memory.length && k < parentMemory.length && same(memory[k], parentMemory[k])) k++;
+      const floor = k > 0 ? (memory[k - 1].data?.triggerVersion ?? 0) : 0;
+      const back = memory.slice(k).filter((e) => (e.data?.triggerVersion ?? 0) < floor);
+      if (back.length) fail(`${where}: memory stream goes back below trigger ${floor} after the copied prefix`);
+    }
+    // Nothing withheld once every worker has caught up (read from the file: reads never show withheld rows).
+    try {
+      const db = openSqlite(dbPath, { readonly: true });
+      try {
+        const rows = db
+          .prepare(
+            `SELECT campaign_id AS id, COUNT(*) AS n FROM memories WHERE status = 'withheld' GROUP BY campaign_id`,
+          )
+          .all() as { id: string; n: number }[];
+        for (const r of rows) fail(`cycle ${cycle} ${r.id}: ${r.n} memories still withheld after catch-up`);
+      } finally {
+        db.close();
+      }
+    } catch (err) {
+      if (!/no such column: status/.test((err as Error).message)) throw err;
+    }
   }
 
   /** An ERROR line in the service log (a worker failure, a 5xx) is a finding even if the data is right. */
@@ -660,6 +938,7 @@ export function formatChaosReport(r: ChaosReport): string {
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}`,
     `events ${r.events}, messages ${r.messages}, memories ${r.memories}, skipped ${r.skipped}, model calls ${r.summaryCalls}`,
+    `forks ${r.forks} (checked whole ${r.forksVerified} times), rewinds ${r.rewinds}, retractions ${r.retractions}`,
     `seed ${r.seed}, ${(r.durationMs / 1000).toFixed(1)} s${r.failures.length ? `, ${r.failures.length} failures (first: ${r.failures[0]})` : ''}`,
   ].join('\n');
 }
@@ -682,6 +961,7 @@ if (require.main === module) {
     clients: flag('clients', 6),
     seed: process.argv.includes('--seed') ? flag('seed', 1) : undefined,
     skipBuild: true,
+    timelines: !process.argv.includes('--no-timelines'),
     log: (line) => process.stdout.write(`${line}\n`),
   };
   runChaos(options).then(

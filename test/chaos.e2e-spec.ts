@@ -17,4 +17,21 @@ describe('crash safety (chaos harness, built service, SIGKILL)', () => {
     expect(report.memories).toBeGreaterThan(0);
     expect(report.inFlightAtKill + report.repliesDropped).toBeGreaterThan(0);
   }, 120_000);
+
+  it('forks, rewinds and retractions cut by kills are each whole or absent, and the worker finishes the revisions', async () => {
+    const report = await runChaos({
+      cycles: 3,
+      campaigns: 4,
+      clients: 3,
+      seed: Number(process.env.CHAOS_SEED ?? 20261126),
+      timelines: true,
+      modes: ['during-fork', 'during-rewind', 'during-revision'],
+    });
+    if (chaosFailed(report)) console.error(`${formatChaosReport(report)}\n${report.failures.slice(0, 10).join('\n')}`);
+    expect(report.failures).toEqual([]);
+    expect(report).toMatchObject({ cycles: 3, lost: 0, duplicates: 0, gaps: 0, notCaughtUp: 0 });
+    expect(report.forks).toBeGreaterThan(0);
+    expect(report.rewinds + report.retractions).toBeGreaterThan(0);
+    expect(report.forksVerified).toBeGreaterThan(0);
+  }, 180_000);
 });
