@@ -1,7 +1,7 @@
 import { RunCampaignCommand } from '@app/campaign';
 import { Database, DATABASE, sql } from '@app/database';
 import { CommandBus } from '@nestjs/cqrs';
-import { RecordingSummarizer } from './support/recording-summarizer';
+import { Hold, RecordingSummarizer } from './support/recording-summarizer';
 import { scenario } from './support/scenario';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -12,30 +12,6 @@ import { startTestApp, TestApp } from './support/test-app';
  * runner, `decide`, the projections), as the retract route will.
  */
 
-/** The recording summarizer whose calls wait while `hold` is on: the worker is stopped mid-way, reads are not. */
-class HeldSummarizer extends RecordingSummarizer {
-  private gate: Promise<void> | null = null;
-  private open: () => void = () => undefined;
-  hold(): void {
-    this.gate = new Promise((resolve) => (this.open = resolve));
-  }
-  release(): void {
-    this.gate = null;
-    this.open();
-  }
-  private async waitGate(): Promise<void> {
-    if (this.gate) await this.gate;
-  }
-  override async summarizeLocation(...a: Parameters<RecordingSummarizer['summarizeLocation']>) {
-    await this.waitGate();
-    return super.summarizeLocation(...a);
-  }
-  override async summarizeRolling(...a: Parameters<RecordingSummarizer['summarizeRolling']>) {
-    await this.waitGate();
-    return super.summarizeRolling(...a);
-  }
-}
-
 const CID = 'swipe';
 const TAVERN = `${CID}:`;
 
@@ -43,7 +19,8 @@ jest.setTimeout(60_000);
 
 describe('retraction and revision (DESIGN §10)', () => {
   let t: TestApp;
-  const summarizer = new HeldSummarizer();
+  const summarizer = new RecordingSummarizer();
+  let held: Hold | null = null;
   const s = () => scenario(t, CID);
   const query = async <T>(text: string, params: unknown[] = []): Promise<T[]> =>
     (await t.app.get<Database>(DATABASE).read((m) => sql<T>(m, text, params))).rows;
@@ -97,7 +74,7 @@ describe('retraction and revision (DESIGN §10)', () => {
   });
 
   it('the retraction withholds at once what was built from the retracted messages; the worker then revises exactly the survivors', async () => {
-    summarizer.hold();
+    held = summarizer.hold(['location', 'rolling']);
     summarizer.calls.length = 0;
     const before = (await memoryEvents()).length;
     const outcome = await retract([1, 3]);
@@ -124,7 +101,7 @@ describe('retraction and revision (DESIGN §10)', () => {
     expect(terms.length).toBeGreaterThan(0);
     expect(terms.every((r) => Number(r.withheld_version) === version)).toBe(true);
 
-    summarizer.release();
+    held?.release();
     await s().settled();
 
     // One revision call per affected memory, over exactly the surviving messages; none for the withdrawn one.
@@ -277,7 +254,7 @@ describe('retraction and revision (DESIGN §10)', () => {
     await c.location('docks', 'Docks');
     await c.move('tavern');
     await c.settled();
-    summarizer.hold();
+    held = summarizer.hold(['location', 'rolling']);
     summarizer.calls.length = 0;
     await c.say(
       { role: 'player', speaker: 'Aria', content: 'Aria asks for a room.' },
@@ -286,7 +263,7 @@ describe('retraction and revision (DESIGN §10)', () => {
     );
     await c.move('docks'); // the worker summarizes 0–2 as of this move, and waits on the model
     await retract([1], id); // committed while that summary is in flight
-    summarizer.release();
+    held?.release();
     await c.settled();
     const location = summarizer.calls.filter((call) => call.kind === 'location');
     // As of its trigger the message was not retracted; the revision of the retraction then drops it.

@@ -374,6 +374,8 @@ export const rewindResponse = z.object({
   timeline: int.min(1).describe('the campaign timeline: 1, +1 per rewind'),
   discarded: z.object({ game: count, memory: count }).describe('events removed from each stream'),
   keptAs: z.string().nullable().describe('the fork holding the pre-rewind campaign (keepAs)'),
+});
+
 // Timelines (DESIGN §10): retraction, corrections and a memory's history.
 const timeline = int.min(1).describe('the campaign timeline (1, +1 per rewind)');
 export const retractResponse = z.object({
