@@ -1,13 +1,12 @@
 import { CampaignReader, CampaignStateCache, StateKind } from '@app/campaign';
-import { createDataSource, Database } from '@app/database';
+import { Database } from '@app/database';
 import { TypeOrmEventStore } from '@app/event-store';
 import { join } from 'node:path';
-import { ENTITIES } from '../apps/memory-service/src/core.module';
-import { MIGRATIONS } from '../apps/memory-service/src/migrations';
 import { BenchOptions, Figures } from './support/bench-suite';
 import { HttpClient, timedGet } from './support/http-client';
 import { HistorySeeder, SeedResult } from './support/history-seeder';
 import { tempDir } from './support/paths';
+import { openServiceDb } from './support/sqlite';
 import { localServiceEnv, spawnServer } from './support/service-process';
 import { mean, percentile, ratio, round } from './support/stats';
 
@@ -34,7 +33,8 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
       await seeder.close();
     }
     const stateAt = await measureStateAt(dbPath, seeded[seeded.length - 1], options.quick ? 100 : 400);
-    const service = await spawnServer({ dir: tmp.path, env: localServiceEnv(dbPath) });
+    // A 1 GB file on a shared machine: the boot may take longer than the default 30 s.
+    const service = await spawnServer({ dir: tmp.path, env: localServiceEnv(dbPath), timeoutMs: 180_000 });
     try {
       const url = (s: SeedResult) => `${service.url}/v1/campaigns/${s.campaignId}/context`;
       const served = new Map<string, { sections: number; entries: number }>();
@@ -136,12 +136,7 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
 
 /** `CampaignReader.stateAt` at the middle of a seeded campaign: narrative kinds and all kinds, uncached and cached. */
 async function measureStateAt(dbPath: string, s: SeedResult, runs: number) {
-  const ds = createDataSource({
-    database: { type: 'sqlite', path: dbPath },
-    entities: ENTITIES,
-    migrations: MIGRATIONS,
-  });
-  await ds.initialize();
+  const ds = await openServiceDb(dbPath);
   try {
     const db = new Database(ds);
     const reader = new CampaignReader(db, new TypeOrmEventStore(db), new CampaignStateCache());

@@ -1,16 +1,15 @@
 import 'reflect-metadata';
+import { openServiceDb } from './support/sqlite';
 import { CampaignProjector, CampaignReader, CampaignRunner, Message } from '@app/campaign';
 import { SystemClock } from '@app/common';
 import { ContextComposer, ContextRequest, RecentSection, TiktokenCounter } from '@app/context';
 import { gameStream, StoredEvent, TypeOrmEventStore } from '@app/event-store';
-import { createDataSource, Database } from '@app/database';
+import { Database } from '@app/database';
 import { createSearchIndex, parseQuery, SearchIndex, SearchIndexer } from '@app/search';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ENTITIES } from '../apps/memory-service/src/core.module';
-import { MIGRATIONS } from '../apps/memory-service/src/migrations';
 
 /** Targets of issue 9: search p99 at 1M ≤ 50 ms, p99(1M)/p99(10k) ≤ 5; window p99 flat (ratio ≤ 1.2). */
 export const SEARCH_TARGETS = { p99AtLargestMs: 50, searchRatio: 5, windowRatio: 1.2 };
@@ -155,14 +154,8 @@ export async function runSearchBench(opts: { quick: boolean }): Promise<Record<s
   const windowRounds = opts.quick ? 200 : 2000;
   const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-search-bench-'));
   const dbPath = join(dir, 'bench.db');
-  const ds = createDataSource({
-    database: { type: 'sqlite', path: dbPath },
-    entities: ENTITIES,
-    migrations: MIGRATIONS,
-  });
-  await ds.initialize();
+  const ds = await openServiceDb(dbPath);
   try {
-    await ds.runMigrations({ transaction: 'each' });
     const db = new Database(ds);
     const store = new TypeOrmEventStore(db);
     const index = createSearchIndex(db);

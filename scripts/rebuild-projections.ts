@@ -9,9 +9,11 @@ import { ENTITIES } from '../apps/memory-service/src/core.module';
 import { MIGRATIONS } from '../apps/memory-service/src/migrations';
 
 /**
- * `npm run rebuild`: with the service stopped, empties every projection of the event log (campaigns, messages,
- * witnesses, memories, cursors, glossary, rolling summaries) and replays both streams into them, then rebuilds
- * the search index the same way. Game-state snapshots and idempotency keys are not projections and are kept.
+ * `npm run rebuild`: with the service stopped, empties every projection of the event log (campaigns and their
+ * versioned state rows, messages, witnesses, memories, cursors, glossary, rolling summaries) and replays both
+ * streams into them, then rebuilds the search index the same way. Game-state snapshots, idempotency keys and
+ * `campaign_timelines` (a rewind deletes its own history from the stream) are not projections and are kept: a
+ * rebuilt campaign takes its timeline from the last rewind recorded there.
  */
 export async function rebuildProjections(
   config: AppConfig,

@@ -10,21 +10,22 @@ import {
   stateRowsOf,
   toMessageRecord,
 } from '@app/campaign';
-import { EventRecord, gameStream, memoryStream } from '@app/event-store';
-import { createDataSource } from '@app/database';
+import { EventRecord, gameStream, memoryStream, TypeOrmEventStore } from '@app/event-store';
+import { Database } from '@app/database';
+import { createSearchIndex, RebuildReport, SearchIndexRebuilder } from '@app/search';
 import {
   CursorRecord,
   MemoryCheckpointRecord,
+  MemoryHistoryRecord,
   MemoryRecord,
+  MemoryReader,
   MemoryRecordedData,
   memoryId,
   npcWindow,
   toMemoryRecord,
 } from '@app/memory';
 import { DataSource, EntityTarget } from 'typeorm';
-import { ENTITIES } from '../../apps/memory-service/src/core.module';
-import { MIGRATIONS } from '../../apps/memory-service/src/migrations';
-import { SqliteDb } from './sqlite';
+import { openServiceDb, SqliteDb } from './sqlite';
 import { ALIASES, LOCATION_NAMES, nthName, NPC_NAMES, rng, storyLine } from './story-text';
 
 /** The shape of one seeded campaign. */
@@ -71,7 +72,7 @@ type Row = Record<string, unknown>;
  * Seeds long campaign histories straight into a SQLite file, fast: the schema comes from the service's
  * own migrations, the rows are built by the same functions the projectors use (toMessageRecord,
  * toMemoryRecord, `evolve` + `stateRowsOf` for the versioned state rows) and inserted with prepared
- * statements in big transactions. Search indexes or other projections added later are not filled.
+ * statements in big transactions. The search index is filled on request (`indexSearch`).
  */
 export class HistorySeeder {
   private readonly inserts = new Map<EntityTarget<unknown>, (row: Row) => void>();
@@ -82,16 +83,20 @@ export class HistorySeeder {
   ) {}
 
   static async open(dbPath: string): Promise<HistorySeeder> {
-    const ds = createDataSource({
-      database: { type: 'sqlite', path: dbPath },
-      entities: ENTITIES,
-      migrations: MIGRATIONS,
-    });
-    await ds.initialize();
-    await ds.runMigrations({ transaction: 'each' });
+    const ds = await openServiceDb(dbPath);
     const db = (ds.driver as unknown as { databaseConnection: SqliteDb }).databaseConnection;
     db.pragma('synchronous = OFF'); // a seed that crashes is simply re-run
     return new HistorySeeder(ds, db);
+  }
+
+  /**
+   * Fills the search index (FTS5) of everything seeded so far, through the service's own rebuilder: messages,
+   * reasoning and memories. Opt-in (minutes at 1M events): the context bench does not search, a fork copies it.
+   */
+  async indexSearch(): Promise<RebuildReport> {
+    const db = new Database(this.ds);
+    const store = new TypeOrmEventStore(db);
+    return new SearchIndexRebuilder(db, store, createSearchIndex(db), new MemoryReader(db)).rebuild();
   }
 
   async close(): Promise<void> {
@@ -108,7 +113,8 @@ export class HistorySeeder {
     const stmt = this.db.prepare(
       `INSERT INTO "${meta.tableName}" (${cols.map((c) => `"${c.databaseName}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
     );
-    const fn = (row: Row) => void stmt.run(...cols.map((c) => row[c.propertyName] ?? null));
+    const value = (v: unknown) => (typeof v === 'boolean' ? Number(v) : (v ?? null)); // SQLite has no booleans
+    const fn = (row: Row) => void stmt.run(...cols.map((c) => value(row[c.propertyName])));
     this.inserts.set(entity, fn);
     return fn;
   }
@@ -128,19 +134,23 @@ export class HistorySeeder {
     const eventRow = this.insert(EventRecord);
     const messageRow = this.insert(MessageRecord);
     const memoryRow = this.insert(MemoryRecord);
+    const historyRow = this.insert(MemoryHistoryRecord);
     let pendingEvents: Row[] = [];
     let pendingMessages: Row[] = [];
     let pendingMemories: Row[] = [];
+    let pendingHistory: Row[] = [];
     const flush = this.db.transaction(() => {
       for (const r of pendingEvents) eventRow(r);
       for (const r of pendingMessages) messageRow(r);
       for (const r of pendingMemories) memoryRow(r);
+      for (const r of pendingHistory) historyRow(r);
     });
     const flushAll = () => {
       flush();
       pendingEvents = [];
       pendingMessages = [];
       pendingMemories = [];
+      pendingHistory = [];
     };
 
     let state: CampaignState = emptyState(cid);
@@ -228,7 +238,23 @@ export class HistorySeeder {
         // Columns of the timelines schema (ignored where the entity lacks them): M(V) seeks on it.
         triggerVersion: trigger,
       });
-      pendingMemories.push({ ...(toMemoryRecord(cid, data, memoryVersion) as unknown as Row), cursor: through });
+      pendingMemories.push(toMemoryRecord(cid, data, memoryVersion) as unknown as Row);
+      // Its first wording, as the projector records it (DESIGN §10 history; as-of reads and forks copy it).
+      pendingHistory.push({
+        campaignId: cid,
+        memoryId: data.memoryId,
+        seq: 1,
+        validFrom: trigger,
+        revision: 1,
+        status: 'active',
+        reason: 'recorded',
+        origin: 'model',
+        summary,
+        inputIndexes: JSON.stringify(data.inputIndexes),
+        memoryVersion,
+        searchSeq: memoryVersion,
+        at: data.createdAt,
+      });
     };
 
     const gist = (window: Message[], sentences: number) =>
@@ -418,7 +444,7 @@ export class HistorySeeder {
         timeline: 1,
         messageCount: state.messageCount,
       });
-      checkpointRow({ campaignId: cid, processedVersion: processed ? version : 0, memoryVersion });
+      checkpointRow({ campaignId: cid, processedVersion: processed ? version : 0, memoryVersion, timeline: 1 });
     })();
     const messages = state.messageCount;
     return {

@@ -1,3 +1,8 @@
+import { createDataSource } from '@app/database';
+import { DataSource } from 'typeorm';
+import { ENTITIES } from '../../apps/memory-service/src/core.module';
+import { MIGRATIONS } from '../../apps/memory-service/src/migrations';
+
 /** The slice of better-sqlite3 the benchmarks use (the package ships no types; @types is not a dependency). */
 export interface SqliteStatement {
   run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
@@ -20,4 +25,12 @@ export function openSqlite(path: string, options?: { readonly?: boolean }): Sqli
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Database = require('better-sqlite3') as SqliteCtor;
   return new Database(path, options);
+}
+
+/** A TypeORM data source on a SQLite file with the service's entities, migrated to the latest schema. */
+export async function openServiceDb(path: string): Promise<DataSource> {
+  const ds = createDataSource({ database: { type: 'sqlite', path }, entities: ENTITIES, migrations: MIGRATIONS });
+  await ds.initialize();
+  await ds.runMigrations({ transaction: 'each' });
+  return ds;
 }

@@ -3,8 +3,8 @@ import { Database, sql } from '@app/database';
 import { CampaignStateCache } from './projections/campaign-state.cache';
 import { charsOf, messageCountAt, readCampaignRow, readStateRowsAt } from './projections/campaign-row';
 import { stateChars } from './projections/campaign-state.cache';
-import { assembleState, STATE_KINDS, StateKind } from './domain/state-rows';
-import { notFound } from '@app/common';
+import { assembleState, STATE_KINDS } from './domain/state-rows';
+import { invalidVersion, notFound } from '@app/common';
 import { CampaignState } from './domain/state';
 import { EntityManager } from 'typeorm';
 import * as q from './projections/message.queries';
@@ -51,34 +51,31 @@ export class CampaignReader {
   }
 
   /**
-   * The campaign's state as of game version `version` (DESIGN §10 as-of reads), with only the `kinds` of
-   * state rows asked for (the others empty): one seek per live entity of a churning kind, a range scan of the
-   * others, never a replay (docs/state.md). Null when there is no such campaign. The caller checks
-   * `1 <= version <= current`. States of a timeline never change, so they are cached by (timeline, version, kinds).
+   * The campaign's state as of game version `version` (DESIGN §10 as-of reads) in its current timeline, with only
+   * the `kinds` of state rows asked for (the others come out empty; unknown kinds are ignored): one seek per live
+   * entity of a churning kind, a range scan of the others, never a replay (docs/state.md). 404 for an unknown
+   * campaign, 400 INVALID_VERSION outside 1..version. States of a timeline never change, so they are cached by
+   * (timeline, version, kinds).
    */
-  async stateAt(
-    campaignId: string,
-    version: number,
-    kinds: readonly StateKind[] = STATE_KINDS,
-  ): Promise<CampaignState | null> {
+  async stateAt(campaignId: string, version: number, kinds: readonly string[] = STATE_KINDS): Promise<CampaignState> {
+    const wanted = STATE_KINDS.filter((k) => kinds.includes(k));
     return this.db.read(async (m) => {
       const text = 'SELECT "version", "timeline" FROM "campaigns" WHERE "id" = ?';
-      const head = (await sql<{ version: number | string; timeline: number | string }>(m, text, [campaignId])).rows[0];
-      if (!head) return null;
+      type Head = { version: number | string; timeline: number | string };
+      const head = (await sql<Head>(m, text, [campaignId])).rows[0];
+      if (!head) throw notFound('CAMPAIGN_NOT_FOUND', `campaign ${campaignId} not found`);
+      if (!Number.isInteger(version) || version < 1 || version > Number(head.version))
+        throw invalidVersion('asOf', version, Number(head.version));
       const timeline = Number(head.timeline);
-      if (version === Number(head.version) && kinds.length === STATE_KINDS.length) {
-        const current = this.cache.get(campaignId, timeline, version);
-        if (current) return current;
-      }
-      const cached = this.cache.getAsOf(campaignId, timeline, version, kinds);
+      const cached = this.cache.getAsOf(campaignId, timeline, version, wanted);
       if (cached) return cached;
-      const rows = await readStateRowsAt(m, campaignId, version, kinds);
+      const rows = await readStateRowsAt(m, campaignId, version, wanted);
       const messageCount = await messageCountAt(m, campaignId, version);
       const state = { ...assembleState(campaignId, rows, { version, messageCount }), timeline };
-      // Read in one snapshot on SQLite; on PostgreSQL a rewind committed in between could have changed
-      // the rows at V, so only a state whose timeline still holds is kept.
+      // One snapshot on SQLite; on PostgreSQL a rewind committed in between could have changed the rows at V,
+      // so only a state whose timeline still holds is kept.
       const again = (await sql<{ timeline: number | string }>(m, text, [campaignId])).rows[0];
-      if (again && Number(again.timeline) === timeline) this.cache.putAsOf(state, timeline, kinds, charsOf(rows));
+      if (again && Number(again.timeline) === timeline) this.cache.putAsOf(state, timeline, wanted, charsOf(rows));
       return state;
     });
   }
@@ -213,9 +210,13 @@ export class CampaignReader {
    * PostgreSQL: takes the campaign row (where game writers queue) before memory events get their
    * positions, so a campaign's events commit in position order and the event stream can resume from
    * one event id (docs/stream.md). SQLite has one writer, so the order holds already.
+   * §10: the campaign's timeline as this transaction sees it, null when the campaign is gone — the memory
+   * worker's fence against a rewind or a delete (on PostgreSQL they take the same row first).
    */
-  async lockForAppend(m: EntityManager, campaignId: string): Promise<void> {
-    if (this.db.dialect === 'postgres')
-      await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
+  async lockForAppend(m: EntityManager, campaignId: string): Promise<{ timeline: number } | null> {
+    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    const text = `SELECT "timeline" FROM "campaigns" WHERE "id" = ?${lock}`;
+    const row = (await sql<{ timeline: number | string }>(m, text, [campaignId])).rows[0];
+    return row ? { timeline: Number(row.timeline) } : null;
   }
 }

@@ -26,6 +26,7 @@ import { MemoryReader } from './memory.reader';
 import { MemoryWorker, WorkerOptions } from './memory.worker';
 import { WorkerProgress } from './progress';
 import { MemoryCheckpointRecord } from './checkpoint/checkpoint.entity';
+import { CheckpointProjection } from './checkpoint/checkpoint.projection';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
 
 /** One summarizer call as the worker made it. */
@@ -142,7 +143,9 @@ class Harness {
     this.reader = new CampaignReader(this.db, this.store);
     this.memories = new MemoryReader(this.db);
     this.checkpoints = new CheckpointStore(this.db);
-    this.runner = new CampaignRunner(this.db, this.store, new CampaignProjector(), this.clock);
+    const projector = new CampaignProjector();
+    projector.addProjection(new CheckpointProjection());
+    this.runner = new CampaignRunner(this.db, this.store, projector, this.clock);
     return this;
   }
 

@@ -228,8 +228,8 @@ describe('state rows', () => {
     expect(rows.map((r) => `${r.kind}:${r.key}`)).toEqual([
       'head:',
       'location:a',
-      'encounter:a\u0000e1',
-      'encounter:a\u0000e2',
+      'encounter:a/e1',
+      'encounter:a/e2',
       'npc:n',
       'bible:',
       'round:1',

@@ -77,7 +77,8 @@ const NOT_HEAD = new Set([
   'rewinds',
 ]);
 
-const SEP = '\u0000';
+/** Ids never hold a '/' (ID_PATTERN), and PostgreSQL text never a NUL. */
+const SEP = '/';
 export const encounterKey = (locationId: string, encounterId: string) => `${locationId}${SEP}${encounterId}`;
 
 const head = (): StateRowRef => ({ kind: 'head', key: '' });
