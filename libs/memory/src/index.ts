@@ -18,3 +18,4 @@ export * from './checkpoint/checkpoint.store';
 export * from './checkpoint/checkpoint.projection';
 export * from './usage-calls';
 export * from './memory.module';
+export * from './wordings';
