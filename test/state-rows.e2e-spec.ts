@@ -74,6 +74,8 @@ describe('campaign state rows', () => {
     const { version } = await s().campaign();
     const reader = t.app.get(CampaignReader);
     expect((await reader.find(CID))!.state).toEqual({ ...(await folded(version)), rewinds: [] });
+    // Assembled once, then served from the cache by (timeline, version): the same object again.
+    expect((await reader.find(CID))!.state).toBe((await reader.find(CID))!.state);
     for (let v = 1; v <= version; v++) expect(await reader.stateAt(CID, v)).toEqual(await folded(v));
     // Only the kinds asked for: the narrative context's state at the round's end has no quests or facts.
     const narrative = (await reader.stateAt(CID, version - 1, ['head', 'location', 'npc']))!;

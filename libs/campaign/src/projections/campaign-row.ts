@@ -25,10 +25,10 @@ interface RowOfState {
   born: number | string;
 }
 
-/** The first version of the row's entity: maps list entities in that order (state-rows.ts). */
+/** The first version of the row's entity (one seek on the primary key): maps list entities in that order. */
 const BORN =
-  '(SELECT MIN(b."valid_from") FROM "campaign_state_rows" b WHERE b."campaign_id" = c."campaign_id" ' +
-  'AND b."kind" = c."kind" AND b."key" = c."key")';
+  '(SELECT b."valid_from" FROM "campaign_state_rows" b WHERE b."campaign_id" = c."campaign_id" ' +
+  'AND b."kind" = c."kind" AND b."key" = c."key" ORDER BY b."valid_from" LIMIT 1)';
 
 /**
  * The current rows and the campaign's counters in ONE statement, so that on PostgreSQL (where another

@@ -7,13 +7,22 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { CampaignReader } from '../campaign.reader';
 import { CampaignRunner } from '../campaign.runner';
-import { CampaignRecord } from '../projections/campaign.entity';
+import { CampaignRecord, CampaignStateRowRecord, CampaignTimelineRecord } from '../projections/campaign.entity';
 import { CampaignProjector } from '../projections/campaign.projector';
 import { MessageRecord, ToolCallRecord } from '../projections/message.entity';
 import { retractedAmong } from '../projections/message.queries';
 import { MessageWitnessRecord } from '../projections/witness.entity';
 
-const ENTITIES = [EventRecord, CampaignRecord, MessageRecord, ToolCallRecord, IdempotencyRecord, MessageWitnessRecord];
+const ENTITIES = [
+  EventRecord,
+  CampaignRecord,
+  CampaignStateRowRecord,
+  CampaignTimelineRecord,
+  MessageRecord,
+  ToolCallRecord,
+  IdempotencyRecord,
+  MessageWitnessRecord,
+];
 const NOW = '2026-03-01T10:00:00.000Z';
 
 describe('§10 lane 0 reads: timeline, naive stateAt, retractedAmong (SQLite)', () => {
