@@ -1,5 +1,8 @@
 import { RunCampaignCommand } from '@app/campaign';
 import { Database, DATABASE, sql } from '@app/database';
+import { EVENT_STORE } from '@app/event-store';
+import { MemoryReader } from '@app/memory';
+import { SEARCH_INDEX, SearchIndexRebuilder } from '@app/search';
 import { CommandBus } from '@nestjs/cqrs';
 import { Hold, RecordingSummarizer } from './support/recording-summarizer';
 import { scenario } from './support/scenario';
@@ -244,6 +247,29 @@ describe('retraction and revision (DESIGN §10)', () => {
       [CID, tavern.id],
     );
     expect(reasons.map((h) => h.reason).pop()).toBe('deleted');
+  });
+
+  it('a search-index rebuild gives every wording (recorded, revised, corrected) its own row again', async () => {
+    const db = t.app.get<Database>(DATABASE);
+    const wordings = async () =>
+      (
+        await query<{ n: number | string }>(
+          "SELECT COUNT(*) AS n FROM memory_history WHERE campaign_id = ? AND reason IN ('recorded', 'revised', 'corrected')",
+          [CID],
+        )
+      )[0].n;
+    const hits = async (q: string) =>
+      (await t.http('GET', `/v1/campaigns/${CID}/search?q=${q}&in=memories&limit=100`)).body.items.length;
+    const before = { quiet: await hits('quiet'), ale: await hits('ale') };
+    const rebuilt = await new SearchIndexRebuilder(
+      db,
+      t.app.get(EVENT_STORE),
+      t.app.get(SEARCH_INDEX),
+      t.app.get(MemoryReader),
+    ).rebuild();
+    expect(rebuilt.memories).toBe(Number(await wordings()));
+    expect({ quiet: await hits('quiet'), ale: await hits('ale') }).toEqual(before);
+    expect(before.quiet).toBeGreaterThan(0);
   });
 
   it('a lagging worker: a memory recorded after its message was retracted is withheld at once, then revised', async () => {

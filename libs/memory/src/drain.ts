@@ -1,4 +1,13 @@
-import { CampaignReader, CampaignState, emptyState, evolve, GameEvent, StoredMessage } from '@app/campaign';
+import {
+  CampaignReader,
+  CampaignState,
+  emptyState,
+  evolve,
+  GameEvent,
+  retractedAmong,
+  StoredMessage,
+} from '@app/campaign';
+import { DomainError } from '@app/common';
 import { Database } from '@app/database';
 import { EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
 import {
@@ -87,10 +96,10 @@ interface Outcomes {
 /** One claim's progress through its batch: where the checkpoint stands, and what it read once and keeps current. */
 interface Pass {
   lease: CampaignLease;
+  /** §10: the checkpoint's timeline at the claim's start; a rewind since then fences every commit of this claim. */
+  timeline: number;
   /** The state right after the event being handled: the checkpoint's state folded forward over the batch. */
   state: CampaignState;
-  /** Which timeline the checkpoint was read in (a rewind starts a new one, §10). */
-  timeline: number;
   processed: number;
   /** Only this claim's commits move the memory stream, so its version is known without reading it again. */
   memoryVersion: number;
@@ -140,8 +149,7 @@ export class CampaignDrain {
     const checkpoint = await this.checkpoints.get(campaignId);
     const heads = await this.deps.reader.heads(campaignId);
     if (!heads || checkpoint.processedVersion >= heads.game) return false;
-    const { processedVersion: processed, memoryVersion } = checkpoint;
-    const { timeline } = checkpoint;
+    const { processedVersion: processed, memoryVersion, timeline } = checkpoint;
     const limit = this.deps.options.batchSize ?? 200;
     const events = await this.deps.store.readStream(gameStream(campaignId), { after: processed, limit });
     // §10: each trigger sees the state right after its own event, never the head's: outcomes do not depend on lag.
@@ -152,7 +160,7 @@ export class CampaignDrain {
     if (!state) return false;
     // Calls a crashed owner wrote ahead and never settled: their outcome will never commit.
     if (this.deps.options.writeAhead) await this.deps.options.usage?.sweep(campaignId);
-    const pass: Pass = { lease, state, timeline, processed, memoryVersion, plain: null, cursors: null, known: null };
+    const pass: Pass = { lease, timeline, state, processed, memoryVersion, plain: null, cursors: null, known: null };
     try {
       for (const event of events) {
         if (this.halted(lease)) return false;
@@ -186,9 +194,13 @@ export class CampaignDrain {
   /** The campaign state right after game event `version` (versioned state rows: no replay, docs/state.md). */
   private async stateAt(campaignId: string, version: number): Promise<CampaignState> {
     if (version === 0) return emptyState(campaignId);
-    const state = await this.deps.reader.stateAt(campaignId, version);
-    if (!state) throw new CheckpointMoved(); // the campaign is gone (deleted): nothing to do
-    return state;
+    try {
+      return await this.deps.reader.stateAt(campaignId, version);
+    } catch (err) {
+      // Deleted, or rewound below the checkpoint since it was read: this claim has nothing left to do.
+      if (err instanceof DomainError) throw new CheckpointMoved();
+      throw err;
+    }
   }
 
   private halted(lease: CampaignLease): boolean {
@@ -210,7 +222,12 @@ export class CampaignDrain {
         pass.plain = null;
         // The memory stream is ordered by trigger version (§10: fork and rewind keep or cut a prefix of it).
         if (event.version <= pass.processed) throw new Error(`trigger ${event.version} is not after ${pass.processed}`);
-        const move = { from: pass.processed, to: event.version, memoryVersion: pass.memoryVersion, timeline: pass.timeline };
+        const move = {
+          from: pass.processed,
+          to: event.version,
+          memoryVersion: pass.memoryVersion,
+          timeline: pass.timeline,
+        };
         pass.memoryVersion = await this.commit(pass.lease, event, outcomes, move);
         pass.processed = event.version;
         return;
@@ -295,7 +312,7 @@ export class CampaignDrain {
 
   /** The messages of `indexes` not retracted as of `version`, oldest first. */
   private async surviving(campaignId: string, indexes: number[], version: number): Promise<StoredMessage[]> {
-    const retracted = await this.sql.retractedAmong(campaignId, indexes, version);
+    const retracted = await this.deps.db.read((m) => retractedAmong(m, campaignId, indexes, version));
     const left = [...new Set(indexes)].filter((i) => !retracted.has(i));
     return this.deps.reader.messagesByIndex(campaignId, left);
   }
@@ -447,7 +464,6 @@ function namesChanged(a: CampaignState, b: CampaignState): boolean {
     a.bible !== b.bible
   );
 }
-
 
 /** Metrics label of a committed outcome: glossary terms and summaries count as recorded in their own scope. */
 function outcomeOf(o: NewEvent): ['recorded' | 'skipped', string] {

@@ -21,3 +21,4 @@ export * from './memory.module';
 export * from './timelines/memory.timeline';
 export * from './corrections/memory.preparer';
 export * from './corrections/memory-history.reader';
+export * from './wordings';

@@ -1,8 +1,10 @@
-import { CampaignProjector, CampaignState, emptyState } from '@app/campaign';
+import { CampaignProjector, CampaignState, emptyState, GameEventProjection } from '@app/campaign';
 import { EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-store';
 import { Database } from '@app/database';
 import { EntityManager } from 'typeorm';
+import { CorrectionsProjection } from './corrections.projection';
 import { MemoryProjector } from './memory.projector';
+import { RetractionProjection } from './retraction.projection';
 
 export interface ProjectionRebuildReport {
   campaigns: number;
@@ -25,7 +27,12 @@ export class ProjectionRebuilder {
     private readonly store: EventStore,
     private readonly campaigns: CampaignProjector,
     private readonly memories: MemoryProjector,
-  ) {}
+  ) {
+    this.gameEventProjections = [new RetractionProjection(), new CorrectionsProjection(memories)];
+  }
+
+  /** Run here, not registered on `campaigns`: pass a campaign projector without them (the app's has them). */
+  private readonly gameEventProjections: GameEventProjection[];
 
   async rebuild(batchSize = 2000): Promise<ProjectionRebuildReport> {
     return this.db.transaction(async (m) => {
@@ -60,6 +67,8 @@ export class ProjectionRebuilder {
     if (stream.startsWith(GAME)) {
       const id = stream.slice(GAME.length);
       states.set(id, await this.campaigns.apply(m, states.get(id) ?? emptyState(id), events));
+      // §10: memory's own projections of game events (retractions, corrections), in global order like the live ones.
+      for (const projection of this.gameEventProjections) await projection.project(m, id, events);
       report.gameEvents += events.length;
     } else if (stream.startsWith(MEMORY)) {
       await this.memories.apply(m, stream.slice(MEMORY.length), events);

@@ -5,11 +5,6 @@ import type { Withheld, WithheldSummary } from './triggers/trigger';
 import type { MemoryScope } from './memory-events';
 import { PUBLIC_SUMMARY_KEY } from './memory-events';
 
-/** Bound parameters per IN list: below every driver's limit. */
-const CHUNK = 500;
-
-const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-
 const json = (text: string): number[] => JSON.parse(text) as number[];
 
 /** A "Previously" key's viewer: null for everyone's and the public one, else the player of `player:<id>`. */
@@ -83,23 +78,6 @@ export class WorkerSql {
       ),
     );
     return new Map(rows.map((r) => [`${r.scope}:${r.subject_id}`, Number(r.value)]));
-  }
-
-  /** The indexes among `indexes` retracted at or before game version `version` (primary-key lookups). */
-  async retractedAmong(campaignId: string, indexes: number[], version: number): Promise<Set<number>> {
-    const out = new Set<number>();
-    const unique = [...new Set(indexes)];
-    for (let i = 0; i < unique.length; i += CHUNK) {
-      const chunk = unique.slice(i, i + CHUNK);
-      const text =
-        `SELECT idx FROM messages WHERE campaign_id = ? AND idx IN (${marks(chunk.length)})` +
-        ' AND retracted_version IS NOT NULL AND retracted_version <= ?';
-      const rows = await this.db.read((m) =>
-        rawRows<{ idx: number | string }>(m, text, [campaignId, ...chunk, version]),
-      );
-      for (const r of rows) out.add(Number(r.idx));
-    }
-    return out;
   }
 
   /**

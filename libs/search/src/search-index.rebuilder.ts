@@ -1,7 +1,7 @@
 import { Message } from '@app/campaign';
 import { EventStore, gameStream, StoredEvent } from '@app/event-store';
 import { Database } from '@app/database';
-import { MemoryReader } from '@app/memory';
+import { MemoryReader, WordingKey, wordingsPage } from '@app/memory';
 import { EntityManager } from 'typeorm';
 import { BROADCAST_POSTED, BROADCAST_STREAM_PREFIX, broadcastDoc } from './broadcasts/broadcast-events';
 import { SearchIndex } from './search-index.port';
@@ -41,11 +41,11 @@ export class SearchIndexRebuilder {
         report.events += page.length;
         await this.replay(m, indexer, page, report);
       }
-      for (let after: { campaignId: string; memoryVersion: number } | null = null; ;) {
-        const page = await this.memories.page(m, after, batchSize);
+      // §10: one row per wording (recorded, revised, corrected), as the live projections wrote them.
+      for (let after: WordingKey | null = null; ;) {
+        const page = await wordingsPage(m, after, batchSize);
         if (page.length === 0) return report;
-        const last = page[page.length - 1];
-        after = { campaignId: last.campaignId, memoryVersion: Number(last.memoryVersion) };
+        after = page[page.length - 1].key;
         for (const [campaignId, list] of groupBy(page, (r) => r.campaignId))
           await indexer.indexMemories(m, campaignId, list);
         report.memories += page.length;
