@@ -95,7 +95,11 @@ export class CampaignReader {
     const events = await this.store.readStream(gameStream(campaignId), { until: version });
     const folded = fold(
       emptyState(campaignId),
-      events.map((e) => ({ event: { type: e.type, data: e.data } as GameEvent, version: e.version, recordedAt: e.recordedAt })),
+      events.map((e) => ({
+        event: { type: e.type, data: e.data } as GameEvent,
+        version: e.version,
+        recordedAt: e.recordedAt,
+      })),
     );
     return folded;
   }
@@ -130,7 +134,9 @@ export class CampaignReader {
    */
   private async memoryVersionAt(m: EntityManager, campaignId: string, version: number): Promise<number> {
     const trigger =
-      this.db.dialect === 'postgres' ? "(data::jsonb->>'triggerVersion')::int" : "json_extract(data, '$.triggerVersion')";
+      this.db.dialect === 'postgres'
+        ? "(data::jsonb->>'triggerVersion')::int"
+        : "json_extract(data, '$.triggerVersion')";
     const text = `SELECT COALESCE(MAX(stream_version), 0) AS v FROM events WHERE stream_id = ? AND ${trigger} <= ?`;
     const { rows } = await sql<{ v: number | string }>(m, text, [memoryStream(campaignId), version]);
     return Number(rows[0]?.v ?? 0);
