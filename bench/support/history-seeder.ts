@@ -101,7 +101,8 @@ export class HistorySeeder {
     const stmt = this.db.prepare(
       `INSERT INTO "${meta.tableName}" (${cols.map((c) => `"${c.databaseName}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
     );
-    const fn = (row: Row) => void stmt.run(...cols.map((c) => row[c.propertyName] ?? null));
+    const value = (v: unknown) => (typeof v === 'boolean' ? Number(v) : (v ?? null));
+    const fn = (row: Row) => void stmt.run(...cols.map((c) => value(row[c.propertyName])));
     this.inserts.set(entity, fn);
     return fn;
   }
@@ -204,6 +205,7 @@ export class HistorySeeder {
         data: JSON.stringify(data),
         metadata: JSON.stringify({ correlationId: 'seed', causationId: `${gameStream(cid)}@${trigger}` }),
         recordedAt: data.createdAt,
+        triggerVersion: trigger,
       });
       pendingMemories.push(toMemoryRecord(cid, data, memoryVersion) as unknown as Row);
     };
@@ -384,8 +386,16 @@ export class HistorySeeder {
         const [scope, subjectId] = key.split('\u0000');
         cursorRow({ campaignId: cid, scope, subjectId, value });
       }
-      campaignRow({ id: cid, name: state.name, version, state: JSON.stringify(state), createdAt: state.createdAt });
-      checkpointRow({ campaignId: cid, processedVersion: processed ? version : 0, memoryVersion });
+      campaignRow({
+        id: cid,
+        name: state.name,
+        version,
+        state: JSON.stringify(state),
+        createdAt: state.createdAt,
+        timeline: 1,
+        messageCount: state.messageCount,
+      });
+      checkpointRow({ campaignId: cid, processedVersion: processed ? version : 0, memoryVersion, timeline: 1 });
     })();
     const messages = state.messageCount;
     return {

@@ -77,9 +77,13 @@ describePg('campaign leases on PostgreSQL', () => {
         return CheckpointStore.move(m, 'c1', to);
       });
     const old = (await a.ownership.acquire('c1'))!;
-    expect(await move(a.ownership, old, { from: 0, to: 3 })).toBe(true);
-    expect(await move(a.ownership, old, { from: 0, to: 4 })).toBe(false);
-    expect(await move(a.ownership, old, { from: 3, to: 5, memoryVersion: 2 })).toBe(true);
+    // The row exists from the campaign's creation on (CheckpointProjection); a move never creates it.
+    expect(await move(a.ownership, old, { from: 0, to: 3, timeline: 1 })).toBe(false);
+    await t.db.transaction((m) => CheckpointStore.create(m, 'c1'));
+    expect(await move(a.ownership, old, { from: 0, to: 3, timeline: 1 })).toBe(true);
+    expect(await move(a.ownership, old, { from: 0, to: 4, timeline: 1 })).toBe(false);
+    expect(await move(a.ownership, old, { from: 3, to: 5, memoryVersion: 2, timeline: 2 })).toBe(false);
+    expect(await move(a.ownership, old, { from: 3, to: 5, memoryVersion: 2, timeline: 1 })).toBe(true);
     expect(await progress()).toEqual({ processed_version: 5, memory_version: 2 });
 
     await sleep(400); // a stops renewing; b takes over
@@ -87,13 +91,13 @@ describePg('campaign leases on PostgreSQL', () => {
     const commit = t.db.transaction(async (m) => {
       await m.query(`UPDATE memory_checkpoints SET memory_version = 7 WHERE campaign_id = 'c1'`);
       await a.ownership.fence(m, old);
-      await CheckpointStore.move(m, 'c1', { from: 5, to: 9, memoryVersion: 3 });
+      await CheckpointStore.move(m, 'c1', { from: 5, to: 9, memoryVersion: 3, timeline: 1 });
     });
     await expect(commit).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(move(a.ownership, old, { from: 5, to: 9 })).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(move(a.ownership, old, { from: 5, to: 9, timeline: 1 })).rejects.toBeInstanceOf(LeaseLostError);
     expect(old.signal.aborted).toBe(true);
     expect(await progress()).toEqual({ processed_version: 5, memory_version: 2 });
-    expect(await move(b.ownership, taken, { from: 5, to: 9 })).toBe(true);
+    expect(await move(b.ownership, taken, { from: 5, to: 9, timeline: 1 })).toBe(true);
     expect((await progress()).processed_version).toBe(9);
   });
 

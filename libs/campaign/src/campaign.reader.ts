@@ -2,14 +2,13 @@ import { EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-st
 import { Database, sql } from '@app/database';
 import { CampaignStateCache } from './projections/campaign-state.cache';
 import { readCampaignRow } from './projections/campaign-row';
-import { notFound } from '@app/common';
-import { CampaignState } from './domain/state';
+import { invalidVersion, notFound } from '@app/common';
+import { GameEvent } from './domain/events';
+import { fold } from './domain/evolve';
+import { CampaignState, emptyState } from './domain/state';
 import { EntityManager } from 'typeorm';
 import * as q from './projections/message.queries';
 import { MessageHorizon, RecentWindow, StoredMessage } from './projections/message.queries';
-import { emptyState } from './domain/state';
-import { fold } from './domain/evolve';
-import { GameEvent } from './domain/events';
 import { checkAsOf, currentHorizon } from './horizon';
 import { Horizon } from './timelines/horizon';
 
@@ -87,23 +86,6 @@ export class CampaignReader {
     return (await this.snapshot(campaignId, asOf)).horizon;
   }
 
-  /**
-   * The state as of game version `version`. Naive stand-in (lane 0's signature): a fold of the game events ≤ version;
-   * lane 1 replaces it with the versioned state rows, which read only the `kinds` asked for.
-   */
-  async stateAt(campaignId: string, version: number, _kinds?: readonly string[]): Promise<CampaignState> {
-    const events = await this.store.readStream(gameStream(campaignId), { until: version });
-    const folded = fold(
-      emptyState(campaignId),
-      events.map((e) => ({
-        event: { type: e.type, data: e.data } as GameEvent,
-        version: e.version,
-        recordedAt: e.recordedAt,
-      })),
-    );
-    return folded;
-  }
-
   private async horizonAt(campaignId: string, version: number, timeline: number): Promise<Horizon> {
     return this.db.read(async (m) => {
       const count = await sql<{ n: number | string }>(
@@ -120,32 +102,37 @@ export class CampaignReader {
         version,
         timeline,
         messageCount: Number(count.rows[0]?.n ?? 0),
-        memoryVersion: await this.memoryVersionAt(m, campaignId, version),
+        // M(V): the memory stream's prefix of outcomes of game events ≤ V (one seek of ix_events_trigger).
+        memoryVersion: await this.store.versionAtTrigger(memoryStream(campaignId), version, m),
         at: at.rows[0]?.recorded_at ?? null,
         current: false,
       };
     });
   }
 
-  /**
-   * M(V): the memory stream's highest version among outcomes of game events ≤ V (its prefix, the stream being ordered
-   * by trigger version). Stand-in over the event JSON until lane 0's `trigger_version` column and
-   * `EventStore.versionAtTrigger` (one index seek) land.
-   */
-  private async memoryVersionAt(m: EntityManager, campaignId: string, version: number): Promise<number> {
-    const trigger =
-      this.db.dialect === 'postgres'
-        ? "(data::jsonb->>'triggerVersion')::int"
-        : "json_extract(data, '$.triggerVersion')";
-    const text = `SELECT COALESCE(MAX(stream_version), 0) AS v FROM events WHERE stream_id = ? AND ${trigger} <= ?`;
-    const { rows } = await sql<{ v: number | string }>(m, text, [memoryStream(campaignId), version]);
-    return Number(rows[0]?.v ?? 0);
-  }
-
   async get(campaignId: string): Promise<CampaignSnapshot> {
     const found = await this.find(campaignId);
     if (!found) throw notFound('CAMPAIGN_NOT_FOUND', `campaign ${campaignId} not found`);
     return found;
+  }
+
+  /**
+   * §10: the campaign's state as of game version `version` (1..version), in the current timeline. NAIVE: folds the
+   * game events 1..V on every call, so its cost grows with V — lane 1 replaces it with versioned state rows (and
+   * honours `kinds`, the parts of the state the caller reads). 400 INVALID_VERSION outside the stream.
+   */
+  async stateAt(campaignId: string, version: number, _kinds?: readonly string[]): Promise<CampaignState> {
+    const head = await this.get(campaignId);
+    if (!Number.isInteger(version) || version < 1 || version > head.state.version)
+      throw invalidVersion('asOf', version, head.state.version);
+    if (version === head.state.version) return head.state;
+    const events = await this.store.readStream(gameStream(campaignId), { until: version });
+    const steps = events.map((e) => ({
+      event: { type: e.type, data: e.data } as GameEvent,
+      version: e.version,
+      recordedAt: e.recordedAt,
+    }));
+    return { ...fold(emptyState(campaignId), steps), timeline: head.state.timeline };
   }
 
   /** Messages after an exclusive index, oldest first; with `witnessedBy` (a viewer key, §8) only those it witnessed. */
@@ -294,9 +281,13 @@ export class CampaignReader {
    * PostgreSQL: takes the campaign row (where game writers queue) before memory events get their
    * positions, so a campaign's events commit in position order and the event stream can resume from
    * one event id (docs/stream.md). SQLite has one writer, so the order holds already.
+   * §10: the campaign's timeline as this transaction sees it, null when the campaign is gone — the memory
+   * worker's fence against a rewind or a delete (on PostgreSQL they take the same row first).
    */
-  async lockForAppend(m: EntityManager, campaignId: string): Promise<void> {
-    if (this.db.dialect === 'postgres')
-      await sql(m, 'SELECT "id" FROM "campaigns" WHERE "id" = ? FOR UPDATE', [campaignId]);
+  async lockForAppend(m: EntityManager, campaignId: string): Promise<{ timeline: number } | null> {
+    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    const text = `SELECT "timeline" FROM "campaigns" WHERE "id" = ?${lock}`;
+    const row = (await sql<{ timeline: number | string }>(m, text, [campaignId])).rows[0];
+    return row ? { timeline: Number(row.timeline) } : null;
   }
 }

@@ -12,7 +12,7 @@ export * from './campaign.runner';
 export * from './campaign.reader';
 export type { MessageHorizon, RecentWindow, StoredMessage } from './projections/message.queries';
 // Message reads inside a projection's transaction (memory witnesses, search rounds); CampaignReader serves the rest.
-export { messageRounds, witnessCounts } from './projections/message.queries';
+export { messageRounds, retractedAmong, witnessCounts } from './projections/message.queries';
 export * from './commands';
 export * from './campaign-events-appended.event';
 export * from './domain/witnessing';

@@ -50,7 +50,7 @@ describe('ContextService build log', () => {
     ]);
     const service = new ContextService(
       reader,
-      { get: async () => ({ processedVersion: 3, memoryVersion: 0 }) },
+      { get: async () => ({ processedVersion: 3, memoryVersion: 0, timeline: 1 }) },
       new WorkerProgress(),
       composer,
       4000,

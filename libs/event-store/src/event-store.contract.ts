@@ -111,6 +111,17 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       expect(await store.streamVersionAt('nope', b1.position)).toBe(0);
     });
 
+    it('versionAtTrigger gives the prefix of a stream appended with triggers up to a version', async () => {
+      const withTrigger = (n: number, triggerVersion?: number): NewEvent => ({ ...ev('M', n), triggerVersion });
+      await store.append('m', 0, [withTrigger(1, 3), withTrigger(2, 3), withTrigger(3, 7)], T1);
+      await store.append('g', 0, [ev('G', 1)], T1);
+      await store.append('m', 3, [withTrigger(4, 9)], T2);
+      const at = (v: number) => store.versionAtTrigger('m', v);
+      expect(await Promise.all([2, 3, 6, 7, 8, 9, 50].map(at))).toEqual([0, 2, 2, 3, 3, 4, 4]);
+      expect(await store.versionAtTrigger('g', 50)).toBe(0);
+      expect(await store.versionAtTrigger('unknown', 50)).toBe(0);
+    });
+
     it('readStream honours after (exclusive), until (inclusive) and limit, oldest first', async () => {
       await store.append('s-a', 0, batch('A', 1, 10), T1);
       await store.append('s-b', 0, batch('B', 1, 3), T1);

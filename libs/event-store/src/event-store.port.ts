@@ -10,6 +10,8 @@ export interface NewEvent<T = object> {
   type: string;
   data: T;
   metadata?: EventMetadata;
+  /** A memory event's trigger: the game version the worker was handling (§10 `versionAtTrigger`). */
+  triggerVersion?: number;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is JSON a fold narrows by type
@@ -58,6 +60,11 @@ export interface EventStore {
   streamVersions(streamIds: string[]): Promise<number[]>;
   /** The stream's version as of a global position: its highest version at or below it (0 = none). */
   streamVersionAt(streamId: string, position: number): Promise<number>;
+  /**
+   * §10: the stream's version as of game version `triggerVersion`, its highest version whose event was appended with
+   * a trigger ≤ it (0 = none). A memory stream is ordered by trigger, so this is always a prefix of it.
+   */
+  versionAtTrigger(streamId: string, triggerVersion: number, tx?: Tx): Promise<number>;
 }
 
 export const EVENT_STORE = Symbol('EVENT_STORE');

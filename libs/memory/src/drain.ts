@@ -78,6 +78,8 @@ interface Outcomes {
 /** One claim's progress through its batch: where the checkpoint stands, and what it read once and keeps current. */
 interface Pass {
   lease: CampaignLease;
+  /** §10: the checkpoint's timeline at the claim's start; a rewind since then fences every commit of this claim. */
+  timeline: number;
   state: CampaignState;
   processed: number;
   /** Only this claim's commits move the memory stream, so its version is known without reading it again. */
@@ -123,7 +125,7 @@ export class CampaignDrain {
     const checkpoint = await this.checkpoints.get(campaignId);
     const snap = await this.deps.reader.find(campaignId);
     if (!snap || checkpoint.processedVersion >= snap.state.version) return false;
-    const { processedVersion: processed, memoryVersion } = checkpoint;
+    const { processedVersion: processed, memoryVersion, timeline } = checkpoint;
     const { state } = snap;
     // Only events the snapshot's state already knows (an NPC registered just now must not be missing from it).
     const limit = this.deps.options.batchSize ?? 200;
@@ -134,13 +136,13 @@ export class CampaignDrain {
     });
     // Calls a crashed owner wrote ahead and never settled: their outcome will never commit.
     if (this.deps.options.writeAhead) await this.deps.options.usage?.sweep(campaignId);
-    const pass: Pass = { lease, state, processed, memoryVersion, plain: null, cursors: null, known: null };
+    const pass: Pass = { lease, timeline, state, processed, memoryVersion, plain: null, cursors: null, known: null };
     try {
       for (const event of events) {
         if (this.halted(lease)) return false;
         await this.handle(pass, event);
       }
-      if (pass.plain !== null) pass.processed = await this.advance(lease, pass.processed, pass.plain);
+      if (pass.plain !== null) pass.processed = await this.advance(pass, pass.processed, pass.plain);
     } catch (err) {
       if (err instanceof Abandoned || err instanceof CheckpointMoved || err instanceof LeaseLostError) return false;
       throw err;
@@ -162,9 +164,14 @@ export class CampaignDrain {
       pass.cursors ??= await this.sql.cursors(pass.lease.campaignId);
       const outcomes = await this.outcomesOf(pass, event, planned);
       if (outcomes.events.length > 0) {
-        if (pass.plain !== null) pass.processed = await this.advance(pass.lease, pass.processed, pass.plain);
+        if (pass.plain !== null) pass.processed = await this.advance(pass, pass.processed, pass.plain);
         pass.plain = null;
-        const move = { from: pass.processed, to: event.version, memoryVersion: pass.memoryVersion };
+        const move = {
+          from: pass.processed,
+          to: event.version,
+          memoryVersion: pass.memoryVersion,
+          timeline: pass.timeline,
+        };
         pass.memoryVersion = await this.commit(pass.lease, event, outcomes, move);
         pass.processed = event.version;
         return;
@@ -174,9 +181,10 @@ export class CampaignDrain {
   }
 
   /** Moves the checkpoint over events that trigger nothing. */
-  private async advance(lease: CampaignLease, from: number, to: number): Promise<number> {
-    await this.deps.db.transaction((m) => this.moveCheckpoint(m, lease, { from, to }));
-    this.deps.progress.processed(lease.campaignId, to);
+  private async advance(pass: Pass, from: number, to: number): Promise<number> {
+    const { lease, timeline } = pass;
+    await this.deps.db.transaction((m) => this.moveCheckpoint(m, lease, { from, to, timeline }));
+    this.deps.progress.processed(lease.campaignId, to, timeline);
     return to;
   }
 
@@ -199,7 +207,8 @@ export class CampaignDrain {
     const events: NewEvent[] = [];
     try {
       for (const { trigger, task } of planned) {
-        for (const outcome of await trigger.run(task, run)) events.push({ ...outcome, metadata: meta });
+        for (const outcome of await trigger.run(task, run))
+          events.push({ ...outcome, metadata: meta, triggerVersion: event.version });
       }
       if (this.halted(lease)) throw new Abandoned();
     } catch (err) {
@@ -295,19 +304,22 @@ export class CampaignDrain {
     let entries: LedgerEntry[] = [];
     try {
       await db.transaction(async (m) => {
-        await this.deps.reader.lockForAppend(m, campaignId);
+        // §10 fence, before anything is appended: a claim from before a rewind (or on a deleted campaign) commits
+        // nothing; the checkpoint move below would refuse it too, but only after its events reached the stream.
+        const head = await this.deps.reader.lockForAppend(m, campaignId);
+        if (!head || head.timeline !== move.timeline) throw new CheckpointMoved();
         const appended = await store.append(memoryStream(campaignId), move.memoryVersion, events, event.recordedAt, m);
         await projector.apply(m, campaignId, appended, { memoryVersion: false });
         entries = options.usage ? committedEntries(campaignId, event, appended, calls, this.modelName()) : [];
         if (entries.length) await options.usage!.settle(m, writtenIds(calls), entries);
         // Last, so the lease row stays locked only for the commit itself.
-        await this.moveCheckpoint(m, lease, { from: move.from, to: move.to, memoryVersion });
+        await this.moveCheckpoint(m, lease, { ...move, memoryVersion });
       });
     } catch (err) {
       await this.abandonCalls(campaignId, event, calls);
       throw err;
     }
-    progress.processed(campaignId, event.version);
+    progress.processed(campaignId, event.version, move.timeline);
     for (const o of events) options.onOutcome?.(...outcomeOf(o));
     if (entries.length) options.onCalls?.(entries);
     return memoryVersion;

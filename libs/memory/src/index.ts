@@ -15,5 +15,6 @@ export * from './projection.rebuilder';
 export * from './ownership/campaign-ownership.port';
 export * from './checkpoint/checkpoint.entity';
 export * from './checkpoint/checkpoint.store';
+export * from './checkpoint/checkpoint.projection';
 export * from './usage-calls';
 export * from './memory.module';

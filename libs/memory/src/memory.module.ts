@@ -1,4 +1,4 @@
-import { CampaignEventsAppended, CampaignReader } from '@app/campaign';
+import { CampaignEventsAppended, CampaignProjector, CampaignReader } from '@app/campaign';
 import { AppConfig } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore } from '@app/event-store';
@@ -6,6 +6,7 @@ import { Summarizer, SUMMARIZER, UsageLedger } from '@app/summarizer';
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
+import { CheckpointProjection } from './checkpoint/checkpoint.projection';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
 import { HideGlossaryTermHandler } from './glossary/hide-glossary-term.command';
 import { LayersReader } from './layers.reader';
@@ -134,6 +135,16 @@ export class MemoryModule {
           provide: LayersReader,
           useFactory: (db: Database, reader: CampaignReader) => new LayersReader(db, reader),
           inject: [DATABASE, CampaignReader],
+        },
+        {
+          // §10: the checkpoint row is created with the campaign, in its transaction.
+          provide: CheckpointProjection,
+          useFactory: (projector: CampaignProjector) => {
+            const projection = new CheckpointProjection();
+            projector.addProjection(projection);
+            return projection;
+          },
+          inject: [CampaignProjector],
         },
         { provide: WorkerProgress, useValue: new WorkerProgress() },
         workerProvider(config, options),

@@ -24,6 +24,7 @@ import { MemoryReader } from './memory.reader';
 import { MemoryWorker, WorkerOptions } from './memory.worker';
 import { WorkerProgress } from './progress';
 import { MemoryCheckpointRecord } from './checkpoint/checkpoint.entity';
+import { CheckpointProjection } from './checkpoint/checkpoint.projection';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
 
 /** One summarizer call as the worker made it. */
@@ -137,7 +138,9 @@ class Harness {
     this.reader = new CampaignReader(this.db, this.store);
     this.memories = new MemoryReader(this.db);
     this.checkpoints = new CheckpointStore(this.db);
-    this.runner = new CampaignRunner(this.db, this.store, new CampaignProjector(), this.clock);
+    const projector = new CampaignProjector();
+    projector.addProjection(new CheckpointProjection());
+    this.runner = new CampaignRunner(this.db, this.store, projector, this.clock);
     return this;
   }
 
@@ -557,6 +560,37 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
     ]);
     const after = await h.reader.get('c1');
     expect((await h.checkpoints.get('c1')).processedVersion).toBe(after.state.version);
+  });
+
+  it('§10: a summary in flight when the campaign moves to another timeline commits nothing (the fence)', async () => {
+    await h.campaign('c1');
+    await h.say('c1', 'first');
+    await h.move('c1', 'docks');
+    let started!: () => void;
+    const inFlight = new Promise<void>((resolve) => (started = resolve));
+    let answer!: (text: string) => void;
+    h.summarizer.script = () => {
+      started();
+      return new Promise<string>((resolve) => (answer = resolve));
+    };
+    const worker = h.worker();
+    await worker.catchUp();
+    await inFlight;
+    // What a rewind does to the two fences (lane 4 does the rest): the campaign row and memory's checkpoint.
+    await h.db.transaction(async (m) => {
+      await m.query(`UPDATE campaigns SET timeline = 2 WHERE id = 'c1'`);
+      await m.query(`UPDATE memory_checkpoints SET timeline = 2 WHERE campaign_id = 'c1'`);
+    });
+    answer('Too late.');
+    await worker.idle();
+    expect(await h.memoryEvents('c1')).toEqual([]);
+    expect((await h.checkpoints.get('c1')).processedVersion).toBe(0);
+
+    h.summarizer.script = () => 'Redone.';
+    await h.runWorker(worker);
+    expect((await h.memoryEvents('c1')).map((e) => [e.type, e.data.summary])).toEqual([['MemoryRecorded', 'Redone.']]);
+    expect(await h.checkpoints.get('c1')).toMatchObject({ timeline: 2, memoryVersion: 1 });
+    await worker.stop();
   });
 
   it('events appended while the worker reads are handled with the state that knows them (NPC registered, then a move)', async () => {

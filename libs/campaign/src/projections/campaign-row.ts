@@ -19,16 +19,23 @@ export async function readCampaignRow(
   cache: CampaignStateCache,
 ): Promise<CampaignRow | null> {
   const head = (
-    await sql<{ version: number | string }>(m, 'SELECT "version" FROM "campaigns" WHERE "id" = ?', [campaignId])
+    await sql<{ version: number | string; timeline: number | string }>(
+      m,
+      'SELECT "version", "timeline" FROM "campaigns" WHERE "id" = ?',
+      [campaignId],
+    )
   ).rows[0];
   if (!head) return null;
-  const cached = cache.get(campaignId, Number(head.version));
+  // §10: a version number is only the same state within one timeline (a rewind reuses numbers).
+  const cached = cache.get(campaignId, Number(head.timeline), Number(head.version));
   if (cached) return { state: cached, parsedChars: null };
-  // Version and document from one read: on PostgreSQL another replica may have written in between.
-  const text = 'SELECT "version", "state" FROM "campaigns" WHERE "id" = ?';
-  const row = (await sql<{ version: number | string; state: string }>(m, text, [campaignId])).rows[0];
+  // Version, timeline and document from one read: on PostgreSQL another replica may have written in between.
+  const text = 'SELECT "version", "timeline", "state" FROM "campaigns" WHERE "id" = ?';
+  type Row = { version: number | string; timeline: number | string; state: string };
+  const row = (await sql<Row>(m, text, [campaignId])).rows[0];
+  const parsed = JSON.parse(row.state) as CampaignState;
   return {
-    state: { ...(JSON.parse(row.state) as CampaignState), version: Number(row.version) },
+    state: { ...parsed, version: Number(row.version), timeline: Number(row.timeline) },
     parsedChars: row.state.length,
   };
 }

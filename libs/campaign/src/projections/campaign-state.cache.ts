@@ -23,9 +23,10 @@ export class CampaignStateCache {
 
   constructor(private readonly maxChars = DEFAULT_MAX_CHARS) {}
 
-  get(campaignId: string, version: number): CampaignState | null {
+  /** The cached state of the campaign at (timeline, version) — a rewind reuses version numbers (§10). */
+  get(campaignId: string, timeline: number, version: number): CampaignState | null {
     const hit = this.entries.get(campaignId);
-    if (!hit || hit.state.version !== version) return null;
+    if (!hit || hit.state.version !== version || timelineOf(hit.state) !== timeline) return null;
     this.entries.delete(campaignId);
     this.entries.set(campaignId, hit);
     return hit.state;
@@ -34,7 +35,14 @@ export class CampaignStateCache {
   /** `chars`: the length of the state's JSON document, the measure of what it costs to keep. */
   put(state: CampaignState, chars: number): void {
     const prev = this.entries.get(state.id);
-    if (prev && prev.state.version >= state.version) return;
+    // Newer versions replace older ones within a timeline; a later timeline replaces any version (a rewind goes
+    // back), and a late put from an earlier one is dropped.
+    if (
+      prev &&
+      (timelineOf(prev.state) > timelineOf(state) ||
+        (timelineOf(prev.state) === timelineOf(state) && prev.state.version >= state.version))
+    )
+      return;
     this.drop(state.id);
     if (chars > this.maxChars) return;
     if (this.freeze) deepFreeze(state);
@@ -46,6 +54,11 @@ export class CampaignStateCache {
     }
   }
 
+  /** Forgets the campaign (§10: after a rewind or a delete). */
+  dropCampaign(campaignId: string): void {
+    this.drop(campaignId);
+  }
+
   private drop(campaignId: string): void {
     const e = this.entries.get(campaignId);
     if (!e) return;
@@ -53,6 +66,8 @@ export class CampaignStateCache {
     this.chars -= e.chars;
   }
 }
+
+const timelineOf = (state: CampaignState) => state.timeline ?? 1;
 
 function deepFreeze(value: unknown): void {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;

@@ -72,7 +72,8 @@ export class CampaignProjector {
   /** Applies appended events; returns the new state. Runs inside the append's transaction. */
   async apply(m: EntityManager, before: CampaignState, events: StoredEvent[]): Promise<CampaignState> {
     // Folded one event at a time: each message's witnesses are judged from the state it was recorded in.
-    let after = before;
+    // §10: a new campaign starts in timeline 1; a loaded one carries its row's (so written and read states agree).
+    let after = before.timeline === undefined ? { ...before, timeline: 1 } : before;
     const witnesses: Pick<MessageWitnessRecord, 'campaignId' | 'viewerId' | 'index'>[] = [];
     for (const e of events) {
       if (e.type === 'MessageRecorded') {

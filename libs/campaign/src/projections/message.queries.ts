@@ -249,6 +249,28 @@ export async function witnessCounts(
   return counts;
 }
 
+/**
+ * §10: the indexes among `indexes` whose message is retracted — by game version `atVersion` when given, else now
+ * (primary-key lookups). Inside the caller's transaction: memory's projector checks a late outcome's inputs with it.
+ */
+export async function retractedAmong(
+  m: EntityManager,
+  campaignId: string,
+  indexes: number[],
+  atVersion?: number,
+): Promise<Set<number>> {
+  const found = new Set<number>();
+  const until = atVersion === undefined ? '' : ' AND retracted_version <= ?';
+  for (const chunk of chunks([...new Set(indexes)])) {
+    const text =
+      `SELECT idx FROM messages WHERE campaign_id = ? AND idx IN (${marks(chunk.length)}) AND ` +
+      `retracted_version IS NOT NULL${until}`;
+    const params = atVersion === undefined ? [campaignId, ...chunk] : [campaignId, ...chunk, atVersion];
+    for (const r of (await sql<{ idx: number | string }>(m, text, params)).rows) found.add(Number(r.idx));
+  }
+  return found;
+}
+
 /** Round of each message index (primary-key lookups); negative indexes are skipped. */
 export async function messageRounds(
   m: EntityManager,

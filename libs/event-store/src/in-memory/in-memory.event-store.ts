@@ -4,6 +4,8 @@ import { EventStore, NewEvent, ReadOptions, StoredEvent, WrongExpectedVersionErr
 export class InMemoryEventStore implements EventStore {
   private readonly all: StoredEvent[] = [];
   private readonly streams = new Map<string, StoredEvent[]>();
+  /** Trigger versions by global position (StoredEvent does not carry them). */
+  private readonly triggers = new Map<number, number>();
 
   async append(
     streamId: string,
@@ -23,6 +25,9 @@ export class InMemoryEventStore implements EventStore {
       metadata: structuredClone(e.metadata ?? {}),
       recordedAt,
     }));
+    events.forEach((e, i) => {
+      if (e.triggerVersion !== undefined) this.triggers.set(stored[i].position, e.triggerVersion);
+    });
     this.all.push(...stored);
     this.streams.set(streamId, [...stream, ...stored]);
     return structuredClone(stored);
@@ -42,6 +47,13 @@ export class InMemoryEventStore implements EventStore {
 
   async streamVersions(streamIds: string[]): Promise<number[]> {
     return streamIds.map((id) => this.streams.get(id)?.length ?? 0);
+  }
+
+  async versionAtTrigger(streamId: string, triggerVersion: number): Promise<number> {
+    const within = (this.streams.get(streamId) ?? []).filter(
+      (e) => (this.triggers.get(e.position) ?? Infinity) <= triggerVersion,
+    );
+    return within.reduce((v, e) => Math.max(v, e.version), 0);
   }
 
   async streamVersionAt(streamId: string, position: number): Promise<number> {

@@ -37,6 +37,7 @@ export class TypeOrmEventStore implements EventStore {
       data: JSON.stringify(e.data),
       metadata: JSON.stringify(e.metadata ?? {}),
       recordedAt,
+      triggerVersion: e.triggerVersion ?? null,
     }));
     const stored: StoredEvent[] = [];
     try {
@@ -122,6 +123,16 @@ export class TypeOrmEventStore implements EventStore {
       sql<Record<string, number | string | null>>(m, `SELECT ${heads.join(', ')}`, streamIds),
     );
     return streamIds.map((_, i) => Number(rows[0]?.[`v${i}`] ?? 0));
+  }
+
+  async versionAtTrigger(streamId: string, triggerVersion: number, tx?: Tx): Promise<number> {
+    // ix_events_trigger: the newest trigger ≤ V first, one seek (the trigger order is the stream's order).
+    const text =
+      'SELECT "stream_version" AS "v" FROM "events" WHERE "stream_id" = ? AND "trigger_version" IS NOT NULL AND ' +
+      '"trigger_version" <= ? ORDER BY "trigger_version" DESC, "stream_version" DESC LIMIT 1';
+    const q = async (m: EntityManager) =>
+      Number((await sql<{ v: number | string }>(m, text, [streamId, triggerVersion])).rows[0]?.v ?? 0);
+    return tx ? q(tx as EntityManager) : this.db.read(q);
   }
 
   async streamVersionAt(streamId: string, position: number): Promise<number> {

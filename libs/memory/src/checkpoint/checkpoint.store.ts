@@ -7,6 +7,8 @@ export interface Checkpoint {
   processedVersion: number;
   /** Memory stream version. */
   memoryVersion: number;
+  /** §10: the campaign's timeline the checkpoint belongs to; a rewind moves it on, fencing older claims out. */
+  timeline: number;
 }
 
 /** A checkpoint move: from where this claim left it to `to` (and the memory stream's version, when given). */
@@ -14,6 +16,8 @@ export interface CheckpointMove {
   from: number;
   to: number;
   memoryVersion?: number;
+  /** The timeline the claim read at its start: a rewind since then makes the move fail. */
+  timeline: number;
 }
 
 /** Worker lag over campaigns behind: how many, events in all, the most of one campaign. */
@@ -23,12 +27,18 @@ export interface WorkerLag {
   max: number;
 }
 
-type Row = { campaign_id: string; processed_version: number | string; memory_version: number | string };
+type Row = {
+  campaign_id: string;
+  processed_version: number | string;
+  memory_version: number | string;
+  timeline: number | string;
+};
 
-const ZERO: Checkpoint = { processedVersion: 0, memoryVersion: 0 };
+const ZERO: Checkpoint = { processedVersion: 0, memoryVersion: 0, timeline: 1 };
 const toCheckpoint = (r: Row): Checkpoint => ({
   processedVersion: Number(r.processed_version),
   memoryVersion: Number(r.memory_version),
+  timeline: Number(r.timeline),
 });
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
@@ -44,7 +54,7 @@ export class CheckpointStore {
   async getMany(campaignIds: string[]): Promise<Map<string, Checkpoint>> {
     if (campaignIds.length === 0) return new Map();
     const text =
-      `SELECT campaign_id, processed_version, memory_version FROM memory_checkpoints WHERE ` +
+      `SELECT campaign_id, processed_version, memory_version, timeline FROM memory_checkpoints WHERE ` +
       `campaign_id IN (${placeholders(campaignIds.length)})`;
     const { rows } = await this.db.read((m) => sql<Row>(m, text, campaignIds));
     return new Map(rows.map((r) => [r.campaign_id, toCheckpoint(r)]));
@@ -56,7 +66,7 @@ export class CheckpointStore {
    */
   async pending(versions: Map<string, number>): Promise<Map<string, number>> {
     const { rows } = await this.db.read((m) =>
-      sql<Row>(m, 'SELECT campaign_id, processed_version, memory_version FROM memory_checkpoints'),
+      sql<Row>(m, 'SELECT campaign_id, processed_version, memory_version, timeline FROM memory_checkpoints'),
     );
     const processed = new Map(rows.map((r) => [r.campaign_id, Number(r.processed_version)]));
     const behind = new Map<string, number>();
@@ -78,22 +88,27 @@ export class CheckpointStore {
   }
 
   /**
+   * The campaign's checkpoint row, in the transaction that creates the campaign (CheckpointProjection): a move
+   * never creates it, so a worker still in flight on a deleted campaign cannot bring it back (§10).
+   */
+  static async create(m: EntityManager, campaignId: string): Promise<void> {
+    await sql(m, 'INSERT INTO memory_checkpoints (campaign_id) VALUES (?) ON CONFLICT (campaign_id) DO NOTHING', [
+      campaignId,
+    ]);
+  }
+
+  /**
    * In the worker's commit transaction `m`: moves the checkpoint from `from` to `to` (and the memory
-   * version, when given). False when the checkpoint was elsewhere. The row is created on the first move.
+   * version, when given), in the claim's timeline. False when the checkpoint was elsewhere, in another
+   * timeline (a rewind), or gone (a delete).
    */
   static async move(m: EntityManager, campaignId: string, move: CheckpointMove): Promise<boolean> {
-    if (move.from === 0)
-      await sql(m, 'INSERT INTO memory_checkpoints (campaign_id) VALUES (?) ON CONFLICT (campaign_id) DO NOTHING', [
-        campaignId,
-      ]);
     const memory = move.memoryVersion === undefined ? '' : ', memory_version = ?';
     const text =
       `UPDATE memory_checkpoints SET processed_version = ?${memory} WHERE campaign_id = ? AND ` +
-      `processed_version = ? RETURNING campaign_id`;
-    const params =
-      move.memoryVersion === undefined
-        ? [move.to, campaignId, move.from]
-        : [move.to, move.memoryVersion, campaignId, move.from];
+      `processed_version = ? AND timeline = ? RETURNING campaign_id`;
+    const where = [campaignId, move.from, move.timeline];
+    const params = move.memoryVersion === undefined ? [move.to, ...where] : [move.to, move.memoryVersion, ...where];
     return (await sql(m, text, params)).rows.length > 0;
   }
 
