@@ -75,7 +75,9 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
           'id',
           'locationId',
           'npcIds',
+          'origin',
           'questId',
+          'revision',
           'scope',
           'sinceMessageIndex',
           'sinceTimestamp',
@@ -86,6 +88,8 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
           'triggerVersion',
         ].sort(),
       );
+      // §10: as recorded, by the model.
+      expect(items.map((m: any) => [m.revision, m.origin])).toContainEqual([1, 'model']);
       const versions = items.map((m: any) => m.triggerVersion);
       expect([...versions].sort((a, b) => b - a)).toEqual(versions);
     });

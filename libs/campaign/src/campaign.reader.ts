@@ -9,9 +9,6 @@ import { CampaignState } from './domain/state';
 import { EntityManager } from 'typeorm';
 import * as q from './projections/message.queries';
 import { MessageHorizon, RecentWindow, StoredMessage } from './projections/message.queries';
-import { emptyState } from './domain/state';
-import { fold } from './domain/evolve';
-import { GameEvent } from './domain/events';
 import { checkAsOf, currentHorizon } from './horizon';
 import { Horizon } from './timelines/horizon';
 
@@ -105,7 +102,8 @@ export class CampaignReader {
         version,
         timeline,
         messageCount: Number(count.rows[0]?.n ?? 0),
-        memoryVersion: await this.memoryVersionAt(m, campaignId, version),
+        // M(V): the memory stream's prefix of outcomes of game events ≤ V (one seek of ix_events_trigger).
+        memoryVersion: await this.store.versionAtTrigger(memoryStream(campaignId), version, m),
         at: at.rows[0]?.recorded_at ?? null,
         current: false,
       };

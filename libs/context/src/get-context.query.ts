@@ -49,7 +49,10 @@ export class ContextService {
     }
     // §10: a past version needs no wait (its memories are what the worker had recorded for it by now).
     if (request.asOf !== undefined && wait !== undefined)
-      throw invalid('INVALID_VERSION', 'asOf cannot be combined with minVersion or waitMs: a past version needs no wait');
+      throw invalid(
+        'INVALID_VERSION',
+        'asOf cannot be combined with minVersion or waitMs: a past version needs no wait',
+      );
     await this.reader.get(request.campaignId);
     if (wait && wait.waitMs > 0) {
       await this.progress.waitFor(

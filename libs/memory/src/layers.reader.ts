@@ -1,4 +1,12 @@
-import { CampaignReader, glossaryKey, GlossaryOverride, Horizon, memoryBound, PUBLIC_WITNESS, UNBOUNDED_MEMORY_VERSION } from '@app/campaign';
+import {
+  CampaignReader,
+  glossaryKey,
+  GlossaryOverride,
+  Horizon,
+  memoryBound,
+  PUBLIC_WITNESS,
+  UNBOUNDED_MEMORY_VERSION,
+} from '@app/campaign';
 import { Database } from '@app/database';
 import { cutOutsideMarks, splitSentences } from '@app/summarizer';
 import { capDefinition, MAX_DEFINITION_WORDS } from './glossary/known-terms';

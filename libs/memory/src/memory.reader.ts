@@ -160,9 +160,10 @@ export class MemoryReader {
 
   /** The memory cursors; with a past horizon (`asOf`), each scope's cursor after its newest memory at that horizon. */
   async cursors(campaignId: string, at?: MemoryHorizon & { current: boolean }): Promise<Cursors> {
-    const rows = at && !at.current
-      ? await this.cursorsAt(campaignId, memoryBound(at))
-      : await this.db.read((m) => m.getRepository(CursorRecord).findBy({ campaignId }));
+    const rows =
+      at && !at.current
+        ? await this.cursorsAt(campaignId, memoryBound(at))
+        : await this.db.read((m) => m.getRepository(CursorRecord).findBy({ campaignId }));
     const out: Cursors = { world: -1, locations: {}, npcs: {} };
     for (const r of rows) {
       if (r.scope === 'world') out.world = Number(r.value);

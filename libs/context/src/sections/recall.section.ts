@@ -91,7 +91,8 @@ export class RecallSection implements ContextSection {
     // §8: only lines read without a witness filter (the dm's) carry secret marks.
     const marked = witness === null ? snapshot.state : undefined;
     const found = await this.messages(
-      cid, at,
+      cid,
+      at,
       messageHits.filter((h) => !held.has(String(h.ref))),
       witness,
       dm,
@@ -104,7 +105,8 @@ export class RecallSection implements ContextSection {
       ...messages,
       ...replies,
       ...(await this.memoryCandidates(
-        cid, at,
+        cid,
+        at,
         memoryHits.filter((h) => !held.has(String(h.ref))),
         witness,
       )),
@@ -124,7 +126,8 @@ export class RecallSection implements ContextSection {
   }
 
   private async messages(
-    campaignId: string, at: Horizon,
+    campaignId: string,
+    at: Horizon,
     hits: SearchHit[],
     witness: string | null,
     dm: boolean,
@@ -149,7 +152,8 @@ export class RecallSection implements ContextSection {
    * docs/layered-context.md).
    */
   private async statementReplies(
-    campaignId: string, at: Horizon,
+    campaignId: string,
+    at: Horizon,
     hits: Candidate[],
     held: Set<string>,
     witness: string | null,
@@ -163,7 +167,8 @@ export class RecallSection implements ContextSection {
     for (const i of from.keys()) if (refs.has(String(i)) || held.has(String(i))) from.delete(i);
     if (from.size === 0) return [];
     const next = await this.visible(
-      campaignId, at,
+      campaignId,
+      at,
       await this.campaigns.messagesByIndex(campaignId, [...from.keys()], at),
       witness,
       dm,
@@ -177,7 +182,8 @@ export class RecallSection implements ContextSection {
 
   /** The messages the viewer may see: witnessed ones for a player or NPC, all but dm-only ones for other agents. */
   private async visible(
-    campaignId: string, at: Horizon,
+    campaignId: string,
+    at: Horizon,
     messages: StoredMessage[],
     witness: string | null,
     dm: boolean,
@@ -200,7 +206,8 @@ export class RecallSection implements ContextSection {
    * message is not attached: it competes at a lower score (statementReplies).
    */
   private async withReplies(
-    campaignId: string, at: Horizon,
+    campaignId: string,
+    at: Horizon,
     picked: Candidate[],
     witness: string | null,
     dm: boolean,
@@ -212,7 +219,8 @@ export class RecallSection implements ContextSection {
       .map((c) => Number(c.entry.ref) + 1)
       .filter((i) => !refs.has(String(i)));
     const replies = await this.visible(
-      campaignId, at,
+      campaignId,
+      at,
       await this.campaigns.messagesByIndex(campaignId, wanted, at),
       witness,
       dm,
@@ -224,7 +232,12 @@ export class RecallSection implements ContextSection {
     });
   }
 
-  private async memoryCandidates(campaignId: string, at: Horizon, hits: SearchHit[], witness: string | null): Promise<Candidate[]> {
+  private async memoryCandidates(
+    campaignId: string,
+    at: Horizon,
+    hits: SearchHit[],
+    witness: string | null,
+  ): Promise<Candidate[]> {
     if (hits.length === 0) return [];
     const summaries = new Map(
       (

@@ -8,7 +8,16 @@ import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, ApiZodQuery, WRITE_ERRORS } from '../api-docs';
 import { campaignFilterOf } from '../api-key.auth';
-import { asOfOf, asOfQuery, createCampaignBody, LIMITS, locationBody, npcBody, questBody, settingsBody } from '../dto/campaign.dto';
+import {
+  asOfOf,
+  asOfQuery,
+  createCampaignBody,
+  LIMITS,
+  locationBody,
+  npcBody,
+  questBody,
+  settingsBody,
+} from '../dto/campaign.dto';
 import { idSchema, queryInt } from '../validation';
 import { campaignView, emptyCursors } from '../views';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';

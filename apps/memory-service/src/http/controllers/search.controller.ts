@@ -1,4 +1,4 @@
-import { CampaignReader, MESSAGE_ROLES } from '@app/campaign';
+import { CampaignReader, Horizon, MESSAGE_ROLES } from '@app/campaign';
 import { DomainError } from '@app/common';
 import { MemoryReader } from '@app/memory';
 import { SEARCH_IN, SearchHit, SearchService } from '@app/search';
@@ -77,14 +77,16 @@ export class SearchController {
     const limit = q.limit ?? SEARCH_LIMIT.default;
     // A viewer sees the hits it witnessed: ask the index for more, keep the witnessed ones, best first.
     const asked = witness ? Math.min(WITNESSED_POOL_MAX, limit * WITNESSED_POOL_FACTOR) : limit;
+    const asOf = asOfOf(q.asOf);
     const ranked = await this.searches.search(cid, q.q ?? '', {
       in: scope,
       role: q.role,
       locationId: q.locationId,
       limit: asked,
-      asOf: asOfOf(q.asOf),
+      asOf,
     });
-    const hits = witness ? (await this.witnessedHits(cid, witness, ranked)).slice(0, limit) : ranked;
+    const { horizon } = await this.campaigns.snapshot(cid, asOf);
+    const hits = (await this.servedHits(cid, witness, ranked, horizon)).slice(0, limit);
     return {
       items: hits.map((h) => ({
         kind: h.kind,
@@ -97,13 +99,23 @@ export class SearchController {
     };
   }
 
-  private async witnessedHits(cid: string, witness: string, hits: SearchHit[]): Promise<SearchHit[]> {
-    const messages = hits.filter((h) => h.kind === 'message').map((h) => Number(h.ref));
-    const seen = await this.campaigns.witnessed(cid, witness, messages);
+  /**
+   * The hits the caller may be served at the horizon: a viewer's witnessed ones (§8), and for everyone only messages
+   * not retracted by then and memories active then (§10: the index keeps rows of both; primary-key lookups of the
+   * hits only).
+   */
+  private async servedHits(
+    cid: string,
+    witness: string | undefined,
+    hits: SearchHit[],
+    at: Horizon,
+  ): Promise<SearchHit[]> {
+    const indexes = hits.filter((h) => h.kind !== 'memory').map((h) => Number(h.ref));
+    const visible = witness
+      ? await this.campaigns.witnessed(cid, witness, indexes, at)
+      : new Set((await this.campaigns.messagesByIndex(cid, indexes, at)).map((m) => m.index));
     const memoryIds = hits.filter((h) => h.kind === 'memory').map((h) => String(h.ref));
-    const memories = new Set((await this.memories.byIds(cid, memoryIds, witness)).map((m) => m.id));
-    return hits.filter((h) =>
-      h.kind === 'message' ? seen.has(Number(h.ref)) : h.kind === 'memory' && memories.has(String(h.ref)),
-    );
+    const memories = new Set((await this.memories.byIds(cid, memoryIds, witness, at)).map((m) => m.id));
+    return hits.filter((h) => (h.kind === 'memory' ? memories.has(String(h.ref)) : visible.has(Number(h.ref))));
   }
 }
