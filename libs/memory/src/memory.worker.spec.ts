@@ -562,6 +562,37 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
     expect((await h.checkpoints.get('c1')).processedVersion).toBe(after.state.version);
   });
 
+  it('§10: a summary in flight when the campaign moves to another timeline commits nothing (the fence)', async () => {
+    await h.campaign('c1');
+    await h.say('c1', 'first');
+    await h.move('c1', 'docks');
+    let started!: () => void;
+    const inFlight = new Promise<void>((resolve) => (started = resolve));
+    let answer!: (text: string) => void;
+    h.summarizer.script = () => {
+      started();
+      return new Promise<string>((resolve) => (answer = resolve));
+    };
+    const worker = h.worker();
+    await worker.catchUp();
+    await inFlight;
+    // What a rewind does to the two fences (lane 4 does the rest): the campaign row and memory's checkpoint.
+    await h.db.transaction(async (m) => {
+      await m.query(`UPDATE campaigns SET timeline = 2 WHERE id = 'c1'`);
+      await m.query(`UPDATE memory_checkpoints SET timeline = 2 WHERE campaign_id = 'c1'`);
+    });
+    answer('Too late.');
+    await worker.idle();
+    expect(await h.memoryEvents('c1')).toEqual([]);
+    expect((await h.checkpoints.get('c1')).processedVersion).toBe(0);
+
+    h.summarizer.script = () => 'Redone.';
+    await h.runWorker(worker);
+    expect((await h.memoryEvents('c1')).map((e) => [e.type, e.data.summary])).toEqual([['MemoryRecorded', 'Redone.']]);
+    expect(await h.checkpoints.get('c1')).toMatchObject({ timeline: 2, memoryVersion: 1 });
+    await worker.stop();
+  });
+
   it('events appended while the worker reads are handled with the state that knows them (NPC registered, then a move)', async () => {
     /** A real reader that lets another write commit right after the worker read the campaign. */
     class InterleavingReader extends CampaignReader {
