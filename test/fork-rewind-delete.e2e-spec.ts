@@ -2,6 +2,7 @@ import { MemoryWorker } from '@app/memory';
 import { LocationSummaryInput } from '@app/summarizer';
 import { DataSource } from 'typeorm';
 import { RecordingSummarizer } from './support/recording-summarizer';
+import { idsOf, openStream } from './support/sse';
 import { expectProblem, expectRejected } from './support/rejection';
 import { scenario } from './support/scenario';
 import { startTestApp, TestApp } from './support/test-app';
@@ -304,6 +305,31 @@ describe('fork, rewind, delete (DESIGN §10)', () => {
     const noop = await t.http('POST', '/v1/campaigns/idem/rewind', { toVersion: version });
     expect(noop.body).toEqual({ version, timeline: 1, discarded: { game: 0, memory: 0 }, keptAs: null });
     expect((await gameEvents('idem')).length).toBe(version);
+  });
+
+  it('the event stream says rewound, goes on in the new timeline, and maps a resume id of the old one', async () => {
+    const s = scenario(t, 'sse-rw');
+    await s.create('Stream');
+    await s.say({ role: 'dm', content: 'one' }, { role: 'dm', content: 'two' });
+    await s.say({ role: 'dm', content: 'three' });
+    const head = (await s.campaign()).version;
+    const live = openStream(t.url, 'sse-rw');
+    await live.until((ev) => idsOf(ev).includes(`1:game:${head}`));
+    expect((await t.http('POST', '/v1/campaigns/sse-rw/rewind', { toVersion: 2 })).status).toBe(200);
+    await s.say({ role: 'dm', content: 'four, again' });
+    const events = await live.until((ev) => idsOf(ev).includes('2:game:4'));
+    live.close();
+    const rewound = events.find((e) => e.event === 'rewound');
+    expect(rewound?.data).toEqual({ timeline: 2, fromVersion: head, toVersion: 2 });
+    expect(idsOf(events.slice(events.indexOf(rewound!)))).toEqual(['2:game:3', '2:game:4']);
+    // A listener that last saw the old head resumes in the new timeline, told of the rewind first.
+    const resumed = openStream(t.url, 'sse-rw', { after: `1:game:${head}` });
+    const again = await resumed.until((ev) => idsOf(ev).includes('2:game:4'));
+    resumed.close();
+    expect(again[0]).toMatchObject({ event: 'rewound', data: { timeline: 2 } });
+    expect(idsOf(again)).toEqual(['2:game:3', '2:game:4']);
+    // An id of a timeline that never existed is still refused.
+    expect((await t.http('GET', '/v1/campaigns/sse-rw/stream?after=3:game:1')).status).toBe(400);
   });
 
   describe('a summary in flight commits nothing', () => {
