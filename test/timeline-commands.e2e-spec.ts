@@ -155,15 +155,8 @@ describe('timeline commands over HTTP: retract, correct, delete, history', () =>
       expectProblem(res, 404, 'CAMPAIGN_NOT_FOUND');
     });
 
-    it('refuses a memory id over 600 characters with 400 VALIDATION_FAILED', async () => {
-      await expectRejected(
-        t,
-        cid,
-        400,
-        'VALIDATION_FAILED',
-        () => correct('m'.repeat(601), { summary: 'x' }),
-        as(ADMIN),
-      );
+    it('refuses a memory id over 600 characters with 400 INVALID_ID', async () => {
+      await expectRejected(t, cid, 400, 'INVALID_ID', () => correct('m'.repeat(601), { summary: 'x' }), as(ADMIN));
     });
 
     it('is 403 for a viewer-bound key', async () => {
