@@ -343,6 +343,36 @@ describeBrowser('the inspector in headless Chromium', () => {
     await until(() => page.locator('#campaigns li[data-campaign="gm-kept"]').count(), (n) => n === 0, 'the list');
   });
 
+  it('stays paged on a large campaign: reads the timeline 100 events at a time and keeps at most 1,000 rows live', async () => {
+    await client.createCampaign({ id: 'large', name: 'A large campaign' });
+    const batch = (from: number) =>
+      Array.from({ length: 500 }, (_, i) => ({ role: 'player' as const, speaker: 'Aria', content: `Line ${from + i}` }));
+    for (let i = 0; i < 4; i++) await client.recordMessages('large', batch(i * 500));
+    page = await browser.newPage();
+    const reads: string[] = [];
+    page.on('request', (r) => reads.push(new URL(r.url()).pathname + new URL(r.url()).search));
+    await page.goto(`${t.url}/inspector`);
+    await page.locator('#campaigns li[data-campaign="large"] > button').click();
+    await page.locator('#timeline li[data-id="1:game:2001"]').waitFor();
+    await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
+    expect(await page.locator('#timeline li').count()).toBe(100);
+    // Only pages: no read of the whole history (events, messages) and no timeline page beyond 100.
+    const campaignReads = reads.filter((r) => r.startsWith('/v1/campaigns/large/'));
+    expect(campaignReads.filter((r) => /\/(events|messages)\b/.test(r))).toEqual([]);
+    for (const r of campaignReads.filter((x) => x.includes('/timeline')))
+      expect(new URLSearchParams(r.split('?')[1]).get('limit')).toBe('100');
+    // 1,000 live writes: the oldest rows leave the page (still a page away with "Load older events").
+    for (let i = 4; i < 6; i++) await client.recordMessages('large', batch(i * 500));
+    await page.locator('#timeline li[data-id="1:game:3001"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#timeline li').count()).toBe(1000);
+    const first = await page.locator('#timeline li').first().getAttribute('data-id');
+    expect(first).not.toBe('1:game:2001');
+    await page.getByRole('button', { name: 'Load older events' }).click();
+    await until(() => page.locator('#timeline li').count(), (n) => n === 1100, 'an older page');
+    const ids = await pageIds();
+    expect(ids[100]).toBe(first);
+  });
+
   describe('with LOREKEEPER_API_KEYS set', () => {
     let secured: TestApp;
     beforeAll(async () => {
