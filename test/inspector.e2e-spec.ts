@@ -164,11 +164,8 @@ describeBrowser('the inspector in headless Chromium', () => {
       );
 
     // The game master's actions the service's OpenAPI document lists: all of DESIGN §10's.
-    expect(await page.locator('#actions button').allTextContents()).toEqual([
-      'Fork…',
-      'Rewind…',
-      'Retract messages…',
-    ]);
+    const actions = await page.locator('#actions button').allTextContents();
+    expect(actions).toEqual(['Fork…', 'Rewind…', 'Retract messages…']);
     expect(await page.locator('#actions-note').textContent()).toContain('asks for confirmation');
 
     // A write from outside appears live, without a reload.
@@ -228,7 +225,7 @@ describeBrowser('the inspector in headless Chromium', () => {
     page.locator('#timeline li[data-id]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
-  it('runs every game master action behind a confirmation, and the page then shows what the JSON API serves', async () => {
+  it('runs every game master action behind a confirmation; the page then shows what the API serves', async () => {
     await seedDemo(client, 'gm');
     page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
     await page.goto(`${t.url}/inspector`);
@@ -274,7 +271,11 @@ describeBrowser('the inspector in headless Chromium', () => {
       'the revised memory',
     );
     const tavernItem = page.locator(`#memories [data-memory="${tavern.id}"]`);
-    await until(() => tavernItem.locator('.summary').textContent(), (s) => s === revised!.summary, 'the panel');
+    await until(
+      () => tavernItem.locator('.summary').textContent(),
+      (s) => s === revised!.summary,
+      'the panel',
+    );
     expect(await tavernItem.locator('small').textContent()).toContain('revision 2');
     await shot('gm-2-retract');
 
@@ -282,7 +283,11 @@ describeBrowser('the inspector in headless Chromium', () => {
     const wording = 'At the Rusty Anchor: Mira lied; the crates never left her cellar.';
     answerDialogs(page, [wording, true]);
     await page.getByRole('button', { name: `Correct… memory ${tavern.id}` }).click();
-    await until(() => tavernItem.textContent(), (s) => s!.includes('corrected (locked)'), 'the corrected memory');
+    await until(
+      () => tavernItem.textContent(),
+      (s) => s!.includes('corrected (locked)'),
+      'the corrected memory',
+    );
     expect(await tavernItem.locator('.summary').textContent()).toBe(wording);
     expect((await memoriesOf('gm')).find((m) => m.id === tavern.id)).toMatchObject({ summary: wording, origin: 'dm' });
     await page.getByRole('button', { name: `History memory ${tavern.id}` }).click();
@@ -317,7 +322,11 @@ describeBrowser('the inspector in headless Chromium', () => {
     // Delete the memory: gone from the panel and from the API.
     asked = answerDialogs(page, [true]);
     await page.getByRole('button', { name: `Delete… memory ${tavern.id}` }).click();
-    await until(() => tavernItem.count(), (n) => n === 0, 'the deleted memory to leave the panel');
+    await until(
+      () => tavernItem.count(),
+      (n) => n === 0,
+      'the deleted memory to leave the panel',
+    );
     expect(asked[0]).toContain(`DELETE /v1/campaigns/gm/memories/${encodeURIComponent(tavern.id)}?`);
     expect((await memoriesOf('gm')).map((m) => m.id)).not.toContain(tavern.id);
 
@@ -340,13 +349,21 @@ describeBrowser('the inspector in headless Chromium', () => {
     await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
     await client.deleteCampaign('gm-kept');
     await page.locator('#timeline li.notice', { hasText: 'deleted' }).waitFor();
-    await until(() => page.locator('#campaigns li[data-campaign="gm-kept"]').count(), (n) => n === 0, 'the list');
+    await until(
+      () => page.locator('#campaigns li[data-campaign="gm-kept"]').count(),
+      (n) => n === 0,
+      'the list',
+    );
   });
 
-  it('stays paged on a large campaign: reads the timeline 100 events at a time and keeps at most 1,000 rows live', async () => {
+  it('stays paged on a large campaign: 100-event timeline pages, at most 1,000 rows live', async () => {
     await client.createCampaign({ id: 'large', name: 'A large campaign' });
     const batch = (from: number) =>
-      Array.from({ length: 500 }, (_, i) => ({ role: 'player' as const, speaker: 'Aria', content: `Line ${from + i}` }));
+      Array.from({ length: 500 }, (_, i) => ({
+        role: 'player' as const,
+        speaker: 'Aria',
+        content: `Line ${from + i}`,
+      }));
     for (let i = 0; i < 4; i++) await client.recordMessages('large', batch(i * 500));
     page = await browser.newPage();
     const reads: string[] = [];
@@ -368,7 +385,11 @@ describeBrowser('the inspector in headless Chromium', () => {
     const first = await page.locator('#timeline li').first().getAttribute('data-id');
     expect(first).not.toBe('1:game:2001');
     await page.getByRole('button', { name: 'Load older events' }).click();
-    await until(() => page.locator('#timeline li').count(), (n) => n === 1100, 'an older page');
+    await until(
+      () => page.locator('#timeline li').count(),
+      (n) => n === 1100,
+      'an older page',
+    );
     const ids = await pageIds();
     expect(ids[100]).toBe(first);
   });

@@ -125,7 +125,9 @@ function describe(item) {
     case 'CampaignForked':
       return `forked from ${d.parentId} at v${d.parentVersion}`;
     case 'CampaignRewound':
-      return `rewound from v${d.fromVersion} to v${d.toVersion}${d.keptAs ? `; the old story kept as ${d.keptAs}` : ''}`;
+      return (
+        `rewound from v${d.fromVersion} to v${d.toVersion}` + (d.keptAs ? `; the old story kept as ${d.keptAs}` : '')
+      );
     case 'MemoryRecorded':
       return `${scopeName(d.scope, d.subjectId)} — ${d.summary}`;
     case 'MemorySkipped':
@@ -160,7 +162,14 @@ function timelineItem(item, fresh) {
   const retracts = item.type === 'MessagesRetracted' ? item.data.indexes.join(',') : undefined;
   return el(
     'li',
-    { class: cls, 'data-id': item.id, 'data-stream': item.stream, 'data-message': index, 'data-retracts': retracts, title: item.recordedAt },
+    {
+      class: cls,
+      'data-id': item.id,
+      'data-stream': item.stream,
+      'data-message': index,
+      'data-retracts': retracts,
+      title: item.recordedAt,
+    },
     el('span', { class: 'badge' }, `${item.stream} v${item.version}${trigger}`),
     el('span', { class: 'type' }, item.type),
     el('span', { class: 'text' }, describe(item)),
@@ -338,12 +347,7 @@ async function loadMemories(campaign) {
             { class: 'memory-item', 'data-memory': m.id },
             el('span', { class: 'summary' }, m.summary),
             el('br'),
-            el(
-              'small',
-              {},
-              `${m.id} · messages ${m.sinceMessageIndex}–${m.throughMessageIndex} · trigger game v${m.triggerVersion}` +
-                `${m.revision > 1 ? ` · revision ${m.revision}` : ''}${m.origin === 'dm' ? ' · corrected (locked)' : ''}`,
-            ),
+            el('small', {}, memoryLine(m)),
             el('br'),
             ...MEMORY_ACTIONS.filter((a) => offers(a.path, a.method)).map((a) =>
               el(
@@ -363,6 +367,14 @@ async function loadMemories(campaign) {
   );
 }
 $('refresh-memories').addEventListener('click', () => loadMemories());
+
+/** A memory's id, range, trigger, and (§10) revision and origin. */
+function memoryLine(m) {
+  const revision = m.revision > 1 ? ` · revision ${m.revision}` : '';
+  const origin = m.origin === 'dm' ? ' · corrected (locked)' : '';
+  const range = `messages ${m.sinceMessageIndex}–${m.throughMessageIndex}`;
+  return `${m.id} · ${range} · trigger game v${m.triggerVersion}${revision}${origin}`;
+}
 
 /** Whether the service's OpenAPI document lists this operation (features that land later light up by themselves). */
 const offers = (path, method) => Boolean(state.openapi?.paths?.[path]?.[method]);
