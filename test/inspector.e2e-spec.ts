@@ -65,6 +65,27 @@ async function seedDemo(client: LorekeeperClient, id: string): Promise<void> {
   await client.context(id, { minVersion: version, waitMs: 10_000 });
 }
 
+/**
+ * Answers the page's prompt()/confirm() dialogs in order: a string fills a prompt, true accepts, false dismisses.
+ * Returns the questions asked, so a test can check what the game master was shown.
+ */
+function answerDialogs(page: Page, answers: (string | boolean)[]): string[] {
+  const asked: string[] = [];
+  const queue = [...answers];
+  const onDialog = async (dialog: import('playwright-core').Dialog) => {
+    asked.push(dialog.message());
+    const answer = queue.shift();
+    if (queue.length === 0) page.off('dialog', onDialog);
+    if (answer === false || answer === undefined) await dialog.dismiss();
+    else await dialog.accept(typeof answer === 'string' ? answer : undefined);
+  };
+  page.on('dialog', onDialog);
+  return asked;
+}
+
+type Memory = { id: string; summary: string; sinceMessageIndex: number; throughMessageIndex: number };
+type TimelineItem = { id: string; type: string };
+
 describeBrowser('the inspector in headless Chromium', () => {
   let browser: Browser;
   let t: TestApp;
@@ -142,9 +163,10 @@ describeBrowser('the inspector in headless Chromium', () => {
         `${s.tokens} tokens`,
       );
 
-    // GM actions: none in this service's OpenAPI document, so none offered.
-    expect(await page.locator('#actions button').count()).toBe(0);
-    expect(await page.locator('#actions-note').textContent()).toContain('not in /docs/openapi.json');
+    // The game master's actions the service's OpenAPI document lists: all of DESIGN §10's.
+    const actions = await page.locator('#actions button').allTextContents();
+    expect(actions).toEqual(['Fork…', 'Rewind…', 'Retract messages…']);
+    expect(await page.locator('#actions-note').textContent()).toContain('asks for confirmation');
 
     // A write from outside appears live, without a reload.
     await client.recordMessages('saltmere', [
@@ -186,6 +208,190 @@ describeBrowser('the inspector in headless Chromium', () => {
     const ids = await page.locator('#timeline li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
     expect(ids).toEqual(Array.from({ length: 181 }, (_, i) => `1:game:${i + 1}`));
     expect(await page.getByRole('button', { name: 'Load older events' }).isDisabled()).toBe(true);
+  });
+
+  /** Resolves once `read()` satisfies `ok` (the worker and the page catch up on their own time), else throws. */
+  async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, ms = 20_000): Promise<T> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await read();
+      if (ok(v)) return v;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  const memoriesOf = async (cid: string) => (await client.memories(cid, { limit: 100 })).items as Memory[];
+  const pageIds = () =>
+    page.locator('#timeline li[data-id]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')));
+  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+  it('runs every game master action behind a confirmation; the page then shows what the API serves', async () => {
+    await seedDemo(client, 'gm');
+    page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+    await page.goto(`${t.url}/inspector`);
+    await page.locator('#campaigns li[data-campaign="gm"] > button').click();
+    await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
+    const campaignsNow = async () => (await client.listCampaigns({ limit: 100 })).items;
+    const before = await campaignsNow();
+
+    // Cancelled at the confirmation: nothing is sent.
+    answerDialogs(page, ['never sent', '', false]);
+    await page.getByRole('button', { name: 'Fork…' }).click();
+    await page.waitForFunction("document.querySelector('#status')?.textContent?.includes('cancelled')");
+    expect(await campaignsNow()).toEqual(before);
+
+    // Fork at an earlier version: it shows in the fork tree, under its parent, as the campaign list has it.
+    const seeded = (await client.getCampaign('gm')).version;
+    let asked = answerDialogs(page, ['What if Mira lied', String(seeded - 2), true]);
+    await page.getByRole('button', { name: 'Fork…' }).click();
+    const forkRow = page.locator('#campaigns li[data-campaign="gm"] > ul > li');
+    await forkRow.waitFor();
+    const forks = (await campaignsNow()).filter((c) => c.parent?.id === 'gm');
+    expect(forks).toHaveLength(1);
+    expect(forks[0]).toMatchObject({ name: 'What if Mira lied', parent: { id: 'gm', version: seeded - 2 } });
+    expect(await forkRow.getAttribute('data-campaign')).toBe(forks[0].id);
+    expect(asked[2]).toContain(`POST /v1/campaigns/gm/fork {"name":"What if Mira lied","atVersion":${seeded - 2}}`);
+    await shot('gm-1-fork');
+
+    // Retract Mira's answer (message 2): struck through at once, gone from the messages; its memory is revised.
+    const [tavern] = (await client.memories('gm', { scope: 'location', subjectId: 'tavern' })).items as Memory[];
+    expect(tavern.sinceMessageIndex).toBeLessThanOrEqual(2);
+    expect(tavern.throughMessageIndex).toBeGreaterThanOrEqual(2);
+    const beforeRetraction = (await client.getCampaign('gm')).version;
+    asked = answerDialogs(page, ['2', 'the player swiped it', true]);
+    await page.getByRole('button', { name: 'Retract messages…' }).click();
+    await page.locator('#timeline li.retracted[data-message="2"]').waitFor();
+    expect(asked[2]).toContain('{"indexes":[2],"reason":"the player swiped it"}');
+    const messages = (await client.listMessages('gm', { limit: 100 })).items as { index: number }[];
+    expect(messages.map((m) => m.index)).not.toContain(2);
+    await page.locator('#timeline li.revised', { hasText: `memory ${tavern.id} revised` }).waitFor({ timeout: 20_000 });
+    const revised = await until(
+      async () => (await memoriesOf('gm')).find((m) => m.id === tavern.id),
+      (m) => m !== undefined && (m as Memory & { revision?: number }).revision === 2,
+      'the revised memory',
+    );
+    const tavernItem = page.locator(`#memories [data-memory="${tavern.id}"]`);
+    await until(
+      () => tavernItem.locator('.summary').textContent(),
+      (s) => s === revised!.summary,
+      'the panel',
+    );
+    expect(await tavernItem.locator('small').textContent()).toContain('revision 2');
+    await shot('gm-2-retract');
+
+    // Correct the memory, then read its history: the page lists what the history route answers.
+    const wording = 'At the Rusty Anchor: Mira lied; the crates never left her cellar.';
+    answerDialogs(page, [wording, true]);
+    await page.getByRole('button', { name: `Correct… memory ${tavern.id}` }).click();
+    await until(
+      () => tavernItem.textContent(),
+      (s) => s!.includes('corrected (locked)'),
+      'the corrected memory',
+    );
+    expect(await tavernItem.locator('.summary').textContent()).toBe(wording);
+    expect((await memoriesOf('gm')).find((m) => m.id === tavern.id)).toMatchObject({ summary: wording, origin: 'dm' });
+    await page.getByRole('button', { name: `History memory ${tavern.id}` }).click();
+    const history = page.getByRole('list', { name: `history of memory ${tavern.id}` });
+    await history.waitFor();
+    const apiHistory = (await client.memoryHistory('gm', tavern.id)).items;
+    expect(apiHistory.map((h) => h.reason)).toEqual(['recorded', 'revised', 'corrected']);
+    expect(await history.locator('li').allTextContents()).toEqual(
+      apiHistory.map((h) => `r${h.revision} ${h.reason} (${h.origin}, v${h.version}): ${h.summary}`),
+    );
+    await page.evaluate('window.scrollTo(0, 0)');
+    await shot('gm-3-history');
+    if (process.env.UPDATE_README_SCREENSHOT === '1')
+      await page.screenshot({ path: join(REPO_ROOT, 'docs/images/inspector-timelines.png'), fullPage: true });
+
+    // The context viewer as of before the retraction: the page shows what the API serves at that version.
+    await page.getByLabel('Agent').selectOption('dm');
+    await page.getByLabel('Budget (tokens)').fill('4000');
+    await page.getByLabel('As of game version').fill(String(beforeRetraction));
+    await page.getByRole('button', { name: 'Build context' }).click();
+    await page.locator('#context-total').waitFor();
+    const asOf = await client.context('gm', { agent: 'dm', budget: 4000, asOf: beforeRetraction });
+    const now = await client.context('gm', { agent: 'dm', budget: 4000 });
+    expect(JSON.stringify(asOf)).toContain('forty crates');
+    expect(JSON.stringify(now)).not.toContain('forty crates');
+    expect(await page.locator('#context-total').textContent()).toContain(`${asOf.tokens.used} of 4000 tokens`);
+    for (const sec of asOf.sections)
+      await expect(page.locator(`#context .section[data-key="${sec.key}"]`).textContent()).resolves.toContain(
+        `${sec.tokens} tokens`,
+      );
+
+    // Delete the memory: gone from the panel and from the API.
+    asked = answerDialogs(page, [true]);
+    await page.getByRole('button', { name: `Delete… memory ${tavern.id}` }).click();
+    await until(
+      () => tavernItem.count(),
+      (n) => n === 0,
+      'the deleted memory to leave the panel',
+    );
+    expect(asked[0]).toContain(`DELETE /v1/campaigns/gm/memories/${encodeURIComponent(tavern.id)}?`);
+    expect((await memoriesOf('gm')).map((m) => m.id)).not.toContain(tavern.id);
+
+    // Rewind from the keyboard, keeping the old story: the live timeline says `rewound` and is read again.
+    asked = answerDialogs(page, [String(beforeRetraction), 'gm-kept', true]);
+    await page.getByRole('button', { name: 'Rewind…' }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#timeline li.notice', { hasText: `to v${beforeRetraction} (timeline 2)` }).waitFor();
+    expect(asked[2]).toContain(`{"toVersion":${beforeRetraction},"keepAs":"gm-kept"}`);
+    const page100 = (await t.http('GET', '/v1/campaigns/gm/timeline?limit=100')).body.items as TimelineItem[];
+    expect(page100[page100.length - 1]).toMatchObject({ type: 'CampaignRewound' });
+    expect(page100[page100.length - 1].id).toMatch(/^2:game:/);
+    expect(await pageIds()).toEqual(page100.map((i) => i.id));
+    expect(await page.locator('#timeline li.retracted').count()).toBe(0);
+    await page.locator('#campaigns li[data-campaign="gm-kept"]').waitFor();
+    await shot('gm-4-rewind');
+
+    // The kept story is deleted elsewhere while open: the stream's `deleted` notice ends it.
+    await page.locator('#campaigns li[data-campaign="gm-kept"] > button').click();
+    await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
+    await client.deleteCampaign('gm-kept');
+    await page.locator('#timeline li.notice', { hasText: 'deleted' }).waitFor();
+    await until(
+      () => page.locator('#campaigns li[data-campaign="gm-kept"]').count(),
+      (n) => n === 0,
+      'the list',
+    );
+  });
+
+  it('stays paged on a large campaign: 100-event timeline pages, at most 1,000 rows live', async () => {
+    await client.createCampaign({ id: 'large', name: 'A large campaign' });
+    const batch = (from: number) =>
+      Array.from({ length: 500 }, (_, i) => ({
+        role: 'player' as const,
+        speaker: 'Aria',
+        content: `Line ${from + i}`,
+      }));
+    for (let i = 0; i < 4; i++) await client.recordMessages('large', batch(i * 500));
+    page = await browser.newPage();
+    const reads: string[] = [];
+    page.on('request', (r) => reads.push(new URL(r.url()).pathname + new URL(r.url()).search));
+    await page.goto(`${t.url}/inspector`);
+    await page.locator('#campaigns li[data-campaign="large"] > button').click();
+    await page.locator('#timeline li[data-id="1:game:2001"]').waitFor();
+    await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
+    expect(await page.locator('#timeline li').count()).toBe(100);
+    // Only pages: no read of the whole history (events, messages) and no timeline page beyond 100.
+    const campaignReads = reads.filter((r) => r.startsWith('/v1/campaigns/large/'));
+    expect(campaignReads.filter((r) => /\/(events|messages)\b/.test(r))).toEqual([]);
+    for (const r of campaignReads.filter((x) => x.includes('/timeline')))
+      expect(new URLSearchParams(r.split('?')[1]).get('limit')).toBe('100');
+    // 1,000 live writes: the oldest rows leave the page (still a page away with "Load older events").
+    for (let i = 4; i < 6; i++) await client.recordMessages('large', batch(i * 500));
+    await page.locator('#timeline li[data-id="1:game:3001"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#timeline li').count()).toBe(1000);
+    const first = await page.locator('#timeline li').first().getAttribute('data-id');
+    expect(first).not.toBe('1:game:2001');
+    await page.getByRole('button', { name: 'Load older events' }).click();
+    await until(
+      () => page.locator('#timeline li').count(),
+      (n) => n === 1100,
+      'an older page',
+    );
+    const ids = await pageIds();
+    expect(ids[100]).toBe(first);
   });
 
   describe('with LOREKEEPER_API_KEYS set', () => {

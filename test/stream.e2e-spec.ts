@@ -168,6 +168,40 @@ describe('GET /v1/campaigns/:cid/stream', () => {
     }
     expect(paged).toEqual(full);
   });
+
+  it('resumes across a rewind it missed with one `rewound` notice, then only ids of the new timeline', async () => {
+    const { s, game } = await play(t, 'rewound-resume');
+    const first = openStream(t.url, 'rewound-resume');
+    const seen = idsOf(await first.until((ev) => idsOf(ev).includes(`1:game:${game}`)));
+    first.close();
+    // Rewound while nobody listened; a listener resumes from the last id it saw (pre-rewind, timeline 1).
+    expect((await t.http('POST', '/v1/campaigns/rewound-resume/rewind', { toVersion: 3 })).status).toBe(200);
+    await s.say(say('The story goes another way.'));
+    const again = openStream(t.url, 'rewound-resume', { after: seen[seen.length - 1] });
+    const events = await again.until((ev) => idsOf(ev).includes('2:game:5'));
+    again.close();
+    const notices = events.filter((e) => e.id === undefined);
+    expect(notices.map((e) => e.event)).toEqual(['rewound']);
+    expect(notices[0].data).toMatchObject({ timeline: 2, fromVersion: game, toVersion: 3 });
+    expect(events[0].event).toBe('rewound');
+    const games = idsOf(events).filter((id) => id.includes(':game:'));
+    expect(games).toEqual(['2:game:4', '2:game:5']);
+  });
+
+  it('ends with a `deleted` notice when the campaign is deleted, and a later connect is 404', async () => {
+    const { game } = await play(t, 'deleted-live');
+    const stream = openStream(t.url, 'deleted-live');
+    await stream.until((ev) => idsOf(ev).includes(`1:game:${game}`));
+    expect((await t.http('DELETE', '/v1/campaigns/deleted-live')).status).toBe(204);
+    await stream.ended;
+    const last = stream.events[stream.events.length - 1];
+    expect(last.event).toBe('deleted');
+    // The notice names the last event this listener was sent (memory events may follow the game head).
+    const seen = idsOf(stream.events);
+    expect(last.data).toMatchObject({ campaignId: 'deleted-live', lastEventId: seen[seen.length - 1] });
+    const later = await fetch(`${t.url}/v1/campaigns/deleted-live/stream`);
+    expect(later.status).toBe(404);
+  });
 });
 
 describe('GET /v1/campaigns (the campaign list)', () => {

@@ -111,7 +111,23 @@ function describe(item) {
   const d = item.data ?? {};
   switch (item.type) {
     case 'MessageRecorded':
-      return `${d.speaker ?? d.role}: ${d.content}`;
+      return `#${d.index} ${d.speaker ?? d.role}: ${d.content}`;
+    case 'MessagesRetracted':
+      return `retracted message(s) ${d.indexes.join(', ')}${d.reason ? `: ${d.reason}` : ''}`;
+    case 'MemoryRevised':
+      return `memory ${d.memoryId} revised (its retracted inputs left out): ${d.summary}`;
+    case 'MemoryWithdrawn':
+      return `memory ${d.memoryId} withdrawn: every input was ${d.reason}`;
+    case 'MemoryCorrected':
+      return `memory ${d.memoryId} corrected by the game master: ${d.summary}`;
+    case 'MemoryDeleted':
+      return `memory ${d.memoryId} deleted by the game master`;
+    case 'CampaignForked':
+      return `forked from ${d.parentId} at v${d.parentVersion}`;
+    case 'CampaignRewound':
+      return (
+        `rewound from v${d.fromVersion} to v${d.toVersion}` + (d.keptAs ? `; the old story kept as ${d.keptAs}` : '')
+      );
     case 'MemoryRecorded':
       return `${scopeName(d.scope, d.subjectId)} — ${d.summary}`;
     case 'MemorySkipped':
@@ -128,16 +144,54 @@ function describe(item) {
 /** "location tavern", "npc mira", "world" (the world scope has one subject). */
 const scopeName = (scope, subject) => (scope === 'world' || !subject ? scope : `${scope} ${subject}`);
 
+/** Rows that change what the story or a memory says get a class of their own, so they stand out. */
+const MARKS = {
+  MemorySkipped: 'skipped',
+  MemoryWithdrawn: 'withdrawn',
+  MemoryDeleted: 'withdrawn',
+  MemoryRevised: 'revised',
+  MemoryCorrected: 'revised',
+  MessagesRetracted: 'retraction',
+  CampaignRewound: 'retraction',
+};
+
 function timelineItem(item, fresh) {
-  const cls = [item.stream, item.type === 'MemorySkipped' ? 'skipped' : '', fresh ? 'fresh' : ''].join(' ').trim();
+  const cls = [item.stream, MARKS[item.type] ?? '', fresh ? 'fresh' : ''].join(' ').trim();
   const trigger = item.triggerVersion !== undefined ? ` · trigger game v${item.triggerVersion}` : '';
+  const index = item.type === 'MessageRecorded' ? item.data?.index : undefined;
+  const retracts = item.type === 'MessagesRetracted' ? item.data.indexes.join(',') : undefined;
   return el(
     'li',
-    { class: cls, 'data-id': item.id, 'data-stream': item.stream, title: item.recordedAt },
+    {
+      class: cls,
+      'data-id': item.id,
+      'data-stream': item.stream,
+      'data-message': index,
+      'data-retracts': retracts,
+      title: item.recordedAt,
+    },
     el('span', { class: 'badge' }, `${item.stream} v${item.version}${trigger}`),
     el('span', { class: 'type' }, item.type),
     el('span', { class: 'text' }, describe(item)),
   );
+}
+
+/** Strikes through the messages a retraction took back (those loaded; older pages are marked when loaded). */
+function markRetracted() {
+  const list = $('timeline');
+  const gone = new Set();
+  for (const li of list.querySelectorAll('li[data-retracts]'))
+    for (const i of li.dataset.retracts.split(',')) gone.add(i);
+  for (const li of list.querySelectorAll('li[data-message]')) {
+    const retracted = gone.has(li.dataset.message);
+    li.classList.toggle('retracted', retracted);
+    if (retracted) li.setAttribute('aria-label', `retracted: ${li.textContent}`);
+  }
+}
+
+/** A stream notice (rewound, deleted) as a row of its own: it has no event id. */
+function noticeItem(text) {
+  return el('li', { class: 'notice', role: 'note' }, el('span', { class: 'type' }, 'notice'), el('span', {}, text));
 }
 
 async function loadTimeline() {
@@ -145,6 +199,7 @@ async function loadTimeline() {
   list.replaceChildren();
   const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/timeline?limit=${PAGE}`);
   for (const item of items) list.append(timelineItem(item, false));
+  markRetracted();
   state.oldest = items[0]?.id ?? null;
   $('older').disabled = items.length < PAGE;
   list.scrollTop = list.scrollHeight;
@@ -157,6 +212,7 @@ $('older').addEventListener('click', async () => {
     `/v1/campaigns/${encodeURIComponent(state.campaign)}/timeline?limit=${PAGE}&before=${state.oldest}`,
   );
   $('timeline').prepend(...items.map((i) => timelineItem(i, false)));
+  markRetracted();
   state.oldest = items[0]?.id ?? state.oldest;
   $('older').disabled = items.length < PAGE;
   status(`Loaded ${items.length} older events`);
@@ -188,6 +244,12 @@ async function follow(lastId) {
           const list = $('timeline');
           const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
           list.append(timelineItem({ id: frame.id, ...frame.data }, true));
+          if (frame.data.type === 'MessagesRetracted') markRetracted();
+          // A memory changed under the panel: read the panel again (once per burst of events).
+          if (frame.data.stream === 'memory' || frame.data.type?.startsWith('Memory')) {
+            clearTimeout(state.memoriesRefresh);
+            state.memoriesRefresh = setTimeout(() => state.campaign === campaign && loadMemories(), 300);
+          }
           if (list.children.length > MAX_ROWS) {
             while (list.children.length > MAX_ROWS) list.firstElementChild.remove();
             state.oldest = list.firstElementChild.dataset.id;
@@ -195,6 +257,24 @@ async function follow(lastId) {
           }
           if (atBottom) list.scrollTop = list.scrollHeight;
         } else if (frame?.event === 'cutoff') status('The stream fell behind and was cut off; resuming');
+        else if (frame?.event === 'rewound') {
+          // The versions after toVersion are gone: say so, then read the timeline again from the new head.
+          const d = frame.data;
+          const text = `Rewound from v${d.fromVersion} to v${d.toVersion} (timeline ${d.timeline}); timeline re-read`;
+          abort.abort();
+          clearTimeout(state.rewindFallback);
+          await openCampaign(campaign);
+          $('timeline').append(noticeItem(text));
+          status(text);
+          return;
+        } else if (frame?.event === 'deleted') {
+          $('timeline').append(noticeItem('This campaign was deleted; the stream has ended.'));
+          $('live-state').textContent = 'ended';
+          status(`Campaign ${campaign} was deleted`);
+          state.stream = null;
+          await loadCampaigns();
+          return;
+        }
       }
     }
   } catch (err) {
@@ -264,17 +344,22 @@ async function loadMemories(campaign) {
         ...list.map((m) =>
           el(
             'div',
-            { class: 'memory-item' },
-            m.summary,
+            { class: 'memory-item', 'data-memory': m.id },
+            el('span', { class: 'summary' }, m.summary),
             el('br'),
-            el(
-              'small',
-              {},
-              `messages ${m.sinceMessageIndex}–${m.throughMessageIndex} · trigger game v${m.triggerVersion} · ${m.createdAt}`,
+            el('small', {}, memoryLine(m)),
+            el('br'),
+            ...MEMORY_ACTIONS.filter((a) => offers(a.path, a.method)).map((a) =>
+              el(
+                'button',
+                {
+                  type: 'button',
+                  'aria-label': `${a.label} memory ${m.id}`,
+                  onclick: (e) => (a.history ? showHistory(m.id, e.target) : runAction(a, m)),
+                },
+                a.label,
+              ),
             ),
-            offers('/v1/campaigns/{cid}/memories/{memoryId}/history', 'get')
-              ? el('button', { type: 'button', onclick: (e) => showHistory(m.id, e.target) }, 'History')
-              : null,
           ),
         ),
       );
@@ -282,6 +367,14 @@ async function loadMemories(campaign) {
   );
 }
 $('refresh-memories').addEventListener('click', () => loadMemories());
+
+/** A memory's id, range, trigger, and (§10) revision and origin. */
+function memoryLine(m) {
+  const revision = m.revision > 1 ? ` · revision ${m.revision}` : '';
+  const origin = m.origin === 'dm' ? ' · corrected (locked)' : '';
+  const range = `messages ${m.sinceMessageIndex}–${m.throughMessageIndex}`;
+  return `${m.id} · ${range} · trigger game v${m.triggerVersion}${revision}${origin}`;
+}
 
 /** Whether the service's OpenAPI document lists this operation (features that land later light up by themselves). */
 const offers = (path, method) => Boolean(state.openapi?.paths?.[path]?.[method]);
@@ -293,7 +386,7 @@ async function showHistory(memoryId, button) {
   button.replaceWith(
     el(
       'ol',
-      { class: 'history' },
+      { class: 'history', 'aria-label': `history of memory ${memoryId}` },
       ...items.map((h) => el('li', {}, `r${h.revision} ${h.reason} (${h.origin}, v${h.version}): ${h.summary}`)),
     ),
   );
@@ -376,39 +469,63 @@ function renderContext(ctx) {
 }
 
 // ---- game master actions (only those the service's OpenAPI document lists) ----------------------
+/** prompt(), with empty answers as undefined and Cancel as null (the action is then not sent). */
+function ask(question, fallback = '') {
+  const answer = prompt(question, fallback);
+  return answer === null ? null : answer.trim() || undefined;
+}
+const CANCEL = Symbol('cancel');
+const num = (v) => (v === undefined || v === null ? v : Number(v));
+
 const ACTIONS = [
   {
-    label: 'Fork campaign',
+    label: 'Fork…',
     path: '/v1/campaigns/{cid}/fork',
     method: 'post',
-    ask: () => ({ name: prompt('Name of the fork?') ?? undefined }),
+    ask: () => {
+      const name = ask('Name of the fork (empty: the service picks one)?');
+      if (name === null) return CANCEL;
+      const atVersion = ask('Fork at game version (empty: now)?');
+      return atVersion === null ? CANCEL : { name, atVersion: num(atVersion) };
+    },
   },
   {
     label: 'Rewind…',
     path: '/v1/campaigns/{cid}/rewind',
     method: 'post',
-    ask: () => ({ toVersion: Number(prompt('Rewind to game version?')) }),
+    ask: () => {
+      const toVersion = ask('Rewind to game version?');
+      if (!toVersion) return CANCEL;
+      const keepAs = ask('Keep the story as it is now as a fork with id (empty: do not keep it)?');
+      return keepAs === null ? CANCEL : { toVersion: Number(toVersion), keepAs };
+    },
   },
   {
     label: 'Retract messages…',
     path: '/v1/campaigns/{cid}/messages/retract',
     method: 'post',
-    ask: () => ({ indexes: (prompt('Message indexes to retract (comma separated)?') ?? '').split(',').map(Number) }),
+    ask: () => {
+      const indexes = ask('Message indexes to retract (comma separated; #n in the timeline)?');
+      if (!indexes) return CANCEL;
+      const reason = ask('Reason (optional)?');
+      return reason === null ? CANCEL : { indexes: indexes.split(',').map(Number), reason };
+    },
   },
+];
+
+/** Per memory, in the memories panel. */
+const MEMORY_ACTIONS = [
   {
-    label: 'Correct a memory…',
+    label: 'Correct…',
     path: '/v1/campaigns/{cid}/memories/{memoryId}',
     method: 'put',
-    memory: true,
-    ask: () => ({ summary: prompt('New wording?') ?? '' }),
+    ask: (m) => {
+      const summary = ask(`New wording of memory ${m.id}?`, m.summary);
+      return summary ? { summary } : CANCEL;
+    },
   },
-  {
-    label: 'Delete a memory…',
-    path: '/v1/campaigns/{cid}/memories/{memoryId}',
-    method: 'delete',
-    memory: true,
-    ask: () => undefined,
-  },
+  { label: 'Delete…', path: '/v1/campaigns/{cid}/memories/{memoryId}', method: 'delete', ask: () => undefined },
+  { label: 'History', path: '/v1/campaigns/{cid}/memories/{memoryId}/history', method: 'get', history: true },
 ];
 
 function renderAsOf() {
@@ -427,31 +544,43 @@ function renderActions() {
     : 'This service does not offer fork, rewind, retract, correct or delete yet (they are not in /docs/openapi.json); they appear here once it does.';
 }
 
-async function runAction(action) {
-  let path = action.path.replace('{cid}', encodeURIComponent(state.campaign));
-  if (action.memory) {
-    const id = prompt('Memory id?');
-    if (!id) return;
-    path = path.replace('{memoryId}', encodeURIComponent(id));
-  }
-  const body = action.ask();
-  if (
-    !confirm(
-      `${action.label.replace('…', '')}: send ${action.method.toUpperCase()} ${path}${body ? ` ${JSON.stringify(body)}` : ''}?`,
-    )
-  )
-    return;
+async function runAction(action, memory) {
+  const path = action.path
+    .replace('{cid}', encodeURIComponent(state.campaign))
+    .replace('{memoryId}', encodeURIComponent(memory?.id ?? ''));
+  const body = action.ask(memory);
+  if (body === CANCEL) return;
+  const label = `${action.label.replace('…', '')}${memory ? ` memory ${memory.id}` : ''}`;
+  if (!confirm(`${label}: send ${action.method.toUpperCase()} ${path}${body ? ` ${JSON.stringify(body)}` : ''}?`))
+    return status(`${label}: cancelled, nothing sent`);
+  let answer;
   try {
-    await api(path, {
+    answer = await api(path, {
       method: action.method.toUpperCase(),
       headers: body ? { 'content-type': 'application/json' } : {},
       body: body ? JSON.stringify(body) : undefined,
     });
-    status(`${action.label.replace('…', '')} done`);
-    await openCampaign(state.campaign);
   } catch (err) {
-    status(`${action.label.replace('…', '')} failed: ${err.message}`);
+    return status(`${label} failed: ${err.message}`);
   }
+  if (action.path.endsWith('/fork')) {
+    // The fork is a campaign of its own: it shows in the fork tree, under its parent.
+    await loadCampaigns();
+    return status(`Forked as ${answer.id} at v${answer.parent?.version}`);
+  }
+  if (action.path.endsWith('/rewind')) {
+    // The live stream says `rewound` and re-reads the timeline; re-read here too if that notice does not come.
+    clearTimeout(state.rewindFallback);
+    state.rewindFallback = setTimeout(() => openCampaign(state.campaign), 5000);
+    if (answer.keptAs) await loadCampaigns();
+    return status(`Rewound to v${answer.version} (timeline ${answer.timeline})`);
+  }
+  await openCampaign(state.campaign);
+  status(
+    action.path.endsWith('/retract')
+      ? `${label} done: the messages and the memories built from them are withheld; the worker revises them`
+      : `${label} done`,
+  );
 }
 
 // ---- start --------------------------------------------------------------------------------------
