@@ -139,11 +139,8 @@ async function retractionCost(http: HttpClient, options: BenchOptions) {
       name: `Keeper ${i}`,
       locationId: places[i % places.length],
     });
-  await http.put(`/v1/campaigns/${cid}/quests/long`, {
-    name: 'The long road',
-    objectives: Array.from({ length: 200 }, (_, k) => ({ id: `o${k}`, name: `Step ${k}` })),
-  });
   let said = 0;
+  let world = 0;
   for (let scene = 0; said < total; scene++) {
     await http.post(`/v1/campaigns/${cid}/commands/change-location`, { toLocationId: places[scene % places.length] });
     const n = Math.min(30, total - said);
@@ -154,11 +151,18 @@ async function retractionCost(http: HttpClient, options: BenchOptions) {
     }));
     await http.post(`/v1/campaigns/${cid}/messages`, { messages });
     said += n;
-    if (scene % 3 === 2)
-      await http.post(`/v1/campaigns/${cid}/commands/complete-objective`, {
-        questId: 'long',
-        objectiveId: `o${scene}`,
-      });
+    if (scene % 3 === 2) {
+      // A quest holds at most 100 objectives: a new one every 100 world events.
+      const quest = `road-${Math.floor(world / 100)}`;
+      if (world % 100 === 0)
+        await http.put(`/v1/campaigns/${cid}/quests/${quest}`, {
+          name: `Road ${Math.floor(world / 100)}`,
+          objectives: Array.from({ length: 100 }, (_, k) => ({ id: `o${k}`, name: `Step ${k}` })),
+        });
+      const objective = { questId: quest, objectiveId: `o${world % 100}` };
+      await http.post(`/v1/campaigns/${cid}/commands/complete-objective`, objective);
+      world++;
+    }
     await http.post(`/v1/campaigns/${cid}/commands/end-round`, {});
   }
   await http.settled(cid, 600_000);
