@@ -169,7 +169,7 @@ async function retractionCost(http: HttpClient, options: BenchOptions) {
 
   const messages: Message[] = [];
   for (let after = -1; ;) {
-    const page = await http.get(`/v1/campaigns/${cid}/messages?limit=500&after=${after}&includeRetracted=true`);
+    const page = await http.get(`/v1/campaigns/${cid}/messages?limit=500&after=${after}`);
     messages.push(...page.items);
     if (page.items.length < 500) break;
     after = page.items[page.items.length - 1].index;
