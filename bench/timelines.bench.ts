@@ -188,10 +188,15 @@ async function retractionCost(http: HttpClient, options: BenchOptions) {
 
   let seed = 11;
   let head = 0;
+  const used = new Set<number>();
   const rows: Record<string, number>[] = [];
   for (let i = 0; i < retractions; i++) {
-    seed = (seed * 48_271) % 2_147_483_647;
-    const index = seed % messages.length;
+    let index: number;
+    do {
+      seed = (seed * 48_271) % 2_147_483_647;
+      index = seed % messages.length;
+    } while (used.has(index)); // retracting twice is a 409
+    used.add(index);
     const before = await revisionUsage();
     const headBefore = (head = await memoryHead(http, cid, head));
     await http.post(`/v1/campaigns/${cid}/messages/retract`, { indexes: [index], reason: 'bench' });
