@@ -22,6 +22,10 @@ describe('annotateRelativeDates', () => {
     ['two months ago I moved', 'two months ago [March 2023] I moved'],
     ['last year I adopted a dog', 'last year [2022] I adopted a dog'],
     ['ten years ago I started', 'ten years ago [2013] I started'],
+    ["I've had them for 3 years now", "I've had them for 3 years now [since 2020]"],
+    ["I've known these friends for 4 years, since", "I've known these friends for 4 years [since 2019], since"],
+    ['we have been together for about two months', 'we have been together for about two months [since March 2023]'],
+    ['Seven years now, and I paint', 'Seven years now [since 2016], and I paint'],
   ])('%s', (text, annotated) => {
     expect(annotateRelativeDates(text, MONDAY)).toBe(annotated);
   });
@@ -45,6 +49,9 @@ describe('annotateRelativeDates', () => {
       'several years ago',
       'the yesterdays of old',
       'at last, weekends',
+      'He was part of our family for 10 years',
+      'We were teammates for four years in high school',
+      "I'll be away for two years",
     ])
       expect(annotateRelativeDates(text, MONDAY)).toBe(text);
   });

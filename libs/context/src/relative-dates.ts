@@ -31,6 +31,10 @@ const RELATIVE = new RegExp(
     `(?<tomorrow>tomorrow)`,
     `(?<ago>${COUNT}\\s+(day|week|month|year)s?\\s+ago)`,
     `(?<!\\bthe\\s)(?<shift>(last|next|this\\s+past)\\s+(week|weekend|month|year|${WEEKDAYS.join('|')}))`,
+    // A duration up to now: "I've had them for 3 years", "seven years now" (after a present perfect, or with "now").
+    `(?<=\\b(?:'ve|have|has)\\s+(?:\\w+\\s+){0,8}?)` +
+      `(?<since>for\\s+(?:about\\s+)?${COUNT}\\s+(month|year)s?(?:\\s+now)?)`,
+    `(?<sincenow>(?:for\\s+(?:about\\s+)?)?${COUNT}\\s+(month|year)s?\\s+now)`,
   ]
     .map((p) => `\\b${p}\\b`)
     .join('|'),
@@ -40,7 +44,8 @@ const RELATIVE = new RegExp(
 /**
  * A message's relative time expressions followed by the absolute story date they name, computed from the message's
  * `at` (its story time, UTC): `yesterday [7 May 2023]`, `two days ago [10 July 2023]`, `last Friday [14 July 2023]`,
- * `last week [week of 29 May 2023]`, `next month [June 2023]`, `last year [2022]`. A game master reading an old line
+ * `last week [week of 29 May 2023]`, `next month [June 2023]`, `last year [2022]`, and a duration up to now
+ * (`I've had them for 3 years [since 2020]`, `seven years now [since 2016]`). A game master reading an old line
  * out of its day needs the date, not "yesterday". Text already annotated, or an `at` that is no date, comes back as
  * it is.
  */
@@ -63,6 +68,11 @@ function resolve(expr: string, day: number): string | null {
   if (expr.endsWith('day before yesterday')) return dayOf(day - 2 * DAY);
   if (expr === 'yesterday' || expr === 'last night') return dayOf(day - DAY);
   if (expr === 'tomorrow') return dayOf(day + DAY);
+  const since = /^(?:for )?(?:about )?(\S+) (month|year)s?(?: now)?$/u.exec(expr);
+  if (since && (expr.startsWith('for ') || expr.endsWith(' now'))) {
+    const start = unitAt(since[2], -(NUMBERS[since[1]] ?? Number(since[1])), day);
+    return start && `since ${start}`;
+  }
   const ago = /^(\S+) (day|week|month|year)s? ago$/u.exec(expr);
   if (ago) {
     const n = NUMBERS[ago[1]] ?? Number(ago[1]);
