@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { loadConfig } from '@app/common';
-import { TiktokenCounter } from '@app/context';
+import { annotateRelativeDates, TiktokenCounter } from '@app/context';
 import {
   DefineTermInput,
   LocalSummarizer,
@@ -239,6 +239,8 @@ async function replay(
       const sessions = sessionsOf(sample);
       const lines: Line[] = [];
       const transcript: string[] = [];
+      // The transcript with its relative dates annotated as the context annotates them: how much of the gain is that.
+      const dated: string[] = [];
       for (const [i, session] of sessions.entries()) {
         const batch = session.turns.map((t) => ({
           role: t.speaker === sample.conversation.speaker_a ? roles[0] : roles[1],
@@ -249,10 +251,12 @@ async function replay(
         for (let k = 0; k < batch.length; k += 500)
           await call('POST', `/${cid}/messages`, { messages: batch.slice(k, k + 500) });
         transcript.push(`## Session ${session.n} — ${session.dateText}`);
+        dated.push(`## Session ${session.n} — ${session.dateText}`);
         for (const t of session.turns) {
           const text = `[${session.dateText}] ${t.speaker}: ${turnText(t)}`;
           lines.push({ text, tokens: counter.count(`${text}\n`), words: contentWords(turnText(t)) });
           transcript.push(`${t.speaker}: ${turnText(t)}`);
+          dated.push(`${t.speaker}: ${annotateRelativeDates(turnText(t), session.at)}`);
         }
         messages += batch.length;
         if (i < sessions.length - 1) await call('POST', `/${cid}/commands/end-round`, {});
@@ -264,6 +268,9 @@ async function replay(
       const full = transcript.join('\n');
       const fullWords = wordSet(full);
       const fullTokens = counter.count(full);
+      const datedText = dated.join('\n');
+      const datedWords = wordSet(datedText);
+      const datedTokens = counter.count(datedText);
       const last20 = lines
         .slice(-20)
         .map((l) => l.text)
@@ -303,6 +310,7 @@ async function replay(
           // An answer made only of the smaller list's stop words has no score under it.
           if (baseline === null) continue;
           add(`full transcript${metric.key}`, qa.category, baseline, fullTokens);
+          add(`full transcript, dates annotated${metric.key}`, qa.category, score(datedWords)!, datedTokens);
           add(`last 20 messages${metric.key}`, qa.category, score(last20Words)!, last20Tokens);
           for (const [budget, packedText, packedTokens, served] of servedAt) {
             add(`BM25 @${budget}${metric.key}`, qa.category, score(wordSet(packedText))!, packedTokens);
@@ -389,6 +397,7 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
     for (const metric of METRICS) {
       const strategies = [
         'full transcript',
+        'full transcript, dates annotated',
         'last 20 messages',
         ...budgets.flatMap((b) => [`BM25 @${b}`, `layered dm @${b}`]),
       ].map((x) => `${x}${metric.key}`);
@@ -402,12 +411,15 @@ export async function runLayeredBench(opts: LayeredBenchOptions): Promise<Figure
       });
       const fullAll = pct(tallies.get(`full transcript${metric.key}|all`));
       const at2000 = pct(tallies.get(`layered dm @2000${metric.key}|all`));
+      const datedAll = pct(tallies.get(`full transcript, dates annotated${metric.key}|all`));
       ratios.push({
         replay: replayMode,
         metric: metric.key ? 'small stop list' : 'bench stop list',
         'full %': fullAll,
         'layered dm @2000 %': at2000,
         'layered / full %': Math.round((1000 * at2000) / fullAll) / 10,
+        'full, dates annotated %': datedAll,
+        'layered / dated full %': Math.round((1000 * at2000) / datedAll) / 10,
       });
     }
     // Per category: what the Scene, Recent Messages' round headers and secret marks cost in the dm context @2000.

@@ -208,6 +208,28 @@ describe('Recent Messages with a small window and hot rounds', () => {
     expect(recentOf((await s.context('?include=recent')).body).entries.map((e) => e.ref)).toEqual(['0']);
   });
 
+  it('a relative date in a served message is followed by the story date it names, in Recent and in Recall', async () => {
+    const s = scenario(t, 'dates');
+    await s.create();
+    // Monday 8 May 2023 in the story.
+    const at = '2023-05-08T13:56:00.000Z';
+    await s.say({ role: 'player', speaker: 'Aria', content: 'I lost the brass compass yesterday.', at }); // 0
+    const recent = recentOf((await s.context('?include=recent')).body);
+    expect(recent.entries[0].text).toBe('[0] Aria: I lost the brass compass yesterday [7 May 2023].');
+    // Two more rounds push round 1 out of the hot rounds: the line comes back through Recall, dated the same way.
+    for (const round of [2, 3]) {
+      await s.command('end-round');
+      await s.say({ role: 'player', speaker: 'Aria', content: `Round ${round}: we sail on.`, at });
+    }
+    await s.settled();
+    const text = (await s.context('?agent=dm&format=text&query=where is the brass compass?')).text;
+    expect(text).toContain('Aria: I lost the brass compass yesterday [7 May 2023].');
+    expect(text).not.toContain('[0] Aria');
+    // The stored message is unchanged.
+    const stored = await t.http('GET', '/v1/campaigns/dates/messages');
+    expect(JSON.stringify(stored.body)).toContain('"I lost the brass compass yesterday."');
+  });
+
   it('a campaign with no messages has an empty section', async () => {
     const s = scenario(t, 'empty');
     await s.create();

@@ -19,3 +19,4 @@ export * from './sections/recall.section';
 export * from './sections/scene.section';
 export * from './sections';
 export * from './context.module';
+export * from './relative-dates';

@@ -4,6 +4,7 @@ import { QueryNode, queryWords, recallQuery, SearchHit, SearchIndex } from '@app
 import { BuiltSection, ContextSection, SectionEntry, SectionInput } from '../context.types';
 import { oneLine, toDay } from '../format';
 import { secretMark } from '../recent-window';
+import { annotateRelativeDates } from '../relative-dates';
 
 export interface RecallOptions {
   /** RECALL_LIMIT: the section's own entries (DESIGN §8). */
@@ -302,6 +303,8 @@ export class RecallSection implements ContextSection {
 function messageEntry(m: StoredMessage, state?: CampaignState): SectionEntry {
   const text = oneLine(m.content);
   const cut = text.length > MAX_RECALLED_CHARS ? `${text.slice(0, MAX_RECALLED_CHARS - 1)}…` : text;
+  // Read out of its day, "yesterday" needs the date it meant (from the message's story time).
+  const dated = annotateRelativeDates(cut, m.at);
   // §8: the dm (given the state) reads which recalled lines are secret.
   const mark = state ? secretMark(state, m) : '';
   return {
@@ -309,7 +312,7 @@ function messageEntry(m: StoredMessage, state?: CampaignState): SectionEntry {
     createdAt: m.at,
     group: `round ${m.round} · ${toDay(m.at)}`,
     seq: m.index,
-    text: `${mark ? `${mark} ` : ''}${m.speaker ?? m.role}: ${cut}`,
+    text: `${mark ? `${mark} ` : ''}${m.speaker ?? m.role}: ${dated}`,
     body: text,
   };
 }

@@ -2,6 +2,7 @@ import { CampaignReader, PUBLIC_WITNESS } from '@app/campaign';
 import { BuiltSection, ContextSection, DroppedEntry, SectionEntry, SectionInput } from '../context.types';
 import { compactSnapshots, DEFAULT_SNAPSHOT_TOOLS, recentLine, roundAndPlace, secretMark } from '../recent-window';
 import { oneLine } from '../format';
+import { annotateRelativeDates } from '../relative-dates';
 import { TokenCounter } from '../token-counter.port';
 
 /** Which tools' results are snapshots, per campaign (§5's configured snapshot-tools can extend the defaults). */
@@ -66,7 +67,13 @@ export class RecentSection implements ContextSection {
         ref: String(m.index),
         createdAt: m.at,
         group: roundAndPlace(snapshot.state, m),
-        text: recentLine(m, window.toolNames, marks ? secretMark(snapshot.state, m) : '', body),
+        // The line carries no date: "yesterday" is followed by the story date it meant.
+        text: recentLine(
+          m,
+          window.toolNames,
+          marks ? secretMark(snapshot.state, m) : '',
+          annotateRelativeDates(body, m.at),
+        ),
         body,
       };
     };
