@@ -51,8 +51,7 @@ export class SearchService {
     for (let round = 1, ask = rest.limit * 2; ; round++, ask *= 2) {
       const hits = await this.index.search(campaignId, query, { ...rest, limit: ask, at: horizon });
       const kept = await servedWordings(this.memories, campaignId, hits, horizon);
-      if (kept.length >= rest.limit || hits.length < ask || round === WORDING_ROUNDS)
-        return kept.slice(0, rest.limit);
+      if (kept.length >= rest.limit || hits.length < ask || round === WORDING_ROUNDS) return kept.slice(0, rest.limit);
     }
   }
 }

@@ -114,7 +114,9 @@ export class PostgresSearchIndex implements SearchIndex {
         where.push(`s.${filters.in === 'memories' ? 'seq' : 'idx'} <= $${params.length}`);
         // §10: and a memory's DM corrections through the version (their rows sit at CORRECTION_ROWS + version).
         if (filters.in === 'memories' && filters.at.memoryVersion < CORRECTION_ROWS) {
-          params.push(memoryBound({ memoryVersion: CORRECTION_ROWS + (filters.at.version ?? Number.MAX_SAFE_INTEGER) }));
+          params.push(
+            memoryBound({ memoryVersion: CORRECTION_ROWS + (filters.at.version ?? Number.MAX_SAFE_INTEGER) }),
+          );
           where[where.length - 1] =
             `(${where[where.length - 1]} OR s.seq BETWEEN ${CORRECTION_ROWS} AND $${params.length})`;
         }
