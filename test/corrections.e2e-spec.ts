@@ -46,11 +46,21 @@ describe('correcting and deleting memories', () => {
     });
     const listed = (await allMemories(t, cid)).find((m) => m.id === location.id);
     expect(listed).toMatchObject({ summary: CORRECTED, origin: 'dm', revision: 2 });
+    // The dm context's memory sections are the current location's (DESIGN §2): the party goes back to the tavern.
+    await t.http('POST', `/v1/campaigns/${cid}/commands/change-location`, { toLocationId: 'tavern' });
+    await caughtUp(t, cid);
     const dm = await t.http('GET', `/v1/campaigns/${cid}/context?agent=dm&format=text`);
     expect(dm.text).toContain(CORRECTED);
     expect(dm.text).not.toContain(location.summary);
-    const hits = await t.http('GET', `/v1/campaigns/${cid}/search?q=${encodeURIComponent('lamp oil')}&in=memories`);
-    expect(hits.body.items.map((h: any) => h.memoryId ?? h.id)).toContain(location.id);
+    // DESIGN §7: a hit's `ref` is the memory id.
+    const refs = async (q: string) =>
+      (await t.http('GET', `/v1/campaigns/${cid}/search?${q}&in=memories`)).body.items.map(
+        (h: { ref: string }) => h.ref,
+      );
+    expect(await refs(`q=${encodeURIComponent('lamp oil')}`)).toContain(location.id);
+    // The old wording's search row is not served any more, but as of before the correction it is.
+    expect(await refs('q=blades')).not.toContain(location.id);
+    expect(await refs(`q=blades&asOf=${before}`)).toContain(location.id);
 
     const hist = (await t.http('GET', path(location.id, '/history'))).body.items;
     expect(hist.map((h: any) => [h.revision, h.summary, h.origin, h.reason])).toEqual([
@@ -88,7 +98,9 @@ describe('correcting and deleting memories', () => {
     expect(served).not.toContain(npcMemory.id);
     expect(served).not.toContain(npcMemory.summary);
     const hist = (await t.http('GET', path(npcMemory.id, '/history'))).body.items;
-    expect(hist.map((h: any) => h.reason)).toEqual(['recorded', 'deleted']);
+    // The retraction above took message 2, one of its inputs: the worker revised it (§10) before the deletion.
+    expect(hist.map((h: any) => h.reason)).toEqual(['recorded', 'revised', 'deleted']);
+    expect(served).not.toContain(hist[1].summary);
     // Before the deletion it was there.
     const then = await readEverything(t, cid, { asOf: before });
     expect(then.memories.all.map((m: any) => m.id)).toContain(npcMemory.id);

@@ -123,6 +123,28 @@ export class MemoryReader {
   }
 
   /**
+   * The search row of each memory's wording served at `at` (DESIGN §10: the index keeps a row per wording — recorded,
+   * revised, corrected), for the memories of `ids` served then; a memory not served then (deleted, withheld, not yet
+   * recorded) is absent. A search keeps a memory hit only when its row is this one. Primary-key and ix_memory_history_at
+   * lookups of the hits only.
+   */
+  async wordingsAt(campaignId: string, ids: string[], at?: MemoryHorizon): Promise<Map<string, number>> {
+    const served = (await this.byIds(campaignId, [...new Set(ids)], undefined, at)).map((v) => v.id);
+    if (served.length === 0) return new Map();
+    return this.db.read(async (m) => {
+      const qb = m
+        .getRepository(MemoryHistoryRecord)
+        .createQueryBuilder('h')
+        .where('h.campaignId = :campaignId AND h.memoryId IN (:...ids)', { campaignId, ids: served })
+        .andWhere("h.reason IN ('recorded', 'revised', 'corrected')");
+      if (at) qb.andWhere('h.validFrom <= :v', { v: at.version });
+      const rows = await qb.orderBy('h.validFrom', 'ASC').addOrderBy('h.seq', 'ASC').getMany();
+      // The last per memory wins: its wording at the horizon.
+      return new Map(rows.map((h) => [h.memoryId, Number(h.searchSeq)]));
+    });
+  }
+
+  /**
    * Every memory row, by campaign and memory version, `limit` after an exclusive key, inside `m` (the search
    * index's rebuild, which runs in its own transaction).
    */

@@ -56,8 +56,15 @@ export interface SearchFilters {
    * As-of bound (DESIGN §10): messages and reasoning below `messageCount`, memories recorded through `memoryVersion`.
    * Absent = no bound (callers that read the live index on purpose).
    */
-  at?: { messageCount: number; memoryVersion: number };
+  at?: { messageCount: number; memoryVersion: number; version?: number };
 }
+
+/**
+ * §10: a memory's search row is its wording's: the memory version of a recorded or revised one, CORRECTION_ROWS + the
+ * game version of a DM correction. As of a horizon, rows through its memory version and corrections through its
+ * version (absent: all corrections).
+ */
+export const CORRECTION_ROWS = 2 ** 30;
 
 export interface SearchHit {
   kind: SearchHitKind;
@@ -71,6 +78,8 @@ export interface SearchHit {
   round: number | null;
   /** Broadcasts only. */
   from?: string;
+  /** Memories only: the wording's search row (a memory has one per wording, §10). */
+  seq?: number;
 }
 
 /**

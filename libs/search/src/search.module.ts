@@ -2,7 +2,7 @@ import { CampaignProjector, CampaignReader, TimelineService } from '@app/campaig
 import { Clock, CLOCK } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore } from '@app/event-store';
-import { MemoryProjector } from '@app/memory';
+import { MemoryProjector, MemoryReader } from '@app/memory';
 import { Global, Module, Provider } from '@nestjs/common';
 import { BroadcastService } from './broadcasts/broadcast.service';
 import { createSearchIndex } from './search-index.factory';
@@ -52,8 +52,9 @@ const broadcasts: Provider = {
     timeline,
     {
       provide: SearchService,
-      useFactory: (reader: CampaignReader, index: SearchIndex) => new SearchService(reader, index),
-      inject: [CampaignReader, SEARCH_INDEX],
+      useFactory: (reader: CampaignReader, index: SearchIndex, memories: MemoryReader) =>
+        new SearchService(reader, index, memories),
+      inject: [CampaignReader, SEARCH_INDEX, MemoryReader],
     },
     broadcasts,
   ],

@@ -1,6 +1,6 @@
 import { CampaignReader, CampaignState, Horizon, StoredMessage } from '@app/campaign';
 import { GlossaryEntry, LayersReader, MemoryReader } from '@app/memory';
-import { QueryNode, queryWords, recallQuery, SearchHit, SearchIndex } from '@app/search';
+import { QueryNode, queryWords, recallQuery, SearchHit, SearchIndex, servedWordings } from '@app/search';
 import { BuiltSection, ContextSection, SectionEntry, SectionInput } from '../context.types';
 import { oneLine, toDay } from '../format';
 import { secretMark } from '../recent-window';
@@ -87,7 +87,10 @@ export class RecallSection implements ContextSection {
     const dm = audience?.dm ?? false;
     const [messageHits, memoryHits] = await Promise.all([
       this.index.search(cid, query, { in: 'messages', limit: ask, at }),
-      this.index.search(cid, query, { in: 'memories', limit: ask, at }),
+      // §10: only the rows of the wordings served at the horizon (not an old wording, nor a deleted memory's).
+      this.index
+        .search(cid, query, { in: 'memories', limit: ask, at })
+        .then((hits) => servedWordings(this.memories, cid, hits, at)),
     ]);
     // §8: only lines read without a witness filter (the dm's) carry secret marks.
     const marked = witness === null ? snapshot.state : undefined;

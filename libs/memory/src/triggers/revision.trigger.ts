@@ -41,8 +41,10 @@ export const revision: Trigger<RevisionEvent> = {
     const withheld = await run.reads.withheld();
     const out: MemoryEvent[] = [];
     for (const memory of withheld.memories) out.push(await reviseMemory(memory, run));
+    const shared = sharedPublic(withheld.summaries, run);
     for (const summary of withheld.summaries) {
-      const revised = await reviseSummary(summary, run);
+      if (summary === shared?.public) continue;
+      const revised = await reviseSummary(summary, run, summary === shared?.dm);
       if (revised) out.push(revised);
     }
     const overrides = run.state.glossary ?? {};
@@ -126,11 +128,29 @@ function skippedRevision(
 }
 
 /**
+ * The dm's and the public "Previously" withheld together when they were one summary (`alsoPublic`, §8): the same base,
+ * the same public inputs, the same cursor. Rewritten once, as the dm's that is the public one too — as they were
+ * written — not once per key.
+ */
+function sharedPublic(summaries: WithheldSummary[], run: TriggerRun) {
+  if (run.state.settings.perRoleMemory) return null;
+  const dm = summaries.find((s) => s.viewer === null && !s.publicView);
+  const pub = summaries.find((s) => s.publicView);
+  if (!dm || !pub) return null;
+  const same =
+    dm.base === pub.base &&
+    dm.throughMessageIndex === pub.throughMessageIndex &&
+    dm.inputIndexes.length === pub.inputIndexes.length &&
+    dm.inputIndexes.every((i, n) => i === pub.inputIndexes[n]);
+  return same ? { dm, public: pub } : null;
+}
+
+/**
  * One withheld "Previously" key: the newest summary no retraction withheld plus the surviving messages the withheld
  * ones covered; none survives → the base's text again, no call (the key is live again). No base and nothing
  * surviving: nothing to say, the key stays without a summary until the next rewrite.
  */
-async function reviseSummary(s: WithheldSummary, run: TriggerRun): Promise<MemoryEvent | null> {
+async function reviseSummary(s: WithheldSummary, run: TriggerRun, alsoPublic = false): Promise<MemoryEvent | null> {
   const surviving = await run.reads.messagesByIndex(s.inputIndexes);
   if (surviving.length === 0 && s.base === null) return null;
   const subject = s.publicView ? PUBLIC_SUMMARY_SUBJECT : summarySubject(s.viewer);
@@ -138,6 +158,7 @@ async function reviseSummary(s: WithheldSummary, run: TriggerRun): Promise<Memor
   const common = {
     viewer: s.viewer,
     ...(s.publicView ? { publicView: true } : {}),
+    ...(alsoPublic ? { alsoPublic: true } : {}),
     throughMessageIndex: s.throughMessageIndex,
     triggerVersion: run.event.version,
     createdAt: run.event.recordedAt,

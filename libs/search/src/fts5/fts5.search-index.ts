@@ -4,6 +4,7 @@ import { compileFts5, QueryNode } from '../query/query-language';
 import {
   BroadcastDoc,
   candidateLimit,
+  CORRECTION_ROWS,
   HIT_CLOSE,
   HIT_OPEN,
   MemoryDoc,
@@ -123,9 +124,7 @@ export class Fts5SearchIndex implements SearchIndex {
     const num = Number(found[0].num);
     const where = [CAMPAIGN_RANGE];
     // The as-of bound is the top of the rowid range (local id = message index or memory version): no extra filter.
-    const top = filters.at
-      ? Math.min(LOW_32, filters.in === 'memories' ? filters.at.memoryVersion : filters.at.messageCount - 1)
-      : LOW_32;
+    const top = filters.at && filters.in !== 'memories' ? Math.min(LOW_32, filters.at.messageCount - 1) : LOW_32;
     const params: unknown[] = [num, num, top];
     if (filters.in !== 'memories' && filters.role !== undefined) {
       where.push('role = ?');
@@ -136,10 +135,16 @@ export class Fts5SearchIndex implements SearchIndex {
       params.push(filters.locationId);
     }
     if (filters.in === 'memories') {
+      // Two ranges of local ids: recorded and revised wordings through the memory version, corrections through the
+      // version (CORRECTION_ROWS).
+      if (filters.at && filters.at.memoryVersion < CORRECTION_ROWS) {
+        where.push(`((rowid & ${LOW_32}) <= ? OR (rowid & ${LOW_32}) BETWEEN ${CORRECTION_ROWS} AND ?)`);
+        params.push(filters.at.memoryVersion, CORRECTION_ROWS + (filters.at.version ?? LOW_32 - CORRECTION_ROWS));
+      }
       const rows = await this.ranked(
         m,
         'search_memories',
-        'memory_id AS ref, at, round',
+        `memory_id AS ref, best.id & ${LOW_32} AS seq, at, round`,
         where,
         params,
         match,
@@ -152,6 +157,7 @@ export class Fts5SearchIndex implements SearchIndex {
         score: -Number(r.bm),
         at: String(r.at),
         round: r.round === null ? null : Number(r.round),
+        seq: Number(r.seq),
       }));
     }
     const table = filters.in === 'reasoning' ? 'search_reasoning' : 'search_messages';

@@ -3,6 +3,7 @@ import { Database } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { compileTsquery, QueryNode } from '../query/query-language';
 import {
+  CORRECTION_ROWS,
   BroadcastDoc,
   candidateLimit,
   HIT_CLOSE,
@@ -111,10 +112,18 @@ export class PostgresSearchIndex implements SearchIndex {
         // `seq` is an integer column: a current read's unbounded memory version is clamped to int4.
         params.push(filters.in === 'memories' ? memoryBound(filters.at) : filters.at.messageCount - 1);
         where.push(`s.${filters.in === 'memories' ? 'seq' : 'idx'} <= $${params.length}`);
+        // §10: and a memory's DM corrections through the version (their rows sit at CORRECTION_ROWS + version).
+        if (filters.in === 'memories' && filters.at.memoryVersion < CORRECTION_ROWS) {
+          params.push(
+            memoryBound({ memoryVersion: CORRECTION_ROWS + (filters.at.version ?? Number.MAX_SAFE_INTEGER) }),
+          );
+          where[where.length - 1] =
+            `(${where[where.length - 1]} OR s.seq BETWEEN ${CORRECTION_ROWS} AND $${params.length})`;
+        }
       }
       if (filters.in === 'memories') {
         const rows = (await m.query(
-          this.ranked('search_memories', 'memory_id', 'summary', ['round'], where, 'seq'),
+          this.ranked('search_memories', 'memory_id', 'summary', ['round', 'seq'], where, 'seq'),
           params,
         )) as Row[];
         return rows.map((r) => ({
@@ -124,6 +133,7 @@ export class PostgresSearchIndex implements SearchIndex {
           score: Number(r.score),
           at: String(r.at),
           round: r.round === null ? null : Number(r.round),
+          seq: Number(r.seq),
         }));
       }
       const [table, text, kind] =
