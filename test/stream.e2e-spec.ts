@@ -147,6 +147,17 @@ describe('GET /v1/campaigns/:cid/stream', () => {
     expect(((await missing.json()) as { code: string }).code).toBe('CAMPAIGN_NOT_FOUND');
   });
 
+  it('answers HEAD with the stream headers and ends it (a HEAD held open never answered)', async () => {
+    await scenario(t, 'head').create('Head');
+    const res = await fetch(`${t.url}/v1/campaigns/head/stream?after=1:game:1`, {
+      method: 'HEAD',
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(await res.text()).toBe('');
+  });
+
   it('pages the merged timeline backwards in the same order as the stream', async () => {
     const { game, memory } = await play(t, 'pages');
     const all = openStream(t.url, 'pages');

@@ -87,6 +87,9 @@ export class StreamController {
       'x-accel-buffering': 'no',
       'x-request-id': String(reply.request.id),
     });
+    // HEAD (routed here by Fastify as the GET's twin) has no body to stream: headers, then done. Held open, it
+    // never answered — what stalled `npm run fuzz` now and then.
+    if (reply.request.method === 'HEAD') return void reply.raw.end();
     reply.raw.write(`retry: 2000\n: lorekeeper stream of ${cid}\n\n`);
     this.hub.open(cid, cursor, resumeAfter ?? eventId(cursor.timeline, 'game', 0), reply.raw);
   }
