@@ -31,7 +31,12 @@ function clientErrorHandler(err: Error & { code?: string }, socket: Socket): voi
         `${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
-  socket.destroy(err);
+  // A lingering close (as nginx does): the client may still be sending its body, and a reset now would reach it
+  // before it read the answer (the fuzzer saw `write ECONNRESET` instead of the 431). FIN first, then the socket
+  // goes after a short grace however the client behaves.
+  socket.end();
+  socket.resume(); // read and drop what still comes
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
 /** Fastify options that keep every rejection a problem+json 4xx (spread into the FastifyAdapter options). */
