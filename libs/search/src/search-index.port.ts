@@ -53,10 +53,23 @@ export interface SearchFilters {
   locationId?: string;
   limit: number;
   /**
-   * As-of bound (DESIGN §10): messages and reasoning below `messageCount`, memories recorded through `memoryVersion`.
+   * As-of bound (DESIGN §10): messages and reasoning below `messageCount`, memories recorded through `memoryVersion`
+   * and DM corrections' wordings (local id 2^30 + game version) through game `version`.
    * Absent = no bound (callers that read the live index on purpose).
    */
-  at?: { messageCount: number; memoryVersion: number };
+  at?: { messageCount: number; memoryVersion: number; version?: number };
+}
+
+/** Local ids of DM corrections' wordings start here (DESIGN §10, `search_seq = 2^30 + game version`). */
+export const CORRECTION_SEQS = 2 ** 30;
+
+/**
+ * The as-of range of corrections' wordings `[lo, hi]` a memory search adds to `seq <= memoryVersion`, or null when
+ * that bound already holds them (a current read) or the caller gave no game version.
+ */
+export function correctionSeqs(at: { memoryVersion: number; version?: number }): [number, number] | null {
+  if (at.version === undefined || at.memoryVersion >= CORRECTION_SEQS) return null;
+  return [CORRECTION_SEQS, CORRECTION_SEQS + at.version];
 }
 
 export interface SearchHit {

@@ -4,6 +4,7 @@ import { compileFts5, QueryNode } from '../query/query-language';
 import {
   BroadcastDoc,
   candidateLimit,
+  correctionSeqs,
   HIT_CLOSE,
   HIT_OPEN,
   MemoryDoc,
@@ -127,6 +128,12 @@ export class Fts5SearchIndex implements SearchIndex {
       ? Math.min(LOW_32, filters.in === 'memories' ? filters.at.memoryVersion : filters.at.messageCount - 1)
       : LOW_32;
     const params: unknown[] = [num, num, top];
+    // As of V, a memory's DM corrections through V sit above the memory-version range (§10): the second range.
+    const corrections = filters.at && filters.in === 'memories' ? correctionSeqs(filters.at) : null;
+    if (corrections) {
+      where[0] = `(${CAMPAIGN_RANGE} OR rowid BETWEEN (? << 32) + ? AND (? << 32) + ?)`;
+      params.push(num, corrections[0], num, corrections[1]);
+    }
     if (filters.in !== 'memories' && filters.role !== undefined) {
       where.push('role = ?');
       params.push(filters.role);

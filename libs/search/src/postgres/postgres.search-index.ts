@@ -5,6 +5,7 @@ import { compileTsquery, QueryNode } from '../query/query-language';
 import {
   BroadcastDoc,
   candidateLimit,
+  correctionSeqs,
   HIT_CLOSE,
   HIT_OPEN,
   MemoryDoc,
@@ -110,7 +111,13 @@ export class PostgresSearchIndex implements SearchIndex {
         // The as-of bound (DESIGN §10): message index below the count, memory sequence through the memory version.
         // `seq` is an integer column: a current read's unbounded memory version is clamped to int4.
         params.push(filters.in === 'memories' ? memoryBound(filters.at) : filters.at.messageCount - 1);
-        where.push(`s.${filters.in === 'memories' ? 'seq' : 'idx'} <= $${params.length}`);
+        const bound = `s.${filters.in === 'memories' ? 'seq' : 'idx'} <= $${params.length}`;
+        // As of V, a memory's DM corrections through V sit above the memory-version range (§10).
+        const corrections = filters.in === 'memories' ? correctionSeqs(filters.at) : null;
+        if (corrections) params.push(...corrections);
+        where.push(
+          corrections ? `(${bound} OR s.seq BETWEEN $${params.length - 1} AND $${params.length})` : bound,
+        );
       }
       if (filters.in === 'memories') {
         const rows = (await m.query(

@@ -1,4 +1,4 @@
-import { CampaignReader, TimelineService } from '@app/campaign';
+import { TimelineService } from '@app/campaign';
 import { CheckpointStore, MemoryReader } from '@app/memory';
 import { Body, Controller, Delete, HttpCode, Inject, Param, Post, UseInterceptors } from '@nestjs/common';
 import { z } from 'zod';
@@ -27,7 +27,6 @@ const FORK_EXAMPLE = {
 export class TimelinesController {
   constructor(
     @Inject(TimelineService) private readonly timelines: TimelineService,
-    @Inject(CampaignReader) private readonly campaigns: CampaignReader,
     @Inject(MemoryReader) private readonly memories: MemoryReader,
     @Inject(CheckpointStore) private readonly checkpoints: CheckpointStore,
   ) {}
@@ -44,12 +43,14 @@ export class TimelinesController {
     @Body({ schema: forkBody }) dto: z.infer<typeof forkBody>,
     @WriteMeta() meta: RequestWriteMeta,
   ) {
-    const out = await this.timelines.fork(cid, dto, meta.resolve());
-    // The fork as it is now (its worker may already have moved on): the campaign view, with where it came from.
-    const { processedVersion } = await this.checkpoints.get(out.reply.id);
-    const snap = await this.campaigns.get(out.reply.id);
-    const view = campaignView(snap.state, processedVersion, await this.memories.cursors(out.reply.id));
-    return new WriteAnswer({ ...view, parent: out.reply.parent }, out.replayed);
+    // The fork as it was created (read in its transaction, recorded for a retry): the campaign view, with where it
+    // came from.
+    const out = await this.timelines.fork(cid, dto, meta.resolve(), async (m, reply, state) => {
+      const { processedVersion } = await this.checkpoints.get(reply.id, m);
+      const view = campaignView(state, processedVersion, await this.memories.cursors(reply.id, undefined, m));
+      return { ...view, parent: reply.parent };
+    });
+    return new WriteAnswer(out.reply, out.replayed);
   }
 
   @Post(':cid/rewind')
