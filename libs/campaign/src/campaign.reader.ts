@@ -281,8 +281,7 @@ export class CampaignReader {
    * ix_campaigns_parent). A deleted parent's forks keep naming it.
    */
   async children(campaignId: string): Promise<CampaignChild[]> {
-    const text =
-      'SELECT "id", "parent_version" FROM "campaigns" WHERE "parent_id" = ? ORDER BY "parent_version", "id"';
+    const text = 'SELECT "id", "parent_version" FROM "campaigns" WHERE "parent_id" = ? ORDER BY "parent_version", "id"';
     const { rows } = await this.db.read((m) =>
       sql<{ id: string; parent_version: number | string }>(m, text, [campaignId]),
     );

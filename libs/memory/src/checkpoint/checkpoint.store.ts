@@ -57,7 +57,9 @@ export class CheckpointStore {
     const text =
       `SELECT campaign_id, processed_version, memory_version, timeline FROM memory_checkpoints WHERE ` +
       `campaign_id IN (${placeholders(campaignIds.length)})`;
-    const { rows } = tx ? await sql<Row>(tx, text, campaignIds) : await this.db.read((m) => sql<Row>(m, text, campaignIds));
+    const { rows } = tx
+      ? await sql<Row>(tx, text, campaignIds)
+      : await this.db.read((m) => sql<Row>(m, text, campaignIds));
     return new Map(rows.map((r) => [r.campaign_id, toCheckpoint(r)]));
   }
 

@@ -115,9 +115,7 @@ export class PostgresSearchIndex implements SearchIndex {
         // As of V, a memory's DM corrections through V sit above the memory-version range (§10).
         const corrections = filters.in === 'memories' ? correctionSeqs(filters.at) : null;
         if (corrections) params.push(...corrections);
-        where.push(
-          corrections ? `(${bound} OR s.seq BETWEEN $${params.length - 1} AND $${params.length})` : bound,
-        );
+        where.push(corrections ? `(${bound} OR s.seq BETWEEN $${params.length - 1} AND $${params.length})` : bound);
       }
       if (filters.in === 'memories') {
         const rows = (await m.query(
