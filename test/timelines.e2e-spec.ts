@@ -26,6 +26,17 @@ describe.each([false, true])('fork = the parent as of V (perRoleMemory %s)', (pe
   }, 180_000);
   afterAll(async () => t?.close());
 
+  /**
+   * SQLite's FTS5 bm25 weighs a term by the whole index (every campaign's rows): another campaign's write, or a rebuild
+   * that indexes the campaigns again, moves a search hit's score, never which hits a campaign has, their order or their
+   * text. So reads of one campaign at two moments compare without scores (PostgreSQL's ts_rank has no such weight).
+   */
+  const unscored = (e: Everything) => {
+    for (const r of Object.values(e.search) as { items: { score?: number }[] }[])
+      for (const hit of r.items) delete hit.score;
+    return e;
+  };
+
   /** The recorded time of game event V: a fact's expiry is judged there (§10), so the fork is read at that time. */
   const recordedAt = async (v: number): Promise<string> => {
     const r = await t.http('GET', `/v1/campaigns/${cid}/events?after=${v - 1}&limit=1`);
@@ -71,8 +82,15 @@ describe.each([false, true])('fork = the parent as of V (perRoleMemory %s)', (pe
 
         const parentAt = normalize(await readEverything(t, cid, { asOf: V }));
         const forkNow = normalize(await readEverything(t, fork), { forkedAt: V });
-        expect(differences(forkNow, parentAt)).toEqual([]);
-        expect(forkNow).toEqual(parentAt);
+        // §10: an as-of context leaves the game-state section out (`not-historical`) and a fork copies no snapshots,
+        // so the agent preset's current context (its state section: "No game state stored yet.") cannot equal the
+        // parent's as-of one. It is compared in full below, read as of V on both sides.
+        const current = (e: Everything) => ({
+          ...e,
+          contexts: Object.fromEntries(Object.entries(e.contexts).filter(([k]) => !k.startsWith('agent '))),
+        });
+        expect(differences(current(forkNow), current(parentAt))).toEqual([]);
+        expect(current(forkNow)).toEqual(current(parentAt));
         expect((await readEverything(t, fork)).events.game.at(-1)).toMatchObject({
           version: V + 1,
           type: 'CampaignForked',
@@ -81,6 +99,7 @@ describe.each([false, true])('fork = the parent as of V (perRoleMemory %s)', (pe
 
         const forkAt = normalize(await readEverything(t, fork, { asOf: V }));
         expect(differences(forkAt, parentAt)).toEqual([]);
+        expect(forkAt).toEqual(parentAt);
         forkReads.set(fork, await readEverything(t, fork, { asOf: V + 1 }));
       } finally {
         clock.set(end);
@@ -112,17 +131,17 @@ describe.each([false, true])('fork = the parent as of V (perRoleMemory %s)', (pe
 
   it('later writes to the parent or to a fork never touch the other', async () => {
     const fork = `${cid}-at-end`;
-    const before = normalize(await readEverything(t, fork));
+    const before = unscored(normalize(await readEverything(t, fork)));
     const said = await t.http('POST', `/v1/campaigns/${cid}/messages`, {
       messages: [{ role: 'narrator', content: 'Only the parent hears the bell of the drowned chapel.' }],
     });
-    expect(said.status).toBe(202);
+    expect(said.status).toBe(201); // DESIGN §2: POST …/messages → 201 {indexes, version}
     await caughtUp(t, cid);
-    expect(normalize(await readEverything(t, fork))).toEqual(before);
+    expect(unscored(normalize(await readEverything(t, fork)))).toEqual(before);
     const forkSaid = await t.http('POST', `/v1/campaigns/${fork}/messages`, {
       messages: [{ role: 'narrator', content: 'Only the fork hears the gulls.' }],
     });
-    expect(forkSaid.status).toBe(202);
+    expect(forkSaid.status).toBe(201);
     const parentMessages = (await t.http('GET', `/v1/campaigns/${cid}/messages?limit=1000`)).body.items;
     expect(parentMessages.map((m: any) => m.content)).not.toContain('Only the fork hears the gulls.');
     await caughtUp(t, fork);
@@ -148,8 +167,10 @@ describe.each([false, true])('fork = the parent as of V (perRoleMemory %s)', (pe
       expect(r.headers.get('content-type')).toContain('application/problem+json');
     }
     expect(await events(cid)).toBe(parentEvents);
-    for (const id of ['from-nowhere', 'too-late', 'too-early', 'bad id!'])
+    for (const id of ['from-nowhere', 'too-late', 'too-early'])
       expect((await t.http('GET', `/v1/campaigns/${encodeURIComponent(id)}`)).status).toBe(404);
+    // An id the service cannot hold is refused as such (400), so it cannot exist either.
+    expect((await t.http('GET', `/v1/campaigns/${encodeURIComponent('bad id!')}`)).status).toBe(400);
   });
 
   it('a retried fork with its Idempotency-Key answers the same and forks once', async () => {
@@ -172,7 +193,7 @@ describe.each([false, true])('fork = the parent as of V (perRoleMemory %s)', (pe
     for (const [fork, before] of forkReads) {
       // Read as of the version it was kept at: the "later writes" test has written to the end fork since.
       const after = await readEverything(t, fork, { asOf: (before.campaign as any).version });
-      expect({ fork, diff: differences(after, before) }).toEqual({ fork, diff: [] });
+      expect({ fork, diff: differences(unscored(after), unscored(before)) }).toEqual({ fork, diff: [] });
     }
     expect(summarizer.total()).toBe(calls);
   }, 180_000);

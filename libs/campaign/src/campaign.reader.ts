@@ -276,9 +276,12 @@ export class CampaignReader {
     }
   }
 
-  /** The campaign's forks, by id (DESIGN §10; ix_campaigns_parent). A deleted parent's forks keep naming it. */
+  /**
+   * The campaign's forks in the order of the story: by the version they branch at, then id (DESIGN §10;
+   * ix_campaigns_parent). A deleted parent's forks keep naming it.
+   */
   async children(campaignId: string): Promise<CampaignChild[]> {
-    const text = 'SELECT "id", "parent_version" FROM "campaigns" WHERE "parent_id" = ? ORDER BY "id"';
+    const text = 'SELECT "id", "parent_version" FROM "campaigns" WHERE "parent_id" = ? ORDER BY "parent_version", "id"';
     const { rows } = await this.db.read((m) =>
       sql<{ id: string; parent_version: number | string }>(m, text, [campaignId]),
     );

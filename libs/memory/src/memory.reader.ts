@@ -180,12 +180,18 @@ export class MemoryReader {
     });
   }
 
-  /** The memory cursors; with a past horizon (`asOf`), each scope's cursor after its newest memory at that horizon. */
-  async cursors(campaignId: string, at?: MemoryHorizon & { current: boolean }): Promise<Cursors> {
+  /**
+   * The memory cursors; with a past horizon (`asOf`), each scope's cursor after its newest memory at that horizon.
+   * `tx`: the current ones read inside that transaction (a fork's answer is built in the fork's own).
+   */
+  async cursors(campaignId: string, at?: MemoryHorizon & { current: boolean }, tx?: EntityManager): Promise<Cursors> {
+    const current = (m: EntityManager) => m.getRepository(CursorRecord).findBy({ campaignId });
     const rows =
       at && !at.current
         ? await this.cursorsAt(campaignId, memoryBound(at))
-        : await this.db.read((m) => m.getRepository(CursorRecord).findBy({ campaignId }));
+        : tx
+          ? await current(tx)
+          : await this.db.read(current);
     const out: Cursors = { world: -1, locations: {}, npcs: {} };
     for (const r of rows) {
       if (r.scope === 'world') out.world = Number(r.value);

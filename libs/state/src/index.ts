@@ -5,6 +5,7 @@ export * from './snapshots/game-state.renderer';
 export * from './snapshots/game-state.entities';
 export * from './snapshots/snapshot.store';
 export * from './snapshots/account.projection';
+export * from './snapshots/state.timeline';
 export * from './facts/digest';
 export * from './players/hud';
 export * from './state.module';

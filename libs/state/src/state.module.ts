@@ -42,7 +42,7 @@ export class StateModule {
     return {
       module: StateModule,
       providers: [accounts, snapshots, timeline],
-      exports: [AccountProjection, SnapshotStore],
+      exports: [AccountProjection, SnapshotStore, StateTimeline],
     };
   }
 }

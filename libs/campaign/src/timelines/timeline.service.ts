@@ -91,11 +91,24 @@ export class TimelineService {
     this.listeners.push(listener);
   }
 
-  async fork(parentId: string, req: ForkRequest, meta: WriteMeta = {}): Promise<TimelineOutcome<ForkReply>> {
+  /**
+   * `present` builds the answer inside the fork's transaction (from the fork's rows as committed), so that the answer
+   * recorded for an Idempotency-Key is the one the first call got: a retry answers the same (DESIGN §3), however far
+   * the fork's worker has moved on since.
+   */
+  async fork<R = ForkReply>(
+    parentId: string,
+    req: ForkRequest,
+    meta: WriteMeta = {},
+    present?: (m: EntityManager, reply: ForkReply, state: CampaignState) => Promise<R>,
+  ): Promise<TimelineOutcome<R>> {
     const out = await this.db.transaction((m) =>
       this.once(m, parentId, meta, async (parent) => {
         const forked = await this.forkIn(m, parent, req);
-        return { reply: forked.reply, done: [forked] };
+        const reply = present
+          ? await present(m, forked.reply, await this.projector.load(m, forked.reply.id))
+          : (forked.reply as R);
+        return { reply, done: [forked] };
       }),
     );
     return this.settle(out);

@@ -46,17 +46,20 @@ const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',
 export class CheckpointStore {
   constructor(private readonly db: Database) {}
 
-  async get(campaignId: string): Promise<Checkpoint> {
-    return (await this.getMany([campaignId])).get(campaignId) ?? ZERO;
+  /** `tx`: read inside that transaction (a fork's answer is built in the fork's own). */
+  async get(campaignId: string, tx?: EntityManager): Promise<Checkpoint> {
+    return (await this.getMany([campaignId], tx)).get(campaignId) ?? ZERO;
   }
 
   /** Checkpoints of the campaigns that have one (a missing one is ZERO). */
-  async getMany(campaignIds: string[]): Promise<Map<string, Checkpoint>> {
+  async getMany(campaignIds: string[], tx?: EntityManager): Promise<Map<string, Checkpoint>> {
     if (campaignIds.length === 0) return new Map();
     const text =
       `SELECT campaign_id, processed_version, memory_version, timeline FROM memory_checkpoints WHERE ` +
       `campaign_id IN (${placeholders(campaignIds.length)})`;
-    const { rows } = await this.db.read((m) => sql<Row>(m, text, campaignIds));
+    const { rows } = tx
+      ? await sql<Row>(tx, text, campaignIds)
+      : await this.db.read((m) => sql<Row>(m, text, campaignIds));
     return new Map(rows.map((r) => [r.campaign_id, toCheckpoint(r)]));
   }
 

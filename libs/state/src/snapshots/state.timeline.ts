@@ -3,6 +3,7 @@ import { deleteCampaignRows } from '@app/database';
 import { EventStore, gameStream } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { AccountProjection } from './account.projection';
+import type { AccountView } from './snapshot.store';
 
 const ACCOUNT_EVENTS = ['AccountLoggedIn', 'AccountLoggedOut'];
 
@@ -30,6 +31,25 @@ export class StateTimeline implements TimelineParticipant {
 
   async remove(m: EntityManager, id: string): Promise<void> {
     for (const table of ['snapshot_tools', 'game_state_snapshots', 'accounts']) await deleteCampaignRows(m, table, id);
+  }
+
+  /**
+   * `GET …/accounts?asOf=V` (DESIGN §10): the bindings as the account events ≤ V leave them, folded in memory like
+   * the projection does (an agent has at most one account; logout unbinds). Same order as the current list.
+   */
+  async accountsAt(campaignId: string, version: number): Promise<AccountView[]> {
+    const events = await this.store.readStream(gameStream(campaignId), { until: version, types: ACCOUNT_EVENTS });
+    const bound = new Map<string, string | null>();
+    for (const e of events) {
+      const data = e.data as { accountId: string; agentId?: string };
+      if (e.type === 'AccountLoggedIn') {
+        for (const [account, agent] of bound) if (agent === data.agentId) bound.set(account, null);
+        bound.set(data.accountId, data.agentId ?? null);
+      } else if (bound.has(data.accountId)) bound.set(data.accountId, null);
+    }
+    return [...bound]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([account, agentId]) => ({ account, agentId }));
   }
 
   private async replay(m: EntityManager, from: string, to: string, until: number): Promise<void> {

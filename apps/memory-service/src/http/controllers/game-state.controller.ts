@@ -1,16 +1,18 @@
 import { CampaignReader } from '@app/campaign';
-import { SnapshotStore } from '@app/state';
+import { SnapshotStore, StateTimeline } from '@app/state';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, UseInterceptors } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, ApiZodBody, ApiZodQuery } from '../api-docs';
 import { z } from 'zod';
-import { emptyBody } from '../dto/campaign.dto';
+import { asOfOf, asOfQuery, emptyBody } from '../dto/campaign.dto';
 import { actionBody, checkTick, loginBody, snapshotBody, toolRuleBody } from '../dto/state.dto';
 import { parse, pathId, queryInt } from '../validation';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 
 const listQuery = z.strictObject({ tick: queryInt(0, Number.MAX_SAFE_INTEGER).optional() });
+/** The accounts list's query: only `asOf` (DESIGN §10: bindings are events, so they have a past). */
+const accountsQuery = z.strictObject({ ...asOfQuery });
 
 /** Game-state snapshots, tool rules and account login/logout (DESIGN §5). */
 @ApiTags('game state')
@@ -21,6 +23,7 @@ export class GameStateController {
     @Inject(CommandBus) private readonly commands: CommandBus,
     @Inject(CampaignReader) private readonly campaigns: CampaignReader,
     @Inject(SnapshotStore) private readonly snapshots: SnapshotStore,
+    @Inject(StateTimeline) private readonly timeline: StateTimeline,
   ) {}
 
   @ApiRoute(
@@ -165,10 +168,13 @@ export class GameStateController {
     status: 200,
     example: { items: [{ account: 'acc-1', agentId: 'agent-1' }] },
   })
+  @ApiZodQuery(accountsQuery)
   @Get('accounts')
-  async accounts(@Param('cid') cid: string) {
+  async accounts(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
-    await this.campaigns.get(cid);
+    const q = parse(accountsQuery, query ?? {});
+    const { horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    if (q.asOf !== undefined) return { items: await this.timeline.accountsAt(cid, horizon.version) };
     return { items: await this.snapshots.accounts(cid) };
   }
 

@@ -1,5 +1,5 @@
-import { CampaignReader, TimelineService } from '@app/campaign';
-import { MemoryReader } from '@app/memory';
+import { TimelineService } from '@app/campaign';
+import { CheckpointStore, MemoryReader } from '@app/memory';
 import { Body, Controller, Delete, HttpCode, Inject, Param, Post, UseInterceptors } from '@nestjs/common';
 import { z } from 'zod';
 import * as R from '../dto/responses';
@@ -27,8 +27,8 @@ const FORK_EXAMPLE = {
 export class TimelinesController {
   constructor(
     @Inject(TimelineService) private readonly timelines: TimelineService,
-    @Inject(CampaignReader) private readonly campaigns: CampaignReader,
     @Inject(MemoryReader) private readonly memories: MemoryReader,
+    @Inject(CheckpointStore) private readonly checkpoints: CheckpointStore,
   ) {}
 
   @Post(':cid/fork')
@@ -43,12 +43,14 @@ export class TimelinesController {
     @Body({ schema: forkBody }) dto: z.infer<typeof forkBody>,
     @WriteMeta() meta: RequestWriteMeta,
   ) {
-    const out = await this.timelines.fork(cid, dto, meta.resolve());
-    // The fork as its operation left it, not as its worker has moved it since: a replay answers the same.
-    const { id, version, processedVersion, parent } = out.reply;
-    const { state, horizon } = await this.campaigns.snapshot(id, version);
-    const view = campaignView(state, processedVersion, await this.memories.cursors(id, horizon));
-    return new WriteAnswer({ ...view, parent }, out.replayed);
+    // The fork as it was created (read in its transaction, recorded for a retry): the campaign view, with where it
+    // came from.
+    const out = await this.timelines.fork(cid, dto, meta.resolve(), async (m, reply, state) => {
+      const { processedVersion } = await this.checkpoints.get(reply.id, m);
+      const view = campaignView(state, processedVersion, await this.memories.cursors(reply.id, undefined, m));
+      return { ...view, parent: reply.parent };
+    });
+    return new WriteAnswer(out.reply, out.replayed);
   }
 
   @Post(':cid/rewind')

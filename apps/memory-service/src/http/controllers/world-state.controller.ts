@@ -32,7 +32,7 @@ const PLAYER_EXAMPLE = {
   hud: { text: 'HUD: HP 12/20', tokens: 6, dropped: [] },
 };
 
-/** The digest's query: only `asOf` (DESIGN §10); the facts list takes it beside `status`. */
+/** The digest's and players' query: only `asOf` (DESIGN §10); the facts list takes it beside `status`. */
 const digestQuery = z.strictObject({ ...asOfQuery });
 
 @ApiTags('world state')
@@ -219,10 +219,12 @@ export class WorldStateController {
     status: 200,
     example: { items: [PLAYER_EXAMPLE] },
   })
+  @ApiZodQuery(digestQuery)
   @Get('players')
-  async players(@Param('cid') cid: string) {
+  async players(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
-    const { state } = await this.campaigns.get(cid);
+    const q = parse(digestQuery, query ?? {});
+    const { state } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
     return {
       items: Object.values(state.players ?? {})
         .sort((a, b) => (a.id < b.id ? -1 : 1))
@@ -236,11 +238,13 @@ export class WorldStateController {
     status: 200,
     example: PLAYER_EXAMPLE,
   })
+  @ApiZodQuery(digestQuery)
   @Get('players/:pid')
-  async player(@Param('cid') cid: string, @Param('pid') pid: string) {
+  async player(@Param('cid') cid: string, @Param('pid') pid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
     pathId(pid, 'player id');
-    const { state } = await this.campaigns.get(cid);
+    const q = parse(digestQuery, query ?? {});
+    const { state } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
     const player = state.players?.[pid];
     if (!player) throw notFound('PLAYER_NOT_FOUND', `player ${pid} not found`);
     return this.playerView(player);
