@@ -833,7 +833,6 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
           report.duplicates++;
           fail(`${where}: ${ack.op.kind} ${ack.op.key} appended ${mine.length} events, expected ${ack.op.events}`);
         }
-        // A fork is acknowledged on its parent but appends nothing there (its version is the fork's): no event to match.
         if (
           ack.op.events > 0 &&
           ack.body?.version !== undefined &&

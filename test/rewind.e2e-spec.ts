@@ -45,7 +45,12 @@ describe('rewinding a campaign', () => {
 
     const res = await rewind('rw-held', { toVersion: beforeMove });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ version: beforeMove + 1, timeline: 2, discarded: { game: 1, memory: 0 } });
+    expect(res.body).toEqual({
+      version: beforeMove + 1,
+      timeline: 2,
+      discarded: { game: 1, memory: 0 },
+      keptAs: null,
+    });
     // Rewinding calls no model.
     expect(summarizer.total()).toBe(inFlight);
     gate.release();
@@ -100,11 +105,11 @@ describe('rewinding a campaign', () => {
     expect(stale.status).toBe(412);
     expect(stale.body.detail).toContain(`2:${old - 1}`);
     // Grow back to and past the old head: the plain old number still names the old timeline.
-    for (let i = 0; i < 3; i++) expect((await say({})).status).toBe(202);
+    for (let i = 0; i < 3; i++) expect((await say({})).status).toBe(201);
     expect((await say({ 'if-match': String(old) })).status).toBe(412);
     const head = await s.campaign();
     const exact = await say({ 'if-match': `${head.timeline}:${head.version}` });
-    expect(exact.status).toBe(202);
+    expect(exact.status).toBe(201);
     expect(exact.headers.get('etag')).toBe(`"2:${head.version + 1}"`);
   });
 
@@ -113,7 +118,7 @@ describe('rewinding a campaign', () => {
     const head = (await s.campaign()).version;
     const stream = openStream(t.url, 'rw-stream');
     await stream.until((ev) => ev.some((e) => e.id === `1:game:${head}`));
-    const waiting = t.http('GET', `/v1/campaigns/rw-stream/context?minVersion=${head + 50}&waitMs=15000`);
+    const waiting = t.http('GET', `/v1/campaigns/rw-stream/context?agent=dm&minVersion=${head + 50}&waitMs=15000`);
     const started = Date.now();
     expect((await rewind('rw-stream', { toVersion: 3 })).status).toBe(200);
     const waited = await waiting;
@@ -175,7 +180,7 @@ describe('rewinding a campaign', () => {
     expect(await events()).toBe(n);
     const noop = await rewind('rw-bad', { toVersion: version });
     expect(noop.status).toBe(200);
-    expect(noop.body).toEqual({ version, timeline: 1, discarded: { game: 0, memory: 0 } });
+    expect(noop.body).toEqual({ version, timeline: 1, discarded: { game: 0, memory: 0 }, keptAs: null });
     expect(await events()).toBe(n);
   });
 });

@@ -55,12 +55,13 @@ export class ContextService {
       );
     await this.reader.get(request.campaignId);
     if (wait && wait.waitMs > 0) {
-      await this.progress.waitFor(
-        request.campaignId,
-        wait.minVersion,
-        wait.waitMs,
-        async () => (await this.checkpoints.get(request.campaignId)).processedVersion,
-      );
+      // §10: a rewind ends the wait — minVersion named a version of the timeline the wait started in.
+      const mark = async () => {
+        const c = await this.checkpoints.get(request.campaignId);
+        return { processed: c.processedVersion, timeline: c.timeline ?? 1 };
+      };
+      const { timeline } = await mark();
+      await this.progress.waitFor(request.campaignId, wait.minVersion, wait.waitMs, mark, undefined, timeline);
     }
     // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
     const processed = (await this.checkpoints.get(request.campaignId)).processedVersion;

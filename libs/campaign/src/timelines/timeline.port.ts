@@ -19,7 +19,12 @@ export interface TimelineParticipant {
  * Memory's part of a cut (lane 4): the memory stream's version M at game version V (its outcomes whose trigger
  * version is ≤ min(V, processed)), which the campaign lib cannot read itself.
  */
-export type MemoryVersionAt = (m: EntityManager, campaignId: string, version: number) => Promise<number>;
+/** Memory's cut at game version V: X = min(V, P) (how far its worker had got) and the memory stream's version at X. */
+export type MemoryVersionAt = (
+  m: EntityManager,
+  campaignId: string,
+  version: number,
+) => Promise<{ processedVersion: number; memoryVersion: number }>;
 
 /** What happened, told after the commit (caches, the worker, the event stream, other replicas). */
 export type TimelineChange =

@@ -30,6 +30,8 @@ export interface ForkRequest {
 export interface ForkReply {
   id: string;
   version: number;
+  /** How far the fork's worker starts (the parent's as of the fork): the answer is the same on a replay. */
+  processedVersion: number;
   parent: { id: string; version: number };
 }
 
@@ -61,7 +63,7 @@ export interface TimelineOutcome<R> {
 export class TimelineService {
   private readonly participants: TimelineParticipant[] = [new CampaignTimeline()];
   private readonly listeners: TimelineListener[] = [];
-  private memoryVersionAt: MemoryVersionAt = async () => 0;
+  private memoryVersionAt: MemoryVersionAt = async () => ({ processedVersion: 0, memoryVersion: 0 });
   private readonly logger = new Logger('timelines');
 
   constructor(
@@ -161,13 +163,19 @@ export class TimelineService {
   }
 
   /** The cut at `state` (a state as of V): N(V), M(V), the recordedAt of event V. */
-  private async pointAt(m: EntityManager, state: CampaignState, timeline: number): Promise<Horizon> {
+  private async pointAt(
+    m: EntityManager,
+    state: CampaignState,
+    timeline: number,
+  ): Promise<Horizon & { processedVersion: number }> {
     const [event] = await this.store.readStream(gameStream(state.id), { after: state.version - 1, limit: 1 }, m);
+    const cut = await this.memoryVersionAt(m, state.id, state.version);
     return {
       version: state.version,
       timeline,
       messageCount: state.messageCount,
-      memoryVersion: await this.memoryVersionAt(m, state.id, state.version),
+      memoryVersion: cut.memoryVersion,
+      processedVersion: cut.processedVersion,
       at: event?.recordedAt ?? null,
       current: false,
     };
@@ -199,7 +207,12 @@ export class TimelineService {
       data: { parentId: parent.id, parentVersion: v, name: req.name ?? atV.name },
     };
     const events = await this.appendIn(m, child, forked);
-    const reply: ForkReply = { id, version: v + 1, parent: { id: parent.id, version: v } };
+    const reply: ForkReply = {
+      id,
+      version: v + 1,
+      processedVersion: point.processedVersion,
+      parent: { id: parent.id, version: v },
+    };
     const change: TimelineChange = { kind: 'forked', campaignId: id, parentId: parent.id, version: v + 1 };
     return { reply, events, change };
   }

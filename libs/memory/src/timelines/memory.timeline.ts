@@ -30,7 +30,7 @@ export class MemoryTimeline implements TimelineParticipant {
   /** Registers with the campaign's TimelineService (called at onModuleInit). */
   attach(timelines: TimelineService): void {
     timelines.register(this);
-    timelines.useMemoryVersionAt(async (m, id, version) => (await this.pointAt(m, id, version)).memoryVersion);
+    timelines.useMemoryVersionAt((m, id, version) => this.pointAt(m, id, version));
     timelines.onChange((c) => {
       // The fence is what makes a stale claim commit nothing; this only spares its model call.
       if (c.kind === 'rewound') this.worker.abandon(c.campaignId);

@@ -132,6 +132,7 @@ export class MemoriesController {
     operationId: 'listEvents',
     status: 200,
     example: {
+      timeline: 1,
       items: [
         {
           version: 5,
@@ -153,6 +154,7 @@ export class MemoriesController {
     const until = !horizon.current ? (stream === 'game' ? horizon.version : horizon.memoryVersion) : undefined;
     const items = await this.campaigns.events(cid, stream, { after: q.after, until, limit: q.limit ?? 100 });
     return {
+      timeline: horizon.timeline,
       items: items.map((e) => ({
         version: e.version,
         type: e.type,

@@ -1,5 +1,5 @@
 import { CampaignReader, TimelineService } from '@app/campaign';
-import { CheckpointStore, MemoryReader } from '@app/memory';
+import { MemoryReader } from '@app/memory';
 import { Body, Controller, Delete, HttpCode, Inject, Param, Post, UseInterceptors } from '@nestjs/common';
 import { z } from 'zod';
 import * as R from '../dto/responses';
@@ -29,7 +29,6 @@ export class TimelinesController {
     @Inject(TimelineService) private readonly timelines: TimelineService,
     @Inject(CampaignReader) private readonly campaigns: CampaignReader,
     @Inject(MemoryReader) private readonly memories: MemoryReader,
-    @Inject(CheckpointStore) private readonly checkpoints: CheckpointStore,
   ) {}
 
   @Post(':cid/fork')
@@ -45,11 +44,11 @@ export class TimelinesController {
     @WriteMeta() meta: RequestWriteMeta,
   ) {
     const out = await this.timelines.fork(cid, dto, meta.resolve());
-    // The fork as it is now (its worker may already have moved on): the campaign view, with where it came from.
-    const { processedVersion } = await this.checkpoints.get(out.reply.id);
-    const snap = await this.campaigns.get(out.reply.id);
-    const view = campaignView(snap.state, processedVersion, await this.memories.cursors(out.reply.id));
-    return new WriteAnswer({ ...view, parent: out.reply.parent }, out.replayed);
+    // The fork as its operation left it, not as its worker has moved it since: a replay answers the same.
+    const { id, version, processedVersion, parent } = out.reply;
+    const { state, horizon } = await this.campaigns.snapshot(id, version);
+    const view = campaignView(state, processedVersion, await this.memories.cursors(id, horizon));
+    return new WriteAnswer({ ...view, parent }, out.replayed);
   }
 
   @Post(':cid/rewind')

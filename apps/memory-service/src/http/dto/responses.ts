@@ -124,6 +124,7 @@ const memory = z.object({
 export const memoriesResponse = z.object({ items: z.array(memory) });
 
 export const eventsResponse = z.object({
+  timeline: int.min(1).describe('1, +1 per rewind (DESIGN §10); with asOf, the timeline the version belongs to'),
   items: z.array(
     z.object({
       version: count,
