@@ -96,7 +96,7 @@ describe('deleting a campaign', () => {
           messages: [{ role: 'dm', content: 'Still here.' }],
         })
       ).status,
-    ).toBe(202);
+    ).toBe(201);
     await caughtUp(t, 'doomed-fork');
 
     // The id is free again, and a new campaign under it starts empty (no idempotency key of the old one replays).

@@ -92,6 +92,9 @@ describe('memory pipeline over HTTP, AnthropicSummarizer against the local mock'
         sinceTimestamp: expect.any(String),
         createdAt: last.at,
         triggerVersion: version,
+        // §10: listings carry the wording's revision and who wrote it.
+        revision: 1,
+        origin: 'model',
       },
     ]);
     const campaign = await s.campaign();

@@ -561,7 +561,8 @@ const queryCases: Case[] = [
 const routeCases: Case[] = [
   bad('unknown route', 'GET', '/v1/nope', undefined, 404, 'ROUTE_NOT_FOUND'),
   bad('unknown sub-resource', 'GET', `${C}/nope`, undefined, 404, 'ROUTE_NOT_FOUND'),
-  bad('unsupported method on a campaign', 'DELETE', C, undefined, 404, 'ROUTE_NOT_FOUND'),
+  // DELETE on a campaign is a route since DESIGN §10 (it deletes it): PATCH is the unsupported method.
+  bad('unsupported method on a campaign', 'PATCH', C, { name: 'x' }, 404, 'ROUTE_NOT_FOUND'),
   bad('POST on a campaign', 'POST', C, { name: 'x' }, 404, 'ROUTE_NOT_FOUND'),
   bad('PATCH on a location', 'PATCH', `${C}/locations/tavern`, { name: 'x' }, 404, 'ROUTE_NOT_FOUND'),
   bad('GET on a command', 'GET', `${K}/change-location`, undefined, 404, 'ROUTE_NOT_FOUND'),

@@ -182,13 +182,12 @@ describe('CampaignRunner: the answer stored for an Idempotency-Key', () => {
 describe('CampaignRunner: If-Match by timeline (DESIGN §10) and command preparers', () => {
   let dir: string;
   let ds: DataSource;
-  let projector: CampaignProjector;
   let runner: CampaignRunner;
   const clock = new FixedClock(new Date('2026-03-01T10:00:00.000Z'));
   const put = (name: string) => ({ type: 'PutLocation', locationId: 'tavern', name }) as const;
 
   beforeEach(async () => {
-    ({ dir, ds, projector, runner } = await openRunner(clock));
+    ({ dir, ds, runner } = await openRunner(clock));
     await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {});
     await runner.run('c1', put('Rusty Anchor'), {});
   });
@@ -198,14 +197,21 @@ describe('CampaignRunner: If-Match by timeline (DESIGN §10) and command prepare
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The campaign as a rewind from version 5 to 1 left it (timeline 2), grown back to version 2. */
-  const rewound = () => {
-    const load = projector.load.bind(projector);
-    jest.spyOn(projector, 'load').mockImplementation(async (m, id) => ({
-      ...(await load(m, id)),
+  /**
+   * The campaign as a rewind from version 5 to 1 left it (timeline 2), grown back to version 2: written to its row
+   * and `campaign_timelines`, as a rewind does, so the append's timeline fence sees the same timeline as `load`.
+   */
+  const rewound = async () => {
+    await ds.getRepository(CampaignRecord).update({ id: 'c1' }, { timeline: 2 });
+    await ds.getRepository(CampaignTimelineRecord).insert({
+      campaignId: 'c1',
       timeline: 2,
-      rewinds: [{ timeline: 2, fromVersion: 5, toVersion: 1 }],
-    }));
+      fromVersion: 5,
+      toVersion: 1,
+      memoryVersion: 0,
+      keptAs: null,
+      rewoundAt: clock.now().toISOString(),
+    });
   };
 
   it('accepts <timeline>:<version> only when both match, and names the exact form in the 412', async () => {
@@ -218,7 +224,7 @@ describe('CampaignRunner: If-Match by timeline (DESIGN §10) and command prepare
   });
 
   it('refuses a plain version an earlier timeline also reached, even after the campaign grew back past it', async () => {
-    rewound();
+    await rewound();
     await expect(runner.run('c1', put('A'), { expectedVersion: 2 })).rejects.toMatchObject({
       kind: 'precondition',
       code: 'VERSION_MISMATCH',
