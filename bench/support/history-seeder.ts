@@ -7,6 +7,7 @@ import {
   GameEvent,
   Message,
   MessageRecord,
+  PUBLIC_WITNESS,
   stateRowsOf,
   toMessageRecord,
 } from '@app/campaign';
@@ -17,6 +18,7 @@ import {
   CursorRecord,
   MemoryCheckpointRecord,
   MemoryHistoryRecord,
+  MemoryWitnessRecord,
   MemoryRecord,
   MemoryReader,
   MemoryRecordedData,
@@ -135,15 +137,18 @@ export class HistorySeeder {
     const messageRow = this.insert(MessageRecord);
     const memoryRow = this.insert(MemoryRecord);
     const historyRow = this.insert(MemoryHistoryRecord);
+    const witnessRow = this.insert(MemoryWitnessRecord);
     let pendingEvents: Row[] = [];
     let pendingMessages: Row[] = [];
     let pendingMemories: Row[] = [];
     let pendingHistory: Row[] = [];
+    let pendingWitnesses: Row[] = [];
     const flush = this.db.transaction(() => {
       for (const r of pendingEvents) eventRow(r);
       for (const r of pendingMessages) messageRow(r);
       for (const r of pendingMemories) memoryRow(r);
       for (const r of pendingHistory) historyRow(r);
+      for (const r of pendingWitnesses) witnessRow(r);
     });
     const flushAll = () => {
       flush();
@@ -151,6 +156,7 @@ export class HistorySeeder {
       pendingMessages = [];
       pendingMemories = [];
       pendingHistory = [];
+      pendingWitnesses = [];
     };
 
     let state: CampaignState = emptyState(cid);
@@ -239,6 +245,9 @@ export class HistorySeeder {
         triggerVersion: trigger,
       });
       pendingMemories.push(toMemoryRecord(cid, data, memoryVersion) as unknown as Row);
+      // Every seeded message is public, so the public view witnessed every memory (as the projector records it):
+      // without the row a public read walks the subject's whole memory list looking for one it may serve.
+      pendingWitnesses.push({ campaignId: cid, viewerId: PUBLIC_WITNESS, memoryId: data.memoryId });
       // Its first wording, as the projector records it (DESIGN §10 history; as-of reads and forks copy it).
       pendingHistory.push({
         campaignId: cid,
