@@ -92,6 +92,8 @@ $('more-campaigns').addEventListener('click', () => loadCampaigns(state.nextCamp
 async function openCampaign(id) {
   state.stream?.abort();
   state.campaign = id;
+  // Until this campaign's own stream is open, "live" would describe the previous one.
+  $('live-state').textContent = 'connecting…';
   for (const b of document.querySelectorAll('#campaigns button'))
     b.setAttribute('aria-current', String(b.dataset.id === id));
   $('campaign').hidden = false;
