@@ -295,9 +295,14 @@ describeBrowser('the inspector in headless Chromium', () => {
     await history.waitFor();
     const apiHistory = (await client.memoryHistory('gm', tavern.id)).items;
     expect(apiHistory.map((h) => h.reason)).toEqual(['recorded', 'revised', 'corrected']);
-    expect(await history.locator('li').allTextContents()).toEqual(
-      apiHistory.map((h) => `r${h.revision} ${h.reason} (${h.origin}, v${h.version}): ${h.summary}`),
+    // The panel fills the list when the history route answers (and re-reads on memory events): wait for it.
+    const expected = apiHistory.map((h) => `r${h.revision} ${h.reason} (${h.origin}, v${h.version}): ${h.summary}`);
+    const shown = await until(
+      () => history.locator('li').allTextContents(),
+      (rows) => rows.length === expected.length,
+      'the history rows',
     );
+    expect(shown).toEqual(expected);
     await page.evaluate('window.scrollTo(0, 0)');
     await shot('gm-3-history');
     if (process.env.UPDATE_README_SCREENSHOT === '1')

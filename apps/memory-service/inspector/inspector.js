@@ -89,9 +89,13 @@ async function loadCampaigns(after) {
 }
 $('more-campaigns').addEventListener('click', () => loadCampaigns(state.nextCampaigns));
 
+/** Histories the game master opened stay open when the panel re-reads itself on memory events. */
+const openHistories = new Set();
+
 async function openCampaign(id) {
   state.stream?.abort();
   state.campaign = id;
+  openHistories.clear();
   // Until this campaign's own stream is open, "live" would describe the previous one.
   $('live-state').textContent = 'connecting…';
   for (const b of document.querySelectorAll('#campaigns button'))
@@ -367,6 +371,12 @@ async function loadMemories(campaign) {
       );
     }),
   );
+  for (const id of openHistories) {
+    const button = [...box.querySelectorAll('button')].find(
+      (b) => b.getAttribute('aria-label') === `History memory ${id}`,
+    );
+    if (button) void showHistory(id, button);
+  }
 }
 $('refresh-memories').addEventListener('click', () => loadMemories());
 
@@ -382,6 +392,7 @@ function memoryLine(m) {
 const offers = (path, method) => Boolean(state.openapi?.paths?.[path]?.[method]);
 
 async function showHistory(memoryId, button) {
+  openHistories.add(memoryId);
   const { items } = await api(
     `/v1/campaigns/${encodeURIComponent(state.campaign)}/memories/${encodeURIComponent(memoryId)}/history`,
   );
