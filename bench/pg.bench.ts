@@ -9,6 +9,7 @@ import { CampaignCommand, CampaignProjector, CampaignRunner } from '@app/campaig
 import { SystemClock } from '@app/common';
 import { TypeOrmEventStore } from '@app/event-store';
 import { createDataSource, Database, runMigrations } from '@app/database';
+import { CheckpointProjection } from '@app/memory';
 import autocannon from 'autocannon';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -164,7 +165,10 @@ async function seed(url: string, campaigns: number, triggers: number): Promise<n
   await ds.initialize();
   await runMigrations(ds);
   const db = new Database(ds);
-  const runner = new CampaignRunner(db, new TypeOrmEventStore(db), new CampaignProjector(), new SystemClock());
+  const projector = new CampaignProjector();
+  // As the memory module does: the checkpoint row is created with the campaign (§10), the worker only moves it.
+  projector.addProjection(new CheckpointProjection());
+  const runner = new CampaignRunner(db, new TypeOrmEventStore(db), projector, new SystemClock());
   const run = (id: string, command: CampaignCommand) => runner.run(id, command, {});
   for (let c = 0; c < campaigns; c++) {
     const id = `w${c}`;
