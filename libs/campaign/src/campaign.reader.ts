@@ -1,9 +1,9 @@
 import { EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-store';
 import { Database, sql } from '@app/database';
 import { CampaignStateCache } from './projections/campaign-state.cache';
-import { charsOf, messageCountAt, readCampaignRow, readStateRowsAt } from './projections/campaign-row';
+import { readCampaignRow, readStateAt } from './projections/campaign-row';
 import { stateChars } from './projections/campaign-state.cache';
-import { assembleState, STATE_KINDS } from './domain/state-rows';
+import { STATE_KINDS } from './domain/state-rows';
 import { invalidVersion, notFound } from '@app/common';
 import { CampaignState } from './domain/state';
 import { EntityManager } from 'typeorm';
@@ -134,13 +134,12 @@ export class CampaignReader {
       const timeline = Number(head.timeline);
       const cached = this.cache.getAsOf(campaignId, timeline, version, wanted);
       if (cached) return cached;
-      const rows = await readStateRowsAt(m, campaignId, version, wanted);
-      const messageCount = await messageCountAt(m, campaignId, version);
-      const state = { ...assembleState(campaignId, rows, { version, messageCount }), timeline };
+      const atV = await readStateAt(m, campaignId, version, wanted);
+      const state = { ...atV.state, timeline };
       // One snapshot on SQLite; on PostgreSQL a rewind committed in between could have changed the rows at V,
       // so only a state whose timeline still holds is kept.
       const again = (await sql<{ timeline: number | string }>(m, text, [campaignId])).rows[0];
-      if (again && Number(again.timeline) === timeline) this.cache.putAsOf(state, timeline, wanted, charsOf(rows));
+      if (again && Number(again.timeline) === timeline) this.cache.putAsOf(state, timeline, wanted, atV.chars);
       return state;
     });
   }

@@ -1,6 +1,6 @@
 import { sql } from '@app/database';
 import { EntityManager } from 'typeorm';
-import { assembleState, rowChars, StateKind, StoredStateRow } from '../domain/state-rows';
+import { assembleState, rowChars, STATE_KINDS, StateKind, StoredStateRow } from '../domain/state-rows';
 import { CampaignState, Rewind } from '../domain/state';
 import { CampaignStateCache, stateChars } from './campaign-state.cache';
 
@@ -121,6 +121,22 @@ export async function readStateRowsAt(
     out.push(...rows.map(toStored));
   }
   return out;
+}
+
+/**
+ * The state as of `version` in the campaign's current timeline, with the `kinds` of rows asked for (the others come
+ * out empty), read on `m` (a read or the fork/rewind transaction): the rows valid at V and one seek for the message
+ * count, never a replay of the stream. `chars` is its cost in the state cache. Timeline and rewinds are the caller's.
+ */
+export async function readStateAt(
+  m: EntityManager,
+  campaignId: string,
+  version: number,
+  kinds: readonly StateKind[] = STATE_KINDS,
+): Promise<{ state: CampaignState; chars: number }> {
+  const rows = await readStateRowsAt(m, campaignId, version, kinds);
+  const messageCount = await messageCountAt(m, campaignId, version);
+  return { state: assembleState(campaignId, rows, { version, messageCount }), chars: charsOf(rows) };
 }
 
 /** Messages recorded at or before `version` (index order is version order): one backward seek. */

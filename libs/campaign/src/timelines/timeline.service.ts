@@ -4,9 +4,9 @@ import { EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-st
 import { Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { GameEvent } from '../domain/events';
-import { fold } from '../domain/evolve';
-import { CampaignState, emptyState } from '../domain/state';
+import { CampaignState } from '../domain/state';
 import { CampaignProjector } from '../projections/campaign.projector';
+import { readStateAt } from '../projections/campaign-row';
 import { CampaignRows, CampaignTimeline, TimelineRewind } from '../projections/campaign.timeline';
 import { WriteMeta } from '../campaign.runner';
 import { Horizon } from './horizon';
@@ -161,18 +161,13 @@ export class TimelineService {
     }));
   }
 
-  /** The state as of `version`: the current one from the projector, an earlier one folded from its stream. */
+  /**
+   * The state as of `version`: the current one from the projector, an earlier one from the state rows valid then
+   * (index seeks inside this transaction, as an as-of read does: the cost follows the live entities, not the history).
+   */
   private async stateAt(m: EntityManager, current: CampaignState, version: number): Promise<CampaignState> {
     if (version === current.version) return current;
-    const events = await this.store.readStream(gameStream(current.id), { until: version }, m);
-    return fold(
-      emptyState(current.id),
-      events.map((e) => ({
-        event: { type: e.type, data: e.data } as GameEvent,
-        version: e.version,
-        recordedAt: e.recordedAt,
-      })),
-    );
+    return (await readStateAt(m, current.id, version)).state;
   }
 
   /** The cut at `state` (a state as of V): N(V), M(V), the recordedAt of event V. */
