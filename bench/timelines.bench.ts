@@ -45,7 +45,10 @@ export async function runTimelinesBench(options: BenchOptions): Promise<Figures>
           asOf.ratio,
         [`fork(${label(big.events)}) / fork(100k) seconds (target ≤ ${FORK_TARGET})`]: ratio(big.seconds, mid.seconds),
         'fork seconds per 100k events (largest)': round((big.seconds / big.events) * 100_000, 3),
-        'fork at version / 2: seconds per 100k events (largest)': round((bigHalf.seconds / bigHalf.events) * 100_000, 3),
+        'fork at version / 2: seconds per 100k events (largest)': round(
+          (bigHalf.seconds / bigHalf.events) * 100_000,
+          3,
+        ),
         'retraction: model calls per retracted message': retraction.callsPerRetraction,
         'retraction: input tokens per retracted message': retraction.tokensPerRetraction,
         'retraction: measured = expected (calls and tokens)': retraction.equal,
