@@ -249,6 +249,20 @@ export class CampaignReader {
     return game > 0 ? { game, memory } : null;
   }
 
+  /**
+   * `heads` and the campaign's timeline in ONE statement (one snapshot on PostgreSQL, where a rewind on another
+   * replica may commit between two): what an open event stream reads on every wake-up. null: no such campaign.
+   */
+  async headsInTimeline(campaignId: string): Promise<{ game: number; memory: number; timeline: number } | null> {
+    const head = (s: string) => `(SELECT MAX("stream_version") FROM "events" WHERE "stream_id" = ?) AS "${s}"`;
+    const text = `SELECT ${head('game')}, ${head('memory')}, (SELECT "timeline" FROM "campaigns" WHERE "id" = ?) AS "t"`;
+    type Row = Record<'game' | 'memory' | 't', number | string | null>;
+    const params = [gameStream(campaignId), memoryStream(campaignId), campaignId];
+    const row = (await this.db.read((m) => sql<Row>(m, text, params))).rows[0];
+    if (!row || Number(row.game ?? 0) === 0 || row.t === null) return null;
+    return { game: Number(row.game), memory: Number(row.memory ?? 0), timeline: Number(row.t) };
+  }
+
   /** A stream's version as of a global position (where an event of the other stream stands). */
   versionAt(campaignId: string, stream: 'game' | 'memory', position: number): Promise<number> {
     return this.store.streamVersionAt(streamOf(campaignId, stream), position);

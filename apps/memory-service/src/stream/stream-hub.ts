@@ -62,10 +62,15 @@ class Listener {
   private async pump(): Promise<void> {
     for (;;) {
       this.again = false;
-      await this.followRewinds();
-      const heads = await this.reader.heads(this.campaignId);
+      // One read per wake-up: the heads with the timeline; the rewinds only when the timeline moved.
+      const heads = await this.reader.headsInTimeline(this.campaignId);
       if (this.closed) return;
       if (!heads) return this.end(sseNotice('deleted', { campaignId: this.campaignId, lastEventId: this.lastId() }));
+      if (heads.timeline !== this.cursor.timeline) {
+        // The heads belong to the new timeline: map the cursor first, then read them again against it.
+        await this.followRewinds();
+        continue;
+      }
       if (heads.game <= this.cursor.game && heads.memory <= this.cursor.memory) {
         if (!this.again) return;
         continue;
