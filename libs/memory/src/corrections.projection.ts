@@ -2,7 +2,8 @@ import type { GameEventProjection } from '@app/campaign';
 import type { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import type { IndexedMemory, MemoryProjector } from './memory.projector';
-import { correctionSeq, memorySql, rawRows } from './worker-sql';
+import { memorySql, rawRows } from './worker-sql';
+import { correctionSeq } from './wordings';
 
 type Row = Omit<IndexedMemory, 'searchSeq'>;
 

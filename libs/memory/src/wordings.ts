@@ -2,6 +2,16 @@ import { EntityManager } from 'typeorm';
 import type { IndexedMemory } from './memory.projector';
 import { rawRows } from './worker-sql';
 
+/**
+ * §10: a wording's full-text row id is the memory version of a recorded or revised one, CORRECTION_ROWS + the game
+ * version of a DM correction: above every memory-stream version, unique per game version. The search index bounds
+ * and copies as-of ranges by it (rows through M(V), corrections through V).
+ */
+export const CORRECTION_ROWS = 2 ** 30;
+
+/** A DM correction's full-text row id (CORRECTION_ROWS + its game version). */
+export const correctionSeq = (gameVersion: number): number => CORRECTION_ROWS + gameVersion;
+
 /** Where a page of wordings stops: the `memory_history` primary key of its last row. */
 export interface WordingKey {
   campaignId: string;

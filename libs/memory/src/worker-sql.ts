@@ -38,9 +38,6 @@ export interface HistoryEntry {
   at: string;
 }
 
-/** A DM correction's full-text row id: above every memory-stream version, unique per game version (§10). */
-export const correctionSeq = (gameVersion: number): number => 2 ** 30 + gameVersion;
-
 /** Statements of the memory projection (inside the worker's transaction). */
 export const memorySql = {
   history: (m: EntityManager, campaignId: string, memoryId: string, h: HistoryEntry) =>

@@ -53,18 +53,12 @@ export interface SearchFilters {
   locationId?: string;
   limit: number;
   /**
-   * As-of bound (DESIGN §10): messages and reasoning below `messageCount`, memories recorded through `memoryVersion`.
+   * As-of bound (DESIGN §10): messages and reasoning below `messageCount`, memories recorded through `memoryVersion`
+   * and DM corrections' wordings (CORRECTION_ROWS + game version, @app/memory) through `version` (absent: all).
    * Absent = no bound (callers that read the live index on purpose).
    */
   at?: { messageCount: number; memoryVersion: number; version?: number };
 }
-
-/**
- * §10: a memory's search row is its wording's: the memory version of a recorded or revised one, CORRECTION_ROWS + the
- * game version of a DM correction. As of a horizon, rows through its memory version and corrections through its
- * version (absent: all corrections).
- */
-export const CORRECTION_ROWS = 2 ** 30;
 
 export interface SearchHit {
   kind: SearchHitKind;

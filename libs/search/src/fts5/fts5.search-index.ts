@@ -1,10 +1,10 @@
 import { atGroupEnd, Database, sql, transactionLocal } from '@app/database';
+import { CORRECTION_ROWS } from '@app/memory';
 import { EntityManager } from 'typeorm';
 import { compileFts5, QueryNode } from '../query/query-language';
 import {
   BroadcastDoc,
   candidateLimit,
-  CORRECTION_ROWS,
   HIT_CLOSE,
   HIT_OPEN,
   MemoryDoc,
@@ -18,7 +18,8 @@ import {
 } from '../search-index.port';
 import { FTS5_TABLES } from './fts5.schema';
 
-const LOW_32 = 4294967295;
+/** A campaign's rows are `(num << 32) + local id`: the local id's mask. */
+export const LOW_32 = 4294967295;
 const CHUNK = 100;
 
 type Row = Record<string, unknown>;

@@ -1,10 +1,8 @@
 import type { Horizon, TimelineParticipant } from '@app/campaign';
 import { atGroupEnd, sql } from '@app/database';
+import { CORRECTION_ROWS } from '@app/memory';
 import { EntityManager } from 'typeorm';
-
-const LOW_32 = 4294967295;
-/** Local ids of DM corrections' wordings start here (DESIGN §10, `search_seq = 2^30 + game version`). */
-const CORRECTIONS = 2 ** 30;
+import { LOW_32 } from './fts5.search-index';
 
 /** Where a campaign's rows sit: `(num << 32) + local id`, local ids from `lo` to `hi`. */
 const RANGE = 'rowid BETWEEN (? << 32) + ? AND (? << 32) + ?';
@@ -36,8 +34,8 @@ export class Fts5Timeline implements TimelineParticipant {
       await copy('search_messages', 'content, role, location_id, at, round', 0, last);
       await copy('search_reasoning', 'reasoning, role, location_id, at, round', 0, last);
       const memories = 'summary, memory_id, location_id, at, round';
-      await copy('search_memories', memories, 0, Math.min(at.memoryVersion, CORRECTIONS - 1));
-      await copy('search_memories', memories, CORRECTIONS, CORRECTIONS + at.version);
+      await copy('search_memories', memories, 0, Math.min(at.memoryVersion, CORRECTION_ROWS - 1));
+      await copy('search_memories', memories, CORRECTION_ROWS, CORRECTION_ROWS + at.version);
     });
   }
 
@@ -49,8 +47,8 @@ export class Fts5Timeline implements TimelineParticipant {
         sql(m, `DELETE FROM ${table} WHERE ${RANGE}`, range(num, lo, hi));
       await drop('search_messages', to.messageCount, LOW_32);
       await drop('search_reasoning', to.messageCount, LOW_32);
-      await drop('search_memories', to.memoryVersion + 1, CORRECTIONS - 1);
-      await drop('search_memories', CORRECTIONS + to.version + 1, LOW_32);
+      await drop('search_memories', to.memoryVersion + 1, CORRECTION_ROWS - 1);
+      await drop('search_memories', CORRECTION_ROWS + to.version + 1, LOW_32);
     });
   }
 

@@ -1,9 +1,9 @@
 import { memoryBound } from '@app/campaign';
 import { Database } from '@app/database';
+import { CORRECTION_ROWS } from '@app/memory';
 import { EntityManager } from 'typeorm';
 import { compileTsquery, QueryNode } from '../query/query-language';
 import {
-  CORRECTION_ROWS,
   BroadcastDoc,
   candidateLimit,
   HIT_CLOSE,

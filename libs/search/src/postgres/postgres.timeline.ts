@@ -1,9 +1,7 @@
 import type { Horizon, TimelineParticipant } from '@app/campaign';
 import { sql } from '@app/database';
+import { CORRECTION_ROWS } from '@app/memory';
 import { EntityManager } from 'typeorm';
-
-/** Local ids of DM corrections' wordings start here (DESIGN §10, `search_seq = 2^30 + game version`). */
-const CORRECTIONS = 2 ** 30;
 
 const MESSAGE_COLUMNS = 'idx, role, location_id, at, round';
 const MEMORY_COLUMNS = 'memory_id, seq, location_id, at, round, summary, tsv';
@@ -32,7 +30,7 @@ export class PostgresTimeline implements TimelineParticipant {
       m,
       `INSERT INTO search_memories (campaign_id, ${MEMORY_COLUMNS}) SELECT ?, ${MEMORY_COLUMNS} FROM search_memories ` +
         'WHERE campaign_id = ? AND (seq <= ? OR seq BETWEEN ? AND ?)',
-      [to, from, Math.min(at.memoryVersion, CORRECTIONS - 1), CORRECTIONS, CORRECTIONS + at.version],
+      [to, from, Math.min(at.memoryVersion, CORRECTION_ROWS - 1), CORRECTION_ROWS, CORRECTION_ROWS + at.version],
     );
   }
 
@@ -42,8 +40,8 @@ export class PostgresTimeline implements TimelineParticipant {
     await sql(m, 'DELETE FROM search_memories WHERE campaign_id = ? AND ((seq > ? AND seq < ?) OR seq > ?)', [
       id,
       to.memoryVersion,
-      CORRECTIONS,
-      CORRECTIONS + to.version,
+      CORRECTION_ROWS,
+      CORRECTION_ROWS + to.version,
     ]);
   }
 
