@@ -1,47 +1,25 @@
 import { FixedClock } from '@app/common';
 import { EventRecord, TypeOrmEventStore } from '@app/event-store';
-import { createDataSource, Database } from '@app/database';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { Database, IdempotencyRecord } from '@app/database';
 import { DataSource } from 'typeorm';
+import { openSqliteFile, SqliteFile } from '../../../test/support/sqlite-file';
 import { CampaignRunner } from './campaign.runner';
 import { CampaignState, Message } from './domain/state';
-import { CampaignRecord, CampaignStateRowRecord, CampaignTimelineRecord } from './projections/campaign.entity';
+import { CampaignRecord, CampaignTimelineRecord } from './projections/campaign.entity';
 import { CampaignProjector } from './projections/campaign.projector';
-import { IdempotencyRecord } from '@app/database';
-import { MessageRecord, ToolCallRecord } from './projections/message.entity';
-import { MessageWitnessRecord } from './projections/witness.entity';
-
-const ENTITIES = [
-  EventRecord,
-  CampaignRecord,
-  CampaignStateRowRecord,
-  CampaignTimelineRecord,
-  MessageRecord,
-  ToolCallRecord,
-  IdempotencyRecord,
-  MessageWitnessRecord,
-];
+import { MessageRecord } from './projections/message.entity';
 const NAME = 'Saga of the parse counter';
 
 /** A runner over a fresh SQLite file with the campaign's tables. */
 async function openRunner(clock: FixedClock) {
-  const dir = mkdtempSync(join(tmpdir(), 'lorekeeper-runner-'));
-  const ds = createDataSource({
-    database: { type: 'sqlite', path: join(dir, 'lk.db') },
-    entities: ENTITIES,
-    migrations: [],
-    synchronize: true,
-  });
-  await ds.initialize();
-  const db = new Database(ds);
+  const file = await openSqliteFile();
+  const { ds, db } = file;
   const projector = new CampaignProjector();
-  return { dir, ds, db, projector, runner: new CampaignRunner(db, new TypeOrmEventStore(db), projector, clock) };
+  return { file, ds, db, projector, runner: new CampaignRunner(db, new TypeOrmEventStore(db), projector, clock) };
 }
 
 describe('CampaignRunner on SQLite: writes that share a commit group', () => {
-  let dir: string;
+  let file: SqliteFile;
   let ds: DataSource;
   let db: Database;
   let projector: CampaignProjector;
@@ -49,15 +27,14 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
   const clock = new FixedClock(new Date('2026-03-01T10:00:00.000Z'));
 
   beforeEach(async () => {
-    ({ dir, ds, db, projector, runner } = await openRunner(clock));
+    ({ file, ds, db, projector, runner } = await openRunner(clock));
     await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {});
     await runner.run('c1', { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' }, {});
     await runner.run('c1', { type: 'ChangeLocation', toLocationId: 'tavern' }, {});
   });
   afterEach(async () => {
     jest.restoreAllMocks();
-    await ds.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    await file.close();
   });
 
   const say = (content: string) =>
@@ -131,21 +108,17 @@ describe('CampaignRunner on SQLite: writes that share a commit group', () => {
 });
 
 describe('CampaignRunner: the answer stored for an Idempotency-Key', () => {
-  let dir: string;
-  let ds: DataSource;
+  let file: SqliteFile;
   let db: Database;
   let runner: CampaignRunner;
   const clock = new FixedClock(new Date('2026-03-01T10:00:00.000Z'));
   const idem = (key: string, requestHash = 'h') => ({ idempotency: { scope: 'c1', key, requestHash } });
 
   beforeEach(async () => {
-    ({ dir, ds, db, runner } = await openRunner(clock));
+    ({ file, db, runner } = await openRunner(clock));
     await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {});
   });
-  afterEach(async () => {
-    await ds.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => file.close());
 
   it('replays the reply of the first request, not the state of later ones, and appends nothing', async () => {
     const put = { type: 'PutLocation', locationId: 'tavern', name: 'Rusty Anchor' } as const;
@@ -180,21 +153,20 @@ describe('CampaignRunner: the answer stored for an Idempotency-Key', () => {
 });
 
 describe('CampaignRunner: If-Match by timeline (DESIGN §10) and command preparers', () => {
-  let dir: string;
+  let file: SqliteFile;
   let ds: DataSource;
   let runner: CampaignRunner;
   const clock = new FixedClock(new Date('2026-03-01T10:00:00.000Z'));
   const put = (name: string) => ({ type: 'PutLocation', locationId: 'tavern', name }) as const;
 
   beforeEach(async () => {
-    ({ dir, ds, runner } = await openRunner(clock));
+    ({ file, ds, runner } = await openRunner(clock));
     await runner.run('c1', { type: 'CreateCampaign', name: NAME }, {});
     await runner.run('c1', put('Rusty Anchor'), {});
   });
   afterEach(async () => {
     jest.restoreAllMocks();
-    await ds.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    await file.close();
   });
 
   /**

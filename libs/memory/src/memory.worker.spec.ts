@@ -1,24 +1,9 @@
-import {
-  MessageWitnessRecord,
-  CampaignCommand,
-  CampaignProjector,
-  CampaignReader,
-  CampaignRecord,
-  CampaignStateRowRecord,
-  CampaignTimelineRecord,
-  CampaignRunner,
-  MessageInput,
-  MessageRecord,
-  ToolCallRecord,
-} from '@app/campaign';
+import { CampaignCommand, CampaignProjector, CampaignReader, CampaignRunner, MessageInput } from '@app/campaign';
 import { FixedClock } from '@app/common';
-import { EventRecord, memoryStream, TypeOrmEventStore } from '@app/event-store';
-import { createDataSource, Database, IdempotencyRecord } from '@app/database';
+import { memoryStream, TypeOrmEventStore } from '@app/event-store';
+import { Database } from '@app/database';
 import { Summarizer, SummaryResult } from '@app/summarizer';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DataSource } from 'typeorm';
+import { CAMPAIGN_ENTITIES, openSqliteFile, SqliteFile } from '../../../test/support/sqlite-file';
 import { CursorRecord, MemoryHistoryRecord, MemoryRecord } from './memory.entity';
 import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
 import { MemoryProjector } from './memory.projector';
@@ -97,16 +82,9 @@ class ScriptedSummarizer implements Summarizer {
 }
 
 const ENTITIES = [
-  EventRecord,
-  CampaignRecord,
-  CampaignStateRowRecord,
-  CampaignTimelineRecord,
-  MessageRecord,
-  ToolCallRecord,
-  IdempotencyRecord,
+  ...CAMPAIGN_ENTITIES,
   MemoryRecord,
   CursorRecord,
-  MessageWitnessRecord,
   MemoryWitnessRecord,
   GlossaryTermRecord,
   RollingSummaryRecord,
@@ -125,20 +103,12 @@ class Harness {
   memories: MemoryReader;
   checkpoints: CheckpointStore;
   runner: CampaignRunner;
-  private ds: DataSource;
+  private file: SqliteFile;
   private readonly workers: MemoryWorker[] = [];
 
-  constructor(private readonly dir: string) {}
-
   async open(): Promise<this> {
-    this.ds = createDataSource({
-      database: { type: 'sqlite', path: join(this.dir, 'lk.db') },
-      entities: ENTITIES,
-      migrations: [],
-      synchronize: true,
-    });
-    await this.ds.initialize();
-    this.db = new Database(this.ds);
+    this.file = await openSqliteFile(ENTITIES, 'lorekeeper-worker-');
+    this.db = this.file.db;
     this.store = new TypeOrmEventStore(this.db);
     this.reader = new CampaignReader(this.db, this.store);
     this.memories = new MemoryReader(this.db);
@@ -227,7 +197,7 @@ class Harness {
 
   async close(): Promise<void> {
     for (const w of this.workers) await w.stop();
-    await this.ds.destroy();
+    await this.file.close();
   }
 }
 
@@ -237,17 +207,12 @@ const callsOf = (h: Harness, method?: Call['method'], subject?: string) =>
     .map((c) => c.indexes);
 
 describe('MemoryWorker on SQLite with a scripted summarizer', () => {
-  let dir: string;
   let h: Harness;
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'lorekeeper-worker-'));
-    h = await new Harness(dir).open();
+    h = await new Harness().open();
   });
-  afterEach(async () => {
-    await h.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => h.close());
 
   describe('scope selection (CampaignReader.messagesForScope)', () => {
     beforeEach(async () => {

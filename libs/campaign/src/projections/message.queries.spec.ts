@@ -1,27 +1,14 @@
-import { createDataSource, Database, insertRows } from '@app/database';
-import { EventRecord, TypeOrmEventStore } from '@app/event-store';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DataSource } from 'typeorm';
+import { Database, insertRows } from '@app/database';
+import { TypeOrmEventStore } from '@app/event-store';
+import { openSqliteFile, SqliteFile } from '../../../../test/support/sqlite-file';
 import { CampaignReader } from '../campaign.reader';
 import { Message, Visibility } from '../domain/state';
 import { PUBLIC_WITNESS } from '../domain/witnessing';
-import { CampaignRecord, CampaignStateRowRecord, CampaignTimelineRecord } from './campaign.entity';
 import { MessageRecord, ToolCallRecord } from './message.entity';
 import { toMessageRecord } from './message.mapper';
 import { messageRounds, witnessCounts } from './message.queries';
 import { MessageWitnessRecord } from './witness.entity';
 
-const ENTITIES = [
-  EventRecord,
-  CampaignRecord,
-  CampaignStateRowRecord,
-  CampaignTimelineRecord,
-  MessageRecord,
-  ToolCallRecord,
-  MessageWitnessRecord,
-];
 const A = 'player:a';
 const B = 'player:b';
 
@@ -36,21 +23,13 @@ const LOG: [number, Visibility, Message['role'], number, string, string[]][] = [
 ];
 
 describe('message reads through seenBy (SQLite)', () => {
-  let dir: string;
-  let ds: DataSource;
+  let file: SqliteFile;
   let db: Database;
   let reader: CampaignReader;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'lorekeeper-messages-'));
-    ds = createDataSource({
-      database: { type: 'sqlite', path: join(dir, 'lk.db') },
-      entities: ENTITIES,
-      migrations: [],
-      synchronize: true,
-    });
-    await ds.initialize();
-    db = new Database(ds);
+    file = await openSqliteFile();
+    db = file.db;
     reader = new CampaignReader(db, new TypeOrmEventStore(db));
     await db.transaction(async (m) => {
       const message = ([index, visibility, role, round, content]: (typeof LOG)[number]): Message => ({
@@ -80,10 +59,7 @@ describe('message reads through seenBy (SQLite)', () => {
       await insertRows(m, ToolCallRecord, [{ campaignId: 'c1', callId: 'call-1', name: 'get_hp', messageIndex: 2 }]);
     });
   });
-  afterAll(async () => {
-    await ds.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => file.close());
 
   const indexes = (list: { index: number }[]) => list.map((x) => x.index);
 

@@ -1,47 +1,22 @@
 import { FixedClock } from '@app/common';
-import { createDataSource, Database, IdempotencyRecord, sql } from '@app/database';
-import { EventRecord, TypeOrmEventStore } from '@app/event-store';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DataSource } from 'typeorm';
+import { Database, sql } from '@app/database';
+import { TypeOrmEventStore } from '@app/event-store';
+import { openSqliteFile, SqliteFile } from '../../../../test/support/sqlite-file';
 import { CampaignReader } from '../campaign.reader';
 import { CampaignRunner } from '../campaign.runner';
-import { CampaignRecord, CampaignStateRowRecord, CampaignTimelineRecord } from '../projections/campaign.entity';
 import { CampaignProjector } from '../projections/campaign.projector';
-import { MessageRecord, ToolCallRecord } from '../projections/message.entity';
 import { retractedAmong } from '../projections/message.queries';
-import { MessageWitnessRecord } from '../projections/witness.entity';
-
-const ENTITIES = [
-  EventRecord,
-  CampaignRecord,
-  CampaignStateRowRecord,
-  CampaignTimelineRecord,
-  MessageRecord,
-  ToolCallRecord,
-  IdempotencyRecord,
-  MessageWitnessRecord,
-];
 const NOW = '2026-03-01T10:00:00.000Z';
 
 describe('§10 lane 0 reads: timeline, naive stateAt, retractedAmong (SQLite)', () => {
-  let dir: string;
-  let ds: DataSource;
+  let file: SqliteFile;
   let db: Database;
   let runner: CampaignRunner;
   let reader: CampaignReader;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'lorekeeper-timeline-'));
-    ds = createDataSource({
-      database: { type: 'sqlite', path: join(dir, 'lk.db') },
-      entities: ENTITIES,
-      migrations: [],
-      synchronize: true,
-    });
-    await ds.initialize();
-    db = new Database(ds);
+    file = await openSqliteFile();
+    db = file.db;
     const store = new TypeOrmEventStore(db);
     const projector = new CampaignProjector();
     runner = new CampaignRunner(db, store, projector, new FixedClock(new Date(NOW)));
@@ -53,10 +28,7 @@ describe('§10 lane 0 reads: timeline, naive stateAt, retractedAmong (SQLite)', 
     await runner.run('c1', { type: 'RecordMessages', messages: [say('one'), say('two')], now: NOW }, {});
   });
 
-  afterAll(async () => {
-    await ds.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => file.close());
 
   it('stateAt(V) is the state as it stood at V; outside 1..version it is 400 INVALID_VERSION', async () => {
     const at2 = await reader.stateAt('c1', 2);
