@@ -8,7 +8,7 @@ import { HistorySeeder, SeedResult } from './support/history-seeder';
 import { tempDir } from './support/paths';
 import { openServiceDb } from './support/sqlite';
 import { localServiceEnv, spawnServer } from './support/service-process';
-import { mean, percentile, ratio, round } from './support/stats';
+import { mean, percentile, ratio, round, sizeLabel as label } from './support/stats';
 
 const TARGET = 1.2;
 /** Writes must not grow with history either (issue 20): POST /messages p50 at the largest size ÷ at 1k. */
@@ -24,14 +24,7 @@ export async function runContextLatencyBench(options: BenchOptions): Promise<Fig
   const tmp = tempDir('context');
   const dbPath = join(tmp.path, 'lorekeeper.db');
   try {
-    const seeder = await HistorySeeder.open(dbPath);
-    const seeded: SeedResult[] = [];
-    try {
-      for (const events of sizes)
-        seeded.push(seeder.seed({ campaignId: `history-${events}`, events, worker: 'processed' }));
-    } finally {
-      await seeder.close();
-    }
+    const seeded = await HistorySeeder.seedAll(dbPath, sizes, (events) => `history-${events}`);
     const stateAt = await measureStateAt(dbPath, seeded[seeded.length - 1], options.quick ? 100 : 400);
     // A 1 GB file on a shared machine: the boot may take longer than the default 30 s.
     const service = await spawnServer({ dir: tmp.path, env: localServiceEnv(dbPath), timeoutMs: 180_000 });
@@ -166,6 +159,3 @@ async function measureStateAt(dbPath: string, s: SeedResult, runs: number) {
     await ds.destroy();
   }
 }
-
-const label = (events: number) =>
-  events >= 1_000_000 ? `${Math.round(events / 1_000_000)}M` : `${Math.round(events / 1000)}k`;

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { LorekeeperClient } from '@app/client';
 import { BenchOptions, Figures } from './support/bench-suite';
 import { timedGet } from './support/http-client';
-import { HistorySeeder, SeedResult } from './support/history-seeder';
+import { HistorySeeder } from './support/history-seeder';
 import { tempDir } from './support/paths';
 import { localServiceEnv, spawnServer } from './support/service-process';
 import { percentile, ratio, round } from './support/stats';
@@ -22,14 +22,7 @@ export async function runStreamBench(options: BenchOptions): Promise<Figures> {
   const tmp = tempDir('stream');
   const dbPath = join(tmp.path, 'lorekeeper.db');
   try {
-    const seeder = await HistorySeeder.open(dbPath);
-    const seeded: SeedResult[] = [];
-    try {
-      for (const events of sizes)
-        seeded.push(seeder.seed({ campaignId: `stream-${events}`, events, worker: 'processed' }));
-    } finally {
-      await seeder.close();
-    }
+    const seeded = await HistorySeeder.seedAll(dbPath, sizes, (events) => `stream-${events}`);
     const service = await spawnServer({ dir: tmp.path, env: localServiceEnv(dbPath) });
     try {
       const client = new LorekeeperClient({ baseUrl: service.url });

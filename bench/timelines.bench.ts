@@ -5,7 +5,7 @@ import { HttpClient, timedGet } from './support/http-client';
 import { HistorySeeder, SeedResult } from './support/history-seeder';
 import { tempDir } from './support/paths';
 import { localServiceEnv, spawnServer } from './support/service-process';
-import { mean, percentile, ratio, round } from './support/stats';
+import { mean, percentile, ratio, round, sizeLabel as label } from './support/stats';
 
 const AS_OF_TARGET = 1.5;
 const FORK_TARGET = 12;
@@ -21,14 +21,7 @@ export async function runTimelinesBench(options: BenchOptions): Promise<Figures>
   const tmp = tempDir('timelines');
   const dbPath = join(tmp.path, 'lorekeeper.db');
   try {
-    const seeder = await HistorySeeder.open(dbPath);
-    const seeded: SeedResult[] = [];
-    try {
-      for (const events of sizes)
-        seeded.push(seeder.seed({ campaignId: `timeline-${label(events)}`, events, worker: 'processed' }));
-    } finally {
-      await seeder.close();
-    }
+    const seeded = await HistorySeeder.seedAll(dbPath, sizes, (events) => `timeline-${label(events)}`);
     const service = await spawnServer({ dir: tmp.path, env: localServiceEnv(dbPath) });
     try {
       const http = new HttpClient(service.url);
@@ -276,6 +269,3 @@ async function memoryHead(http: HttpClient, cid: string, from: number): Promise<
     if (page.items.length < 1000) return after;
   }
 }
-
-const label = (events: number) =>
-  events >= 1_000_000 ? `${Math.round(events / 1_000_000)}M` : `${Math.round(events / 1000)}k`;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { HistorySeeder, SeedResult } from './history-seeder';
+import { HistorySeeder } from './history-seeder';
 import { tempDir } from './paths';
 import { localServiceEnv, spawnServer } from './service-process';
 
@@ -21,17 +21,12 @@ export async function measureForks(sizes: number[]): Promise<ForkTiming[]> {
   const tmp = tempDir('fork');
   const dbPath = join(tmp.path, 'lorekeeper.db');
   try {
-    const seeder = await HistorySeeder.open(dbPath);
-    const seeded: SeedResult[] = [];
-    try {
-      for (const events of sizes) {
-        const s = seeder.seed({ campaignId: `fork-${events}`, events, worker: 'processed' });
-        seeded.push(s);
-        fillFts(seeder, s.campaignId);
-      }
-    } finally {
-      await seeder.close();
-    }
+    const seeded = await HistorySeeder.seedAll(
+      dbPath,
+      sizes,
+      (events) => `fork-${events}`,
+      (seeder, s) => fillFts(seeder, s.campaignId),
+    );
     const service = await spawnServer({ dir: tmp.path, env: localServiceEnv(dbPath) });
     try {
       const out: ForkTiming[] = [];

@@ -92,6 +92,28 @@ export class HistorySeeder {
   }
 
   /**
+   * A new file at `dbPath` with one campaign per size, the worker caught up (`processed`), closed again: what the
+   * suites that then serve the file start with. `each` runs after each campaign, before the file closes.
+   */
+  static async seedAll(
+    dbPath: string,
+    sizes: number[],
+    idOf: (events: number) => string,
+    each?: (seeder: HistorySeeder, seeded: SeedResult) => void,
+  ): Promise<SeedResult[]> {
+    const seeder = await HistorySeeder.open(dbPath);
+    try {
+      return sizes.map((events) => {
+        const seeded = seeder.seed({ campaignId: idOf(events), events, worker: 'processed' });
+        each?.(seeder, seeded);
+        return seeded;
+      });
+    } finally {
+      await seeder.close();
+    }
+  }
+
+  /**
    * Fills the search index (FTS5) of everything seeded so far, through the service's own rebuilder: messages,
    * reasoning and memories. Opt-in (minutes at 1M events): the context bench does not search, a fork copies it.
    */

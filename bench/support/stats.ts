@@ -19,5 +19,9 @@ export function round(value: number, digits = 2): number {
   return Math.round(value * f) / f;
 }
 
+/** A history size as the tables name it: 10k, 100k, 1M. */
+export const sizeLabel = (events: number): string =>
+  events >= 1_000_000 ? `${Math.round(events / 1_000_000)}M` : `${Math.round(events / 1000)}k`;
+
 /** a / b rounded, NaN when b is 0. */
 export const ratio = (a: number, b: number): number => (b === 0 ? NaN : round(a / b, 3));
