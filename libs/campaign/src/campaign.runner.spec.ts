@@ -8,6 +8,7 @@ import { CampaignState, Message } from './domain/state';
 import { CampaignRecord, CampaignTimelineRecord } from './projections/campaign.entity';
 import { CampaignProjector } from './projections/campaign.projector';
 import { MessageRecord } from './projections/message.entity';
+
 const NAME = 'Saga of the parse counter';
 
 /** A runner over a fresh SQLite file with the campaign's tables. */
