@@ -101,6 +101,19 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     expect(new Set(headers).size).toBe(headers.length);
   });
 
+  it('recalls a short query word’s other number: "axle" finds the rounds where Brannoc checks the axles', async () => {
+    const recalled: { entries: { ref: string; text: string }[] } = section(
+      await json('?agent=dm&query=axle'),
+      'recall',
+    );
+    // Best first: the hits themselves (the message after each comes along at a lower rank).
+    const axles = recalled.entries.filter((e) => /^Brannoc: Brannoc checks the wagon axles/.test(e.text));
+    expect(axles.length).toBeGreaterThanOrEqual(5);
+    expect(recalled.entries[0].text).toMatch(/^Brannoc: Brannoc checks the wagon axles/);
+    // Only the older rounds: rounds 11–14 are Recent Messages.
+    expect(recalled.entries.every((e) => Number(e.ref) < 30)).toBe(true);
+  });
+
   it('serves each preset in canonical order, and include= returns exactly the sections it lists', async () => {
     const keys = (body: any) => body.sections.map((x: any) => x.key);
     expect(keys(await json('?agent=dm'))).toEqual([

@@ -1,5 +1,5 @@
 import { recallQuery } from '@app/search';
-import { Candidate, queryDates, rankMessages, withStemPrefixes } from './recall.section';
+import { Candidate, numberVariants, queryDates, rankMessages, withStemPrefixes } from './recall.section';
 
 describe('withStemPrefixes', () => {
   it('turns words of 5+ letters into prefixes without a common suffix; short words stay exact', () => {
@@ -13,6 +13,7 @@ describe('withStemPrefixes', () => {
         { kind: 'word', word: 'paint', prefix: true },
         { kind: 'word', word: 'sunris', prefix: true },
         { kind: 'word', word: 'stori', prefix: true },
+        { kind: 'word', word: 'story', prefix: false },
         { kind: 'word', word: 'total', prefix: true },
         { kind: 'word', word: 'happi', prefix: true },
       ],
@@ -24,7 +25,32 @@ describe('withStemPrefixes', () => {
         { kind: 'word', word: 'water', prefix: true },
       ],
     });
-    expect(withStemPrefixes(recallQuery('the map')!)).toEqual({ kind: 'word', word: 'map', prefix: false });
+    expect(withStemPrefixes(recallQuery('the map')!)).toEqual({
+      kind: 'or',
+      children: [
+        { kind: 'word', word: 'map', prefix: false },
+        { kind: 'word', word: 'maps', prefix: false },
+      ],
+    });
+  });
+
+  it('a short word also looks up its other number, exactly; "-y" and "-ies" find each other', () => {
+    expect(withStemPrefixes(recallQuery('pets')!)).toEqual({
+      kind: 'or',
+      children: [
+        { kind: 'word', word: 'pets', prefix: false },
+        { kind: 'word', word: 'pet', prefix: false },
+      ],
+    });
+    expect(numberVariants('cat')).toEqual(['cats']);
+    expect(numberVariants('pets')).toEqual(['pet']);
+    expect(numberVariants('glass')).toEqual([]);
+    expect(numberVariants('bus')).toEqual([]);
+    expect(numberVariants('hobby')).toEqual(['hobbies']);
+    expect(numberVariants('stories')).toEqual(['story']);
+    expect(numberVariants('toy')).toEqual(['toys']);
+    expect(numberVariants('2023')).toEqual([]);
+    expect(numberVariants('painting')).toEqual([]);
   });
 });
 

@@ -334,7 +334,7 @@ function messageEntry(m: StoredMessage, state?: CampaignState): SectionEntry {
 export function rankMessages(hits: Candidate[], words: string[], query: string): Candidate[] {
   if (hits.length === 0) return hits;
   const named = speakerWords(words, hits);
-  const topical = words.filter((w) => !named.has(w)).map(stemOf);
+  const topical = words.filter((w) => !named.has(w)).flatMap(termsOf);
   const spoken = named.size
     ? hits.map((c) => {
         const boost = c.speaker && wordsOf(c.speaker).some((w) => named.has(w)) ? SPEAKER_BOOST : 1;
@@ -431,17 +431,51 @@ function stemOf(w: string): { word: string; prefix: boolean } {
   return { word: [...cut].length >= 4 ? cut : w, prefix: true };
 }
 
+const VOWELS = new Set(['a', 'e', 'i', 'o', 'u']);
+
+/**
+ * The other grammatical number of a query word, where a prefix cannot reach it: a short word matches exactly ("pets"
+ * must find "pet", "cat" must find "cats"), and "-y" / "-ies" differ before the ending ("stories" ↔ "story").
+ */
+export function numberVariants(w: string): string[] {
+  if (!/^\p{L}+$/u.test(w)) return [];
+  const n = [...w].length;
+  const beforeY = w.length >= 2 ? w[w.length - 2] : '';
+  if (n >= 4 && w.endsWith('ies')) return [`${w.slice(0, -3)}y`];
+  if (n >= 4 && w.endsWith('y') && !VOWELS.has(beforeY)) return [`${w.slice(0, -1)}ies`];
+  if (n >= 5) return [];
+  if (w.endsWith('s')) return n >= 4 && !/(?:ss|us|is)$/u.test(w) ? [w.slice(0, -1)] : [];
+  return n >= 3 ? [`${w}s`] : [];
+}
+
+/** The terms one query word looks up: its stem, and its other number where the stem does not reach it. */
+function termsOf(w: string): { word: string; prefix: boolean }[] {
+  const stem = stemOf(w);
+  const reached = (v: string) => (stem.prefix ? v.startsWith(stem.word) : v === stem.word);
+  return [
+    stem,
+    ...numberVariants(w)
+      .filter((v) => !reached(v))
+      .map((word) => ({ word, prefix: false })),
+  ];
+}
+
 /** Whether any of the words is one of the (stemmed) terms, as the search index matches them. */
 const matchesAny = (words: string[], terms: { word: string; prefix: boolean }[]) =>
   words.some((w) => terms.some((t) => (t.prefix ? w.startsWith(t.word) : w === t.word)));
 
 /**
  * A poor man's stemmer for recall (the index does not stem): a word of 5+ letters loses a common English suffix and
- * becomes a prefix, so "painted" also finds "painting" and "painter" (tuned on LoCoMo, docs/layered-context.md).
+ * becomes a prefix, so "painted" also finds "painting" and "painter" (tuned on LoCoMo, docs/layered-context.md); a
+ * word's other number joins it where the prefix cannot reach it ("pets" → `pets OR pet`, "hobby" → `hobby* OR hobbies`).
  */
 export function withStemPrefixes(q: QueryNode): QueryNode {
-  const stem = (w: string): QueryNode => ({ kind: 'word', ...stemOf(w) });
-  if (q.kind === 'word') return stem(q.word);
-  if (q.kind === 'or') return { kind: 'or', children: q.children.map((c) => (c.kind === 'word' ? stem(c.word) : c)) };
+  const terms = (w: string): QueryNode[] => termsOf(w).map((t) => ({ kind: 'word', ...t }));
+  if (q.kind === 'word') {
+    const children = terms(q.word);
+    return children.length === 1 ? children[0] : { kind: 'or', children };
+  }
+  if (q.kind === 'or')
+    return { kind: 'or', children: q.children.flatMap((c) => (c.kind === 'word' ? terms(c.word) : [c])) };
   return q;
 }
