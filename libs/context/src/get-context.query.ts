@@ -1,9 +1,25 @@
-import { CampaignReader, CampaignState, characterKind, PUBLIC_WITNESS, viewerKey } from '@app/campaign';
+import { CampaignReader, CampaignState, characterKind, PUBLIC_WITNESS, StateKind, viewerKey } from '@app/campaign';
 import { invalid, notFound } from '@app/common';
 import { CheckpointStore, WorkerProgress } from '@app/memory';
 import { Query } from '@nestjs/cqrs';
 import { ComposedContext, ContextComposer } from './context.composer';
 import { Audience, ContextRequest } from './context.types';
+
+/**
+ * The state rows an as-of context reads (DESIGN §10): what its sections use. Completed encounters and round ends (the
+ * kinds that grow with the story: a range each) and game accounts (the `state` section is not historical) are read by
+ * no section, so a past context does not assemble them.
+ */
+export const CONTEXT_STATE_KINDS: readonly StateKind[] = [
+  'head',
+  'location',
+  'npc',
+  'quest',
+  'fact',
+  'player',
+  'glossary',
+  'bible',
+];
 
 export class GetContextQuery extends Query<ComposedContext> {
   constructor(
@@ -65,7 +81,7 @@ export class ContextService {
     }
     // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
     const processed = (await this.checkpoints.get(request.campaignId)).processedVersion;
-    const read = await this.reader.snapshot(request.campaignId, request.asOf);
+    const read = await this.reader.snapshot(request.campaignId, request.asOf, CONTEXT_STATE_KINDS);
     // As of V the worker had processed at most V: capped, it says what was true of that version.
     const snapshot = { ...read, processedVersion: Math.min(processed, read.state.version) };
     const budget = request.legacy ? null : (request.budget ?? this.defaultBudget);
