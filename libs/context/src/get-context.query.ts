@@ -1,38 +1,10 @@
-import { CampaignReader, CampaignState, characterKind, PUBLIC_WITNESS, StateKind, viewerKey } from '@app/campaign';
+import { CampaignReader, CampaignState, characterKind, PUBLIC_WITNESS, viewerKey } from '@app/campaign';
 import { invalid, notFound } from '@app/common';
 import { CheckpointStore, WorkerProgress } from '@app/memory';
 import { Query } from '@nestjs/cqrs';
 import { ComposedContext, ContextComposer } from './context.composer';
-import { Audience, ContextRequest, SectionKey } from './context.types';
-import { PRESETS } from './sections';
-
-/**
- * The state rows an as-of context reads (DESIGN §10), per section: a past state is assembled from just the kinds the
- * asked sections use, so that a narrative context does not read the quest log and none reads the kinds that grow with
- * the story (completed encounters, round ends). `head`, players and NPCs are always read: the audience is resolved
- * against them. The `state` section reads none: it is not historical. A kind missing here would read as empty at V.
- */
-const SECTION_STATE_KINDS: { readonly [K in SectionKey]: readonly StateKind[] } = {
-  bible: ['bible'],
-  glossary: ['glossary'],
-  hud: [],
-  digest: ['fact'],
-  scene: ['location', 'quest'],
-  state: [],
-  previously: [],
-  location: [],
-  npc: [],
-  world: [],
-  recall: ['glossary'],
-  recent: ['location'],
-};
-
-/** The state kinds an as-of read of `request` assembles (SECTION_STATE_KINDS). */
-export function contextStateKinds(request: Pick<ContextRequest, 'include' | 'agent'>): StateKind[] {
-  const kinds = new Set<StateKind>(['head', 'player', 'npc']);
-  for (const key of request.include ?? PRESETS[request.agent]) for (const k of SECTION_STATE_KINDS[key]) kinds.add(k);
-  return [...kinds];
-}
+import { Audience, ContextRequest } from './context.types';
+import { PRESETS, stateKindsOf } from './sections';
 
 export class GetContextQuery extends Query<ComposedContext> {
   constructor(
@@ -94,7 +66,9 @@ export class ContextService {
     }
     // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
     const processed = (await this.checkpoints.get(request.campaignId)).processedVersion;
-    const read = await this.reader.snapshot(request.campaignId, request.asOf, contextStateKinds(request));
+    // §10: a past state holds only the kinds the asked sections read.
+    const kinds = stateKindsOf(request.include ?? PRESETS[request.agent]);
+    const read = await this.reader.snapshot(request.campaignId, request.asOf, kinds);
     // As of V the worker had processed at most V: capped, it says what was true of that version.
     const snapshot = { ...read, processedVersion: Math.min(processed, read.state.version) };
     const budget = request.legacy ? null : (request.budget ?? this.defaultBudget);
