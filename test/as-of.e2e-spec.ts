@@ -30,6 +30,10 @@ async function readAll(t: TestApp, asOf?: number): Promise<Record<string, unknow
   await read('context.dm.text', '/context?agent=dm&format=text');
   await read('context.npc', '/context?agent=npc&viewer=mira');
   await read('context.narrative.public', '/context?agent=narrative&budget=3000');
+  // An as-of context assembles only the state kinds its sections read: a player's preset (HUD included) and a subset.
+  await read('context.player', '/context?agent=player&viewer=aria');
+  await read('context.dm.scene', '/context?agent=dm&include=scene,recent');
+  await read('players', '/players');
   await read('memories', '/memories');
   await read('memories.location', '/memories?scope=location&subjectId=tavern');
   await read('messages', '/messages');
@@ -62,6 +66,7 @@ describe('as-of reads (DESIGN §10)', () => {
     };
     await s.create('As of');
     await s.npc('mira', 'Mira', null);
+    await t.http('PUT', `/v1/campaigns/${CID}/players/aria`, { name: 'Aria', stats: { HP: '10/10' } });
     await capture();
     await s.location('tavern', 'The Rusty Anchor');
     await s.location('docks', 'The Docks', 'LOW');
@@ -84,6 +89,7 @@ describe('as-of reads (DESIGN §10)', () => {
     await s.move('docks');
     await s.say({ role: 'dm', content: 'The docks smell of tar; a Void-Chisel lies in a crate at the lighthouse.' });
     await s.command('complete-objective', { questId: 'relic', objectiveId: 'find-map' });
+    await t.http('PUT', `/v1/campaigns/${CID}/players/aria`, { name: 'Aria', stats: { HP: '4/10', Gold: 12 } });
     await capture();
     await s.command('end-round');
     await t.http('PUT', `/v1/campaigns/${CID}/glossary/Void-Chisel`, { definition: 'A blade that cuts doors.' });
@@ -102,6 +108,8 @@ describe('as-of reads (DESIGN §10)', () => {
     expect(distinct('memories')).toBeGreaterThanOrEqual(3);
     expect(distinct('messages')).toBeGreaterThanOrEqual(3);
     expect(distinct('context.dm')).toBe(5);
+    expect(distinct('context.player')).toBeGreaterThanOrEqual(3);
+    expect(distinct('players')).toBe(2);
     for (const [version, then] of served) {
       const now = await readAll(t, version);
       expect({ version, reads: now }).toEqual({ version, reads: then });

@@ -1,9 +1,9 @@
 import { EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-store';
 import { Database, sql } from '@app/database';
 import { CampaignStateCache } from './projections/campaign-state.cache';
-import { readCampaignRow, readStateAt } from './projections/campaign-row';
+import { messageCountAt, readCampaignRow, readStateAt } from './projections/campaign-row';
 import { stateChars } from './projections/campaign-state.cache';
-import { STATE_KINDS } from './domain/state-rows';
+import { STATE_KINDS, StateKind } from './domain/state-rows';
 import { invalidVersion, notFound } from '@app/common';
 import { CampaignState } from './domain/state';
 import { EntityManager } from 'typeorm';
@@ -66,33 +66,35 @@ export class CampaignReader {
 
   /**
    * The campaign as a read sees it: the current snapshot, or (with `asOf`, DESIGN §10) the state at that version with
-   * its horizon. 404 for an unknown campaign, 400 INVALID_VERSION for a version it never had.
+   * its horizon. 404 for an unknown campaign, 400 INVALID_VERSION for a version it never had. `kinds`: the state rows a
+   * past state needs (the others come out empty, see `stateAt`); a current state is always whole.
    */
-  async snapshot(campaignId: string, asOf?: number): Promise<CampaignSnapshot> {
+  async snapshot(campaignId: string, asOf?: number, kinds?: readonly StateKind[]): Promise<CampaignSnapshot> {
     const current = await this.get(campaignId);
     if (asOf === undefined) return current;
     checkAsOf(asOf, current.state.version);
     // Asked for, the newest version is history too (memory bounded, facts judged at its time): the same answer a fork
     // at it serves. Only its state needs no load.
     const [state, horizon] = await Promise.all([
-      asOf === current.state.version ? current.state : this.stateAt(campaignId, asOf),
+      asOf === current.state.version ? current.state : this.stateAt(campaignId, asOf, kinds),
       this.horizonAt(campaignId, asOf, current.horizon.timeline),
     ]);
     return { state, horizon };
   }
 
-  /** The horizon of a read: current (no extra read) or as of a version (three index seeks). */
+  /**
+   * The horizon of a read: current (no extra read) or as of a version (three index seeks). Reads that need no state
+   * (messages, memories, events, search) ask for this rather than `snapshot`, which assembles the state at V too.
+   */
   async horizon(campaignId: string, asOf?: number): Promise<Horizon> {
-    return (await this.snapshot(campaignId, asOf)).horizon;
+    const current = await this.get(campaignId);
+    if (asOf === undefined) return current.horizon;
+    checkAsOf(asOf, current.state.version);
+    return this.horizonAt(campaignId, asOf, current.horizon.timeline);
   }
 
   private async horizonAt(campaignId: string, version: number, timeline: number): Promise<Horizon> {
     return this.db.read(async (m) => {
-      const count = await sql<{ n: number | string }>(
-        m,
-        'SELECT COALESCE(MAX(idx) + 1, 0) AS n FROM messages WHERE campaign_id = ? AND version <= ?',
-        [campaignId, version],
-      );
       const at = await sql<{ recorded_at: string }>(
         m,
         'SELECT recorded_at FROM events WHERE stream_id = ? AND stream_version = ?',
@@ -101,7 +103,7 @@ export class CampaignReader {
       return {
         version,
         timeline,
-        messageCount: Number(count.rows[0]?.n ?? 0),
+        messageCount: await messageCountAt(m, campaignId, version),
         // M(V): the memory stream's prefix of outcomes of game events ≤ V (one seek of ix_events_trigger).
         memoryVersion: await this.store.versionAtTrigger(memoryStream(campaignId), version, m),
         at: at.rows[0]?.recorded_at ?? null,

@@ -4,6 +4,7 @@ import { CheckpointStore, WorkerProgress } from '@app/memory';
 import { Query } from '@nestjs/cqrs';
 import { ComposedContext, ContextComposer } from './context.composer';
 import { Audience, ContextRequest } from './context.types';
+import { PRESETS, stateKindsOf } from './sections';
 
 export class GetContextQuery extends Query<ComposedContext> {
   constructor(
@@ -65,7 +66,9 @@ export class ContextService {
     }
     // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
     const processed = (await this.checkpoints.get(request.campaignId)).processedVersion;
-    const read = await this.reader.snapshot(request.campaignId, request.asOf);
+    // §10: a past state holds only the kinds the asked sections read.
+    const kinds = stateKindsOf(request.include ?? PRESETS[request.agent]);
+    const read = await this.reader.snapshot(request.campaignId, request.asOf, kinds);
     // As of V the worker had processed at most V: capped, it says what was true of that version.
     const snapshot = { ...read, processedVersion: Math.min(processed, read.state.version) };
     const budget = request.legacy ? null : (request.budget ?? this.defaultBudget);

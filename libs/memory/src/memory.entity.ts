@@ -5,6 +5,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('ux_memories_trigger', ['campaignId', 'scope', 'subjectId', 'triggerVersion'], { unique: true })
 @Index('ix_memories_scope', ['campaignId', 'scope', 'subjectId', 'memoryVersion'])
 @Index('ix_memories_through', ['campaignId', 'throughMessageIndex'])
+// An unscoped listing, newest first from a horizon (migration 1764600000000).
+@Index('ix_memories_version', ['campaignId', 'memoryVersion'])
 @Index('ix_memories_withheld', ['campaignId'], { where: "status = 'withheld'" })
 export class MemoryRecord {
   /** Unique within its campaign: a fork serves its parent's memory ids unchanged (§10). */

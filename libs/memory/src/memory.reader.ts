@@ -163,20 +163,31 @@ export class MemoryReader {
 
   /**
    * Cursors as of memory version `upTo`: per scope and subject, the cursor its newest memory at `upTo` recorded (the
-   * cursor may pass the memory's last input). A range of ix_memories_scope per key, never a replay.
+   * cursor may pass the memory's last input). The subjects come from a skip scan of ix_memories_scope (one seek per
+   * subject: the next subject id after the last), then one backward seek each; never a walk of every memory.
    */
   private cursorsAt(campaignId: string, upTo: number): Promise<CursorRecord[]> {
+    const next = 'SELECT MIN(x.subject_id) FROM memories x WHERE x.campaign_id = ? AND x.scope = ';
     const text =
-      'SELECT r.scope AS scope, r.subject_id AS subject_id, r.cursor AS value FROM memories r' +
-      " WHERE r.campaign_id = ? AND r.scope IN ('world', 'location', 'npc') AND r.memory_version = (" +
-      'SELECT MAX(x.memory_version) FROM memories x WHERE x.campaign_id = r.campaign_id AND x.scope = r.scope' +
-      ' AND x.subject_id = r.subject_id AND x.memory_version <= ?)';
+      'WITH RECURSIVE s (scope, subject_id) AS (' +
+      `SELECT k.scope, (${next}k.scope) FROM (SELECT 'world' AS scope UNION ALL SELECT 'location' UNION ALL ` +
+      "SELECT 'npc') k " +
+      `UNION ALL SELECT s.scope, (${next}s.scope AND x.subject_id > s.subject_id) FROM s` +
+      ' WHERE s.subject_id IS NOT NULL' +
+      ') SELECT s.scope AS scope, s.subject_id AS subject_id, (SELECT COALESCE(r.cursor, -1) FROM memories r' +
+      ' WHERE r.campaign_id = ? AND r.scope = s.scope AND r.subject_id = s.subject_id AND r.memory_version <= ?' +
+      ' ORDER BY r.memory_version DESC LIMIT 1) AS value FROM s WHERE s.subject_id IS NOT NULL';
     return this.db.read(async (m) => {
       const { rows } = await sql<{ scope: string; subject_id: string; value: number | string | null }>(m, text, [
         campaignId,
+        campaignId,
+        campaignId,
         upTo,
       ]);
-      return rows.map((r) => ({ campaignId, scope: r.scope, subjectId: r.subject_id, value: Number(r.value ?? -1) }));
+      // value null: the subject's first memory came after `upTo`.
+      return rows
+        .filter((r) => r.value !== null)
+        .map((r) => ({ campaignId, scope: r.scope, subjectId: r.subject_id, value: Number(r.value) }));
     });
   }
 

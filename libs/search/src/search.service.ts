@@ -45,7 +45,7 @@ export class SearchService {
   ): Promise<SearchHit[]> {
     const query = parseQuery(q);
     const { asOf, ...rest } = filters;
-    const { horizon } = await this.campaigns.snapshot(campaignId, asOf);
+    const horizon = await this.campaigns.horizon(campaignId, asOf);
     if (rest.in !== 'memories') return this.index.search(campaignId, query, { ...rest, at: horizon });
     // Hits of wordings not served are dropped: ask for more until `limit` are kept or the index has no more.
     for (let round = 1, ask = rest.limit * 2; ; round++, ask *= 2) {

@@ -7,6 +7,7 @@ import { BroadcastScope1764200000000 } from './1764200000000-broadcast-scope';
 import { UsageLedger1764300000000 } from './1764300000000-usage-ledger';
 import { TableOwners1764400000000 } from './1764400000000-table-owners';
 import { Timelines1764500000000 } from './1764500000000-timelines';
+import { MemoriesByVersion1764600000000 } from './1764600000000-memories-by-version';
 
 /** Every migration, oldest first; run at boot. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   UsageLedger1764300000000,
   TableOwners1764400000000,
   Timelines1764500000000,
+  MemoriesByVersion1764600000000,
 ];

@@ -139,10 +139,14 @@ export async function readStateAt(
   return { state: assembleState(campaignId, rows, { version, messageCount }), chars: charsOf(rows) };
 }
 
-/** Messages recorded at or before `version` (index order is version order): one backward seek. */
+/**
+ * Messages recorded at or before `version` (index order is version order): one backward seek of ix_messages_version,
+ * then the highest index among that version's messages (a batch shares its version, and ties of an index need not come
+ * in index order on PostgreSQL). Never `MAX(idx) … WHERE version <= ?`: that folds every message before V.
+ */
 export async function messageCountAt(m: EntityManager, campaignId: string, version: number): Promise<number> {
   const text =
-    'SELECT "idx" FROM "messages" WHERE "campaign_id" = ? AND "version" <= ? ORDER BY "version" DESC LIMIT 1';
+    'SELECT "idx" FROM "messages" WHERE "campaign_id" = ? AND "version" <= ? ORDER BY "version" DESC, "idx" DESC LIMIT 1';
   const row = (await sql<{ idx: number | string }>(m, text, [campaignId, version])).rows[0];
   return row ? Number(row.idx) + 1 : 0;
 }

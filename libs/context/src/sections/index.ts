@@ -1,4 +1,4 @@
-import type { CampaignReader } from '@app/campaign';
+import type { CampaignReader, StateKind } from '@app/campaign';
 import type { AppConfig, Clock } from '@app/common';
 import type { LayersReader, MemoryReader } from '@app/memory';
 import type { SearchIndex } from '@app/search';
@@ -32,6 +32,11 @@ export interface SectionDeps {
 export interface SectionSpec {
   /** The agents whose preset holds the section when `include=` does not say (DESIGN §8). */
   agents: readonly AgentKind[];
+  /**
+   * The state rows the section reads beyond `head`, players and NPCs (always read: the audience is resolved against
+   * them). An as-of context assembles its past state from just these (DESIGN §10): a kind left out reads as empty.
+   */
+  stateKinds: readonly StateKind[];
   build(deps: SectionDeps, config: AppConfig): ContextSection;
 }
 
@@ -43,22 +48,33 @@ const TABLE = ['dm', 'player', 'npc'] as const;
  * which the compiler then holds this table to). Keys print in SECTION_ORDER, not in this table's order.
  */
 export const SECTIONS: { [K in SectionKey]: SectionSpec } = {
-  bible: { agents: TABLE, build: () => new BibleSection() },
-  glossary: { agents: TABLE, build: (d) => new GlossarySection(d.layers) },
-  hud: { agents: ['player', 'npc'], build: (d, c) => new HudSection(d.counter, c.hudMaxTokens) },
-  digest: { agents: [...TABLE, 'agent'], build: (d, c) => new DigestSection(d.counter, d.clock, c.digestMaxTokens) },
-  scene: { agents: TABLE, build: (d, c) => new SceneSection(d.counter, c.sceneMaxTokens) },
+  bible: { agents: TABLE, stateKinds: ['bible'], build: () => new BibleSection() },
+  glossary: { agents: TABLE, stateKinds: ['glossary'], build: (d) => new GlossarySection(d.layers) },
+  hud: { agents: ['player', 'npc'], stateKinds: [], build: (d, c) => new HudSection(d.counter, c.hudMaxTokens) },
+  digest: {
+    agents: [...TABLE, 'agent'],
+    stateKinds: ['fact'],
+    build: (d, c) => new DigestSection(d.counter, d.clock, c.digestMaxTokens),
+  },
+  scene: {
+    agents: TABLE,
+    stateKinds: ['location', 'quest'],
+    build: (d, c) => new SceneSection(d.counter, c.sceneMaxTokens),
+  },
   state: {
     agents: ['agent'],
+    // Game-state snapshots are not history: an as-of context leaves the section out.
+    stateKinds: [],
     build: (d, c) =>
       new StateSection(d.snapshots, d.counter, d.clock, { tickSeconds: c.tickSeconds, maxTokens: c.stateMaxTokens }),
   },
-  previously: { agents: TABLE, build: (d) => new PreviouslySection(d.layers) },
-  location: { agents: ALL, build: (d) => new LocationSection(d.memories) },
-  npc: { agents: ALL, build: (d) => new NpcSection(d.memories) },
-  world: { agents: ALL, build: (d) => new WorldSection(d.memories) },
+  previously: { agents: TABLE, stateKinds: [], build: (d) => new PreviouslySection(d.layers) },
+  location: { agents: ALL, stateKinds: [], build: (d) => new LocationSection(d.memories) },
+  npc: { agents: ALL, stateKinds: [], build: (d) => new NpcSection(d.memories) },
+  world: { agents: ALL, stateKinds: [], build: (d) => new WorldSection(d.memories) },
   recall: {
     agents: TABLE,
+    stateKinds: ['glossary'],
     build: (d, c) =>
       new RecallSection(d.index, d.campaigns, d.memories, d.layers, {
         limit: c.recallLimit,
@@ -67,6 +83,7 @@ export const SECTIONS: { [K in SectionKey]: SectionSpec } = {
   },
   recent: {
     agents: [...TABLE, 'agent'],
+    stateKinds: ['location'],
     build: (d, c) =>
       new RecentSection(d.campaigns, d.counter, {
         recentMessages: c.contextRecentMessages,
@@ -74,6 +91,16 @@ export const SECTIONS: { [K in SectionKey]: SectionSpec } = {
       }),
   },
 };
+
+/**
+ * The state kinds an as-of context of these sections assembles: `head`, players and NPCs, and what each section reads
+ * (so that a narrative context does not read the quest log, and none the completed encounters or round ends).
+ */
+export function stateKindsOf(keys: readonly SectionKey[]): StateKind[] {
+  const kinds = new Set<StateKind>(['head', 'player', 'npc']);
+  for (const key of keys) for (const kind of SECTIONS[key].stateKinds) kinds.add(kind);
+  return [...kinds];
+}
 
 /** Sections each agent gets when `include=` does not say (DESIGN §8), in SECTION_ORDER. */
 export const PRESETS = Object.fromEntries(

@@ -59,7 +59,9 @@ export class SceneSection implements ContextSection {
    */
   private bound(entries: SectionEntry[]): DroppedEntry[] {
     const dropped: DroppedEntry[] = [];
-    const tokens = () =>
+    // Counted once and lowered per drop: recounting every entry per drop was quadratic in the quest log (645 ms for a
+    // dm context at 1M seeded events, 878 quests).
+    let tokens =
       this.counter.count(`## ${this.title}\n`) + entries.reduce((n, e) => n + this.counter.count(`${e.text}\n`), 0);
     const victim = () => {
       const completed = entries.findLastIndex((e) => e.ref.startsWith('completed:'));
@@ -67,16 +69,13 @@ export class SceneSection implements ContextSection {
       const quest = entries.findLastIndex((e) => e.ref.startsWith('quest:'));
       return quest > 0 ? quest : -1;
     };
-    while (tokens() > this.maxTokens) {
+    while (tokens > this.maxTokens) {
       const i = victim();
       if (i === -1) break;
       const [gone] = entries.splice(i, 1);
-      dropped.push({
-        section: this.key,
-        ref: gone.ref,
-        tokens: this.counter.count(`${gone.text}\n`),
-        reason: 'budget',
-      });
+      const cost = this.counter.count(`${gone.text}\n`);
+      tokens -= cost;
+      dropped.push({ section: this.key, ref: gone.ref, tokens: cost, reason: 'budget' });
     }
     return dropped;
   }

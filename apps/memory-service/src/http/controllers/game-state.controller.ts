@@ -173,7 +173,7 @@ export class GameStateController {
   async accounts(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
     const q = parse(accountsQuery, query ?? {});
-    const { horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    const horizon = await this.campaigns.horizon(cid, asOfOf(q.asOf));
     if (q.asOf !== undefined) return { items: await this.timeline.accountsAt(cid, horizon.version) };
     return { items: await this.snapshots.accounts(cid) };
   }

@@ -51,7 +51,7 @@ export class LoreController {
     @Query({ schema: loreQuery }) q: z.infer<typeof loreQuery>,
     @Req() req: FastifyRequest,
   ) {
-    const { state } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    const { state } = await this.campaigns.snapshot(cid, asOfOf(q.asOf), ['bible']);
     // A viewer-bound key reads the public part only (§8); the field is left out rather than shown empty.
     if (callerOf(req).viewer) return { text: state.bible?.text ?? '' };
     return { text: state.bible?.text ?? '', dmOnly: state.bible?.dmOnly ?? '' };
@@ -86,7 +86,7 @@ export class LoreController {
     @Query({ schema: loreQuery }) q: z.infer<typeof loreQuery>,
     @Req() req: FastifyRequest,
   ) {
-    const { state, horizon: at } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    const { state, horizon: at } = await this.campaigns.snapshot(cid, asOfOf(q.asOf), ['glossary']);
     const viewer = witnessOf(callerOf(req));
     const overrides = state.glossary ?? {};
     if (viewer) return { items: await this.layers.glossary(cid, overrides, { viewer, publicOnly: true, at }) };

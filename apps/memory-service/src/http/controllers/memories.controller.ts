@@ -112,7 +112,7 @@ export class MemoriesController {
     @Query({ schema: memoriesQuery }) q: z.infer<typeof memoriesQuery>,
     @Req() req: FastifyRequest,
   ) {
-    const { horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    const horizon = await this.campaigns.horizon(cid, asOfOf(q.asOf));
     const viewer = witnessOf(callerOf(req));
     return {
       items: await this.memories.list(cid, {
@@ -149,7 +149,7 @@ export class MemoriesController {
     @Query({ schema: eventsQuery }) q: z.infer<typeof eventsQuery>,
   ) {
     const stream = q.stream ?? 'game';
-    const { horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    const horizon = await this.campaigns.horizon(cid, asOfOf(q.asOf));
     // §10: the game stream through V, the memory stream through its outcomes of events ≤ V (unbounded when current).
     const until = !horizon.current ? (stream === 'game' ? horizon.version : horizon.memoryVersion) : undefined;
     const items = await this.campaigns.events(cid, stream, { after: q.after, until, limit: q.limit ?? 100 });

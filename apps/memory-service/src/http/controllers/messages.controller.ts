@@ -79,7 +79,7 @@ export class MessagesController {
     @Query({ schema: listMessagesQuery }) q: z.infer<typeof listMessagesQuery>,
     @Req() req: FastifyRequest,
   ) {
-    const { horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    const horizon = await this.campaigns.horizon(cid, asOfOf(q.asOf));
     const witnessedBy = witnessOf(callerOf(req));
     const items = await this.campaigns.messages(cid, {
       after: q.after,

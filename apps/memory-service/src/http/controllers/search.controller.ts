@@ -85,7 +85,7 @@ export class SearchController {
       limit: asked,
       asOf,
     });
-    const { horizon } = await this.campaigns.snapshot(cid, asOf);
+    const horizon = await this.campaigns.horizon(cid, asOf);
     const hits = (await this.servedHits(cid, witness, ranked, horizon)).slice(0, limit);
     return {
       items: hits.map((h) => ({

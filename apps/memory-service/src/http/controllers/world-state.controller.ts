@@ -145,7 +145,7 @@ export class WorldStateController {
     if (typeof status !== 'string' || !(FACT_STATUSES as readonly string[]).includes(status)) {
       throw new DomainError('invalid', 'INVALID_STATUS', `status must be one of ${FACT_STATUSES.join(', ')}`);
     }
-    const { state, horizon } = await this.campaigns.snapshot(cid, asOfOf(queryString(query?.asOf)));
+    const { state, horizon } = await this.campaigns.snapshot(cid, asOfOf(queryString(query?.asOf)), ['fact']);
     // §10: as of V, expiry is judged at the time of event V.
     const now = horizon.at === null ? this.clock.now() : new Date(horizon.at);
     const items = sortedFacts(state)
@@ -170,7 +170,7 @@ export class WorldStateController {
   async digest(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
     const q = parse(digestQuery, query ?? {});
-    const { state, horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    const { state, horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf), ['fact']);
     const now = horizon.at === null ? this.clock.now() : new Date(horizon.at);
     const d = buildDigest(Object.values(state.facts ?? {}), now, this.config.digestMaxTokens, (t) =>
       this.counter.count(t),
@@ -224,7 +224,7 @@ export class WorldStateController {
   async players(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
     const q = parse(digestQuery, query ?? {});
-    const { state } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    const { state } = await this.campaigns.snapshot(cid, asOfOf(q.asOf), ['player']);
     return {
       items: Object.values(state.players ?? {})
         .sort((a, b) => (a.id < b.id ? -1 : 1))
@@ -244,7 +244,7 @@ export class WorldStateController {
     pathId(cid, 'campaign id');
     pathId(pid, 'player id');
     const q = parse(digestQuery, query ?? {});
-    const { state } = await this.campaigns.snapshot(cid, asOfOf(q.asOf));
+    const { state } = await this.campaigns.snapshot(cid, asOfOf(q.asOf), ['player']);
     const player = state.players?.[pid];
     if (!player) throw notFound('PLAYER_NOT_FOUND', `player ${pid} not found`);
     return this.playerView(player);
