@@ -167,15 +167,18 @@ describePg('three replicas on one PostgreSQL, one SIGKILLed and one SIGTERMed mi
     const reader = async () => {
       while (Date.now() < end) {
         const campaign = pick(ids);
-        const res = await send('GET', `/v1/campaigns/${campaign}`, undefined);
+        // What was seen before this request was sent: the other reader's answer to a request sent earlier may arrive
+        // later and be older, which is no step back.
         const before = seen.get(campaign) ?? { version: 0, processed: 0 };
+        const res = await send('GET', `/v1/campaigns/${campaign}`, undefined);
         if (res.body.version < before.version || res.body.processedVersion < before.processed)
           failures.push(
             `${campaign} went backwards: ${JSON.stringify(before)} → ${res.body.version}/${res.body.processedVersion}`,
           );
+        const now = seen.get(campaign) ?? before;
         seen.set(campaign, {
-          version: Math.max(before.version, res.body.version),
-          processed: Math.max(before.processed, res.body.processedVersion),
+          version: Math.max(now.version, res.body.version),
+          processed: Math.max(now.processed, res.body.processedVersion),
         });
       }
     };
