@@ -5,14 +5,12 @@ import { CommandBus } from '@nestjs/cqrs';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, ApiZodBody, ApiZodQuery } from '../api-docs';
 import { z } from 'zod';
-import { asOfOf, asOfQuery, emptyBody } from '../dto/campaign.dto';
+import { asOfOf, asOfOnlyQuery, emptyBody } from '../dto/campaign.dto';
 import { actionBody, checkTick, loginBody, snapshotBody, toolRuleBody } from '../dto/state.dto';
 import { parse, pathId, queryInt } from '../validation';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 
 const listQuery = z.strictObject({ tick: queryInt(0, Number.MAX_SAFE_INTEGER).optional() });
-/** The accounts list's query: only `asOf` (DESIGN §10: bindings are events, so they have a past). */
-const accountsQuery = z.strictObject({ ...asOfQuery });
 
 /** Game-state snapshots, tool rules and account login/logout (DESIGN §5). */
 @ApiTags('game state')
@@ -168,11 +166,11 @@ export class GameStateController {
     status: 200,
     example: { items: [{ account: 'acc-1', agentId: 'agent-1' }] },
   })
-  @ApiZodQuery(accountsQuery)
+  @ApiZodQuery(asOfOnlyQuery)
   @Get('accounts')
   async accounts(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
-    const q = parse(accountsQuery, query ?? {});
+    const q = parse(asOfOnlyQuery, query ?? {});
     const horizon = await this.campaigns.horizon(cid, asOfOf(q.asOf));
     if (q.asOf !== undefined) return { items: await this.timeline.accountsAt(cid, horizon.version) };
     return { items: await this.snapshots.accounts(cid) };

@@ -6,8 +6,7 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, UseIn
 import { CommandBus } from '@nestjs/cqrs';
 import * as R from '../dto/responses';
 import { ApiQuery, ApiRoute, ApiTags, ApiZodBody, ApiZodQuery } from '../api-docs';
-import { asOfOf, asOfQuery, emptyBody } from '../dto/campaign.dto';
-import { z } from 'zod';
+import { asOfOf, asOfOnlyQuery, emptyBody } from '../dto/campaign.dto';
 import { checkTtl, factBody, factType, playerBody, STATE_LIMITS } from '../dto/state.dto';
 import { parse, pathId } from '../validation';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
@@ -31,9 +30,6 @@ const PLAYER_EXAMPLE = {
   registeredVersion: 5,
   hud: { text: 'HUD: HP 12/20', tokens: 6, dropped: [] },
 };
-
-/** The digest's and players' query: only `asOf` (DESIGN §10); the facts list takes it beside `status`. */
-const digestQuery = z.strictObject({ ...asOfQuery });
 
 @ApiTags('world state')
 @Controller('v1/campaigns/:cid')
@@ -134,7 +130,7 @@ export class WorldStateController {
     example: { items: [FACT_EXAMPLE] },
   })
   @ApiQuery({ name: 'status', required: false, enum: ['active', 'resolved', 'expired', 'all'] })
-  @ApiZodQuery(digestQuery)
+  @ApiZodQuery(asOfOnlyQuery)
   @Get('facts')
   async facts(@Param('cid') cid: string, @Query() query: Record<string, unknown>) {
     pathId(cid, 'campaign id');
@@ -165,11 +161,11 @@ export class WorldStateController {
       dropped: [],
     },
   })
-  @ApiZodQuery(digestQuery)
+  @ApiZodQuery(asOfOnlyQuery)
   @Get('digest')
   async digest(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
-    const q = parse(digestQuery, query ?? {});
+    const q = parse(asOfOnlyQuery, query ?? {});
     const { state, horizon } = await this.campaigns.snapshot(cid, asOfOf(q.asOf), ['fact']);
     const now = horizon.at === null ? this.clock.now() : new Date(horizon.at);
     const d = buildDigest(Object.values(state.facts ?? {}), now, this.config.digestMaxTokens, (t) =>
@@ -219,11 +215,11 @@ export class WorldStateController {
     status: 200,
     example: { items: [PLAYER_EXAMPLE] },
   })
-  @ApiZodQuery(digestQuery)
+  @ApiZodQuery(asOfOnlyQuery)
   @Get('players')
   async players(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
-    const q = parse(digestQuery, query ?? {});
+    const q = parse(asOfOnlyQuery, query ?? {});
     const { state } = await this.campaigns.snapshot(cid, asOfOf(q.asOf), ['player']);
     return {
       items: Object.values(state.players ?? {})
@@ -238,12 +234,12 @@ export class WorldStateController {
     status: 200,
     example: PLAYER_EXAMPLE,
   })
-  @ApiZodQuery(digestQuery)
+  @ApiZodQuery(asOfOnlyQuery)
   @Get('players/:pid')
   async player(@Param('cid') cid: string, @Param('pid') pid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
     pathId(pid, 'player id');
-    const q = parse(digestQuery, query ?? {});
+    const q = parse(asOfOnlyQuery, query ?? {});
     const { state } = await this.campaigns.snapshot(cid, asOfOf(q.asOf), ['player']);
     const player = state.players?.[pid];
     if (!player) throw notFound('PLAYER_NOT_FOUND', `player ${pid} not found`);

@@ -96,6 +96,9 @@ export const asOfQuery = {
     .optional(),
 };
 
+/** The query of a read that takes nothing but `asOf` (digest, players, accounts). */
+export const asOfOnlyQuery = z.strictObject({ ...asOfQuery });
+
 /** The `asOf` query value as a version number; anything but a positive integer is 400 INVALID_VERSION. */
 export function asOfOf(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
