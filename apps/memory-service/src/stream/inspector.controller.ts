@@ -9,6 +9,8 @@ import { packageFile } from '../package-files';
 /** The inspector's files: plain HTML, one ES module and CSS, served as they are (no build step). */
 const FILES: Record<string, string> = {
   'inspector.js': 'text/javascript; charset=utf-8',
+  'context-view.js': 'text/javascript; charset=utf-8',
+  'timeline-text.js': 'text/javascript; charset=utf-8',
   'inspector.css': 'text/css; charset=utf-8',
 };
 
