@@ -7,12 +7,14 @@ import { REPO_ROOT } from './support/service-process';
 import { startTestApp, TestApp } from './support/test-app';
 
 jest.setTimeout(240_000);
+// Nothing here depends on the database: the PostgreSQL pass of `npm test` (TEST_DATABASE_URL) need not repeat it.
+const suite = process.env.TEST_DATABASE_URL ? describe.skip : describe;
 const run = promisify(execFile);
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--loglevel=error'];
 const CHECK = join(REPO_ROOT, 'test/client-packages/ts-client-check.mts');
 
 /** DESIGN §14: the TypeScript and Python clients, each as a user gets it, against the running service. */
-describe('the client packages against the running service', () => {
+suite('the client packages against the running service', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();

@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import { freePort, REPO_ROOT } from './support/service-process';
 
 jest.setTimeout(300_000);
+// Nothing here depends on the database: the PostgreSQL pass of `npm test` (TEST_DATABASE_URL) need not repeat it.
+const suite = process.env.TEST_DATABASE_URL ? describe.skip : describe;
 const run = promisify(execFile);
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--loglevel=error'];
 
@@ -18,7 +20,7 @@ const NPM_FLAGS = ['--no-audit', '--no-fund', '--loglevel=error'];
  * install scripts: the one that matters, better-sqlite3's, compiles the addon from source when no prebuilt one can
  * be downloaded (a minute of CPU on CI), so the repository's already-built addon of the same version is copied in.
  */
-describe('the npm package', () => {
+suite('the npm package', () => {
   let dir: string;
   let tarball: string;
   let child: ChildProcess | undefined;

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { ensureBuilt, REPO_ROOT, ServiceProcess, startServiceProcess } from './support/service-process';
 
 jest.setTimeout(180_000);
+// Nothing here depends on the database: the PostgreSQL pass of `npm test` (TEST_DATABASE_URL) need not repeat it.
+const suite = process.env.TEST_DATABASE_URL ? describe.skip : describe;
 
 interface Block {
   lang: string;
@@ -55,7 +57,7 @@ const QUICK_START = /^npm ci && npm start\b/;
  * this test starts itself: the built service on an empty SQLite file, offline summarizer, no keys), and prints
  * what the `text` block under it shows. localhost:3000 becomes the test service's address.
  */
-describe('README.md runs', () => {
+suite('README.md runs', () => {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
   const blocks = fencedBlocks(readme);
   const bash = blocks.filter((b) => b.lang === 'bash');

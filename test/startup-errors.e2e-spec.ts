@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { ensureBuilt, freePort, SERVICE_MAIN } from './support/service-process';
 
 jest.setTimeout(60_000);
+// Nothing here depends on the database: the PostgreSQL pass of `npm test` (TEST_DATABASE_URL) need not repeat it.
+const suite = process.env.TEST_DATABASE_URL ? describe.skip : describe;
 
 /** Starts the built service and waits for it to exit (or kills it after `ms`). */
 function start(env: Record<string, string>, ms = 15_000): Promise<{ code: number | null; stderr: string }> {
@@ -20,7 +22,7 @@ function start(env: Record<string, string>, ms = 15_000): Promise<{ code: number
 }
 
 /** DESIGN §14: a start that cannot happen says why in one line, exits non-zero, and prints no stack trace. */
-describe('a start that cannot happen', () => {
+suite('a start that cannot happen', () => {
   let dir: string;
   let holder: Server;
   let busyPort: number;
