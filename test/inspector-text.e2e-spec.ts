@@ -1,10 +1,8 @@
 import { LorekeeperClient } from '@app/client';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, describeBrowser, seedDemo } from './support/inspector-browser';
-import { startTestApp, TestApp } from './support/test-app';
+import { ARTIFACTS, describeBrowser, startInspectorRig } from './support/inspector-browser';
+import { TestApp } from './support/test-app';
 
 jest.setTimeout(120_000);
 
@@ -30,18 +28,13 @@ describeBrowser('the inspector shows the text', () => {
   let t: TestApp;
   let client: LorekeeperClient;
   let page: Page;
+  let rig: Awaited<ReturnType<typeof startInspectorRig>>;
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM });
-    t = await startTestApp();
-    client = new LorekeeperClient({ baseUrl: t.url });
-    await seedDemo(client, 'saltmere');
+    rig = await startInspectorRig();
+    ({ browser, t, client } = rig);
     await playRounds(client, 'saltmere');
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(async () => rig?.close());
 
   const open = async (width: number) => {
     page = await browser.newPage({ viewport: { width, height: 900 } });
@@ -100,23 +93,24 @@ describeBrowser('the inspector shows the text', () => {
     const { version } = await client.getCampaign('saltmere');
     await client.recordMessages('saltmere', [{ role: 'dm', content: 'The lantern gutters out.' }]);
     await page.waitForFunction(
-      (v) => document.querySelector('#campaign-meta')?.textContent?.includes(`game version ${v}`),
-      version + 1,
+      `document.querySelector('#campaign-meta')?.textContent?.includes('game version ${version + 1} ')`,
+      undefined,
       { timeout: 10_000 },
     );
     await page.getByRole('button', { name: 'Build context' }).click();
     await page.locator('#context-text').waitFor();
-    const clipped = await page.evaluate(() => {
-      const out: string[] = [];
-      for (const node of document.querySelectorAll<HTMLElement>('#app *')) {
+    // A string, not a function: the repository's tsc has no DOM types (as in inspector.e2e-spec.ts).
+    const clipped = await page.evaluate<string[]>(`(() => {
+      const out = [];
+      for (const node of document.querySelectorAll('#app *')) {
         const style = getComputedStyle(node);
         if (style.display === 'none' || ['auto', 'scroll'].includes(style.overflowX)) continue;
         if (node.scrollWidth > node.clientWidth + 1 && node.clientWidth > 0)
-          out.push(`${node.tagName}#${node.id}.${node.className}: ${node.scrollWidth} > ${node.clientWidth}`);
+          out.push(node.tagName + '#' + node.id + '.' + node.className + ': ' + node.scrollWidth + ' > ' + node.clientWidth);
       }
       if (document.documentElement.scrollWidth > window.innerWidth) out.push('the page scrolls sideways');
       return out;
-    });
+    })()`);
     expect(clipped).toEqual([]);
     const formTop = await page.locator('#context-form').evaluate((n) => n.getBoundingClientRect().top);
     const memoriesTop = await page.locator('#memories').evaluate((n) => n.getBoundingClientRect().top);

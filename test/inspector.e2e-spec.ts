@@ -1,9 +1,7 @@
 import { LorekeeperClient } from '@app/client';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM, describeBrowser, seedDemo } from './support/inspector-browser';
+import { ARTIFACTS, describeBrowser, seedDemo, startInspectorRig } from './support/inspector-browser';
 import { REPO_ROOT } from './support/service-process';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -37,17 +35,12 @@ describeBrowser('the inspector in headless Chromium', () => {
   let client: LorekeeperClient;
   let page: Page;
 
+  let rig: Awaited<ReturnType<typeof startInspectorRig>>;
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM });
-    t = await startTestApp();
-    client = new LorekeeperClient({ baseUrl: t.url });
-    await seedDemo(client, 'saltmere');
+    rig = await startInspectorRig();
+    ({ browser, t, client } = rig);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(async () => rig?.close());
   afterEach(async () => {
     await page
       ?.screenshot({

@@ -1,7 +1,8 @@
 import { LorekeeperClient } from '@app/client';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './service-process';
+import { startTestApp } from './test-app';
 
 /** Debian's chromium (apt-get install chromium; .ci/run installs it); no browser download. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -57,4 +58,20 @@ export async function seedDemo(client: LorekeeperClient, id: string): Promise<vo
   ]);
   const { version } = await client.getCampaign(id);
   await client.context(id, { minVersion: version, waitMs: 10_000 });
+}
+
+/** A headless Chromium and a test service seeded with the demo campaign `saltmere`; `close` ends both. */
+export async function startInspectorRig(): Promise<{
+  browser: import('playwright-core').Browser;
+  t: import('./test-app').TestApp;
+  client: LorekeeperClient;
+  close(): Promise<void>;
+}> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM });
+  const t = await startTestApp();
+  const client = new LorekeeperClient({ baseUrl: t.url });
+  await seedDemo(client, 'saltmere');
+  return { browser, t, client, close: async () => void (await browser.close(), await t.close()) };
 }
