@@ -34,7 +34,7 @@ const LAYERS = {
   campaign: ['common', 'database', 'event-store', 'search'],
   state: ['common', 'database', 'event-store', 'search', 'campaign'],
   memory: ['common', 'database', 'event-store', 'search', 'summarizer', 'campaign'],
-  replica: ['common', 'database', 'event-store', 'campaign', 'memory'],
+  replica: ['common', 'database', 'event-store', 'search', 'summarizer', 'campaign', 'memory'],
   context: ['common', 'database', 'event-store', 'search', 'summarizer', 'campaign', 'state', 'memory'],
 };
 
