@@ -1,6 +1,7 @@
-// Import rules of /work/shared/STYLE.md "Dependency direction", checked by `npm run lint:deps`.
-// Violations that existed when the rules came in are listed in .dependency-cruiser-known-violations.json
-// (`--ignore-known`), so CI fails on any new one; the issue-19 restructure is meant to empty that file.
+// Import rules of the architecture picture (docs/architecture.md, docs/architecture-rules.md), checked by
+// `npm run lint:deps`. Violations that existed when a rule came in are listed in
+// .dependency-cruiser-known-violations.json (`--ignore-known`), so CI fails on any new one; moving code to where
+// the picture puts it empties that file. test/architecture.e2e-spec.ts plants a violation of each rule.
 
 /** Pure domain files: decide/evolve, selection, formatting, query parsing. They import no Nest, TypeORM or I/O. */
 const PURE = [
@@ -19,8 +20,68 @@ const PURE = [
 const NODE_IO =
   '^(node:)?(fs|fs/promises|net|http|https|http2|tls|dgram|dns|child_process|cluster|worker_threads|readline|os|process|stream)$';
 
+/**
+ * The layers of docs/architecture.md: the libs each lib's production code may import (besides itself). A lib
+ * never imports one above it; a lib not listed here (a new one) must be added before others may import it.
+ */
+const LAYERS = {
+  common: [],
+  client: [],
+  database: ['common'],
+  'event-store': ['common', 'database'],
+  summarizer: ['common', 'database'],
+  search: ['common', 'database', 'event-store'],
+  campaign: ['common', 'database', 'event-store', 'search'],
+  state: ['common', 'database', 'event-store', 'search', 'campaign'],
+  memory: ['common', 'database', 'event-store', 'search', 'summarizer', 'campaign'],
+  replica: ['common', 'database', 'event-store', 'search', 'summarizer', 'campaign', 'memory'],
+  context: ['common', 'database', 'event-store', 'search', 'summarizer', 'campaign', 'state', 'memory'],
+};
+
+/** Specs and shared test support (contract suites, fakes) may reach across layers to set a test up. */
+const TEST_CODE = ['\\.spec\\.ts$', '\\.contract\\.ts$', '/testing/'];
+
+const layerRules = Object.entries(LAYERS).map(([lib, allowed]) => ({
+  name: `lib-layer-${lib}`,
+  severity: 'error',
+  comment:
+    `${lib} sits below the libs it does not list: it imports ${allowed.join(', ') || 'no other lib'} only ` +
+    '(docs/architecture.md, "Layers").',
+  from: { path: `^libs/${lib}/`, pathNot: TEST_CODE },
+  to: { path: '^libs/', pathNot: `^libs/(${[lib, ...allowed].join('|')})/` },
+}));
+
+/** Adapter files: what implements a port (TypeORM, in-memory, FTS5, PostgreSQL, model SDKs, the lease). */
+const ADAPTERS = [
+  '^libs/[^/]+/src/(typeorm|in-memory|fts5|postgres)/',
+  '^libs/summarizer/src/(anthropic|openai|local|prompt|chunking)\\.summarizer\\.ts$',
+  '^libs/replica/src/postgres-lease\\.ownership\\.ts$',
+];
+
 module.exports = {
   forbidden: [
+    ...layerRules,
+    {
+      name: 'port-not-to-adapter',
+      severity: 'error',
+      comment: 'Adapters depend on ports, never the other way round: a port names no adapter, driver or model SDK.',
+      from: { path: '\\.port\\.ts$' },
+      to: { path: [...ADAPTERS, 'node_modules/(pg|pg-[^/]+|better-sqlite3|@anthropic-ai|openai)/'] },
+    },
+    {
+      name: 'lib-no-http',
+      severity: 'error',
+      comment: "HTTP is the app's: libs throw domain errors with a code and never import the web framework.",
+      from: { path: '^libs/' },
+      to: { path: 'node_modules/(fastify|@fastify|@nestjs/platform-fastify|@nestjs/swagger|light-my-request)/' },
+    },
+    {
+      name: 'client-standalone',
+      severity: 'error',
+      comment: 'The typed client is its own package with no runtime dependency but fetch: it imports only itself.',
+      from: { path: '^libs/client/', pathNot: TEST_CODE },
+      to: { pathNot: '^libs/client/' },
+    },
     {
       name: 'no-circular',
       severity: 'error',

@@ -13,7 +13,7 @@ import { mean, percentile, ratio, round, sizeLabel as label } from './support/st
 const TARGET = 1.2;
 /** Writes must not grow with history either (issue 20): POST /messages p50 at the largest size ÷ at 1k. */
 const WRITE_TARGET = 1.2;
-/** The state rows the narrative context needs (plan §2.1: head, location, npc). */
+/** The state rows the narrative context needs (docs/history/timelines-plan.md §2.1: head, location, npc). */
 const NARRATIVE_KINDS: StateKind[] = ['head', 'location', 'npc'];
 
 /** §2 Context read vs history size: GET /context p50/p99 on campaigns of 1k, 100k and 1M events in one database. */

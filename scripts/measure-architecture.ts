@@ -8,11 +8,14 @@
  * heuristic over the code's write idioms (raw SQL, insertRows, query builders, repositories);
  * docs/architecture-rules.md
  *   says what it cannot see.
+ * - files over 400 lines (production; MCP tool tables aside), imports of upper libs by libs/search, `§` citations
+ *   that do not resolve to docs/design.md (scripts/design-citations.ts), e2e specs directly under test/.
  * Counts cover apps/ and libs/ without specs (production code); lines over 120 are also given for the whole tree.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
+import { CitationResolver, codeCitations } from './design-citations';
 
 const MAX_WIDTH = 120;
 
@@ -170,6 +173,30 @@ const owner = (f: string) => libOf(f) ?? f.split('/').slice(0, 2).join('/');
 const writerLibs = (t: string) => [...new Set([...writers.get(t)!].map(owner))].sort();
 const multiWriter = [...writers.keys()].filter((t) => writerLibs(t).length > 1);
 
+// ---- rooms and boundaries of issue 32 ----
+const MAX_FILE_LINES = 400;
+/** A table of MCP tools is data, one entry per tool: long by nature, not a room asking to be split. */
+const isToolTable = (f: string) => /: ToolTable = \{/.test(sources.get(f)!);
+const lineCount = (f: string) => sources.get(f)!.split('\n').length - (sources.get(f)!.endsWith('\n') ? 1 : 0);
+const longFiles = all
+  .filter((f) => isProduction(f) && !isToolTable(f) && lineCount(f) > MAX_FILE_LINES)
+  .map((f) => ({ file: f, lines: lineCount(f) }))
+  .sort((a, b) => b.lines - a.lines);
+const UPPER = /^@app\/(campaign|memory|context)$/;
+const searchUpperImports = all
+  .filter((f) => isProduction(f) && libOf(f) === 'search')
+  .flatMap((f) =>
+    parse(f)
+      .statements.filter(ts.isImportDeclaration)
+      .map((st) => (st.moduleSpecifier as ts.StringLiteral).text)
+      .filter((spec) => UPPER.test(spec))
+      .map((spec) => `${f} ← ${spec}`),
+  );
+const resolver = new CitationResolver(ROOT);
+const citations = codeCitations(ROOT, [path.join(ROOT, 'test/design-citations.e2e-spec.ts')]);
+const unresolvedCitations = citations.map((c) => resolver.unresolved(c)).filter((u): u is string => u !== null);
+const flatSpecs = fs.readdirSync(path.join(ROOT, 'test')).filter((f) => f.endsWith('.e2e-spec.ts')).length;
+
 // ---- report ----
 const report = {
   longestFunctions: fns.slice(0, 10),
@@ -187,6 +214,10 @@ const report = {
   ),
   /** Tables written by more than one lib (two files of one lib, e.g. the FTS5 and PostgreSQL adapters, count once). */
   tablesWrittenBySeveralLibs: multiWriter.sort(),
+  filesOver400Lines: longFiles,
+  searchImportsOfUpperLibs: searchUpperImports,
+  designCitations: { total: citations.length, unresolved: unresolvedCitations },
+  e2eSpecsDirectlyUnderTest: flatSpecs,
 };
 
 if (process.argv.includes('--json')) {
@@ -210,4 +241,11 @@ if (process.argv.includes('--json')) {
   for (const [t, w] of Object.entries(report.writersPerTable)) {
     console.log(`  ${t} [${w.libs.join(', ')}]: ${w.files.join(', ')}`);
   }
+  console.log(`Production files over ${MAX_FILE_LINES} lines (MCP tool tables aside): ${longFiles.length}`);
+  for (const f of longFiles) console.log(`  ${f.lines} lines  ${f.file}`);
+  console.log(`libs/search imports of @app/campaign, @app/memory, @app/context: ${searchUpperImports.length}`);
+  for (const i of searchUpperImports) console.log(`  ${i}`);
+  console.log(`§ citations: ${citations.length}, unresolved in docs/design.md: ${unresolvedCitations.length}`);
+  for (const u of unresolvedCitations.slice(0, 20)) console.log(`  ${u}`);
+  console.log(`e2e specs directly under test/: ${flatSpecs}`);
 }

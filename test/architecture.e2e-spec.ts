@@ -17,7 +17,26 @@ const planted = {
   cycleB: `libs/context/src/${TAG}-b.ts`,
   clean: `libs/campaign/src/domain/${TAG}-clean.ts`,
   wide: `libs/context/src/${TAG}-wide.ts`,
+  port: `libs/search/src/${TAG}.port.ts`,
+  http: `libs/state/src/${TAG}-http.ts`,
+  client: `libs/client/src/${TAG}.ts`,
 };
+
+/** Each lib imports a lib above it (docs/architecture.md, "Layers"): one planted file per lib, one per rule. */
+const ABOVE: Record<string, string> = {
+  common: 'database',
+  client: 'common',
+  database: 'event-store',
+  'event-store': 'campaign',
+  summarizer: 'campaign',
+  search: 'context',
+  campaign: 'memory',
+  state: 'memory',
+  memory: 'context',
+  replica: 'context',
+  context: 'replica',
+};
+const layer = (lib: string) => `libs/${lib}/src/${TAG}-layer.ts`;
 
 function plant(file: string, text: string): void {
   mkdirSync(dirname(join(ROOT, file)), { recursive: true });
@@ -47,6 +66,19 @@ beforeAll(() => {
       "import { MessageRecord } from '@app/campaign';\nimport { renderProblem } from '../../../apps/memory-service/src/http/views';\n" +
       'export const planted = [MemoryRecord, MessageRecord, renderProblem];\n',
   );
+  plant(
+    planted.port,
+    "import { Fts5SearchIndex } from './fts5/fts5.search-index';\nimport Sqlite from 'better-sqlite3';\n" +
+      'export const planted = [Fts5SearchIndex, Sqlite];\n',
+  );
+  plant(
+    planted.http,
+    "import { FastifyAdapter } from '@nestjs/platform-fastify';\nexport const planted = FastifyAdapter;\n",
+  );
+  plant(planted.client, "import { readFileSync } from 'node:fs';\nexport const planted = readFileSync;\n");
+  for (const [lib, above] of Object.entries(ABOVE)) {
+    plant(layer(lib), `import * as above from '@app/${above}';\nexport const planted = above;\n`);
+  }
   plant(planted.cycleA, `import { b } from './${TAG}-b';\nexport const a = () => b;\n`);
   plant(planted.cycleB, `import { a } from './${TAG}-a';\nexport const b = () => a;\n`);
   plant(planted.clean, "import { emptyState } from './state';\nexport const planted = emptyState;\n");
@@ -55,13 +87,16 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  for (const file of Object.values(planted)) rmSync(join(ROOT, file), { force: true });
+  for (const file of [...Object.values(planted), ...Object.keys(ABOVE).map(layer)]) {
+    rmSync(join(ROOT, file), { force: true });
+  }
 });
 
 suite('import rules (dependency-cruiser, as npm run lint:deps runs them)', () => {
   let result: { status: number | null; out: string };
   beforeAll(() => {
-    result = depcruise([planted.domain, planted.reach, planted.cycleA, planted.clean]);
+    const more = [planted.port, planted.http, planted.client, ...Object.keys(ABOVE).map(layer)];
+    result = depcruise([planted.domain, planted.reach, planted.cycleA, planted.clean, ...more]);
   });
 
   it('fails the run', () => {
@@ -80,6 +115,22 @@ suite('import rules (dependency-cruiser, as npm run lint:deps runs them)', () =>
     const at = result.out.indexOf(`error ${rule}: ${planted[which]} → `);
     expect(at).toBeGreaterThanOrEqual(0);
     expect(result.out.slice(at).split('\n').slice(0, 2).join(' ')).toContain(target);
+  });
+
+  it.each(Object.entries(ABOVE))(
+    'names lib-layer-%s for a file of it importing @app/%s, a lib above it',
+    (lib, above) => {
+      expect(result.out).toContain(`error lib-layer-${lib}: ${layer(lib)} → libs/${above}/src/index.ts`);
+    },
+  );
+
+  it.each([
+    ['port-not-to-adapter', 'port', 'libs/search/src/fts5/fts5.search-index.ts'],
+    ['port-not-to-adapter', 'port', 'node_modules/better-sqlite3/'],
+    ['lib-no-http', 'http', 'node_modules/@nestjs/platform-fastify/'],
+    ['client-standalone', 'client', 'fs'],
+  ] as const)('names %s for the planted %s file (→ %s)', (rule, which, target) => {
+    expect(result.out).toContain(`error ${rule}: ${planted[which]} → ${target}`);
   });
 
   it('names nothing for a domain file that imports only the domain', () => {

@@ -23,7 +23,7 @@ const jsonInt = (pg: boolean, expr: string, field: string) =>
   pg ? `(${expr}::jsonb->>'${field}')::int` : `json_extract(${expr}, '$.${field}')`;
 
 /**
- * Timelines (DESIGN §10, docs/timelines-plan.md §1.3): the schema of every lane at once — the trigger version on
+ * Timelines (DESIGN §10, docs/history/timelines-plan.md §1.3): the schema of every lane at once — the trigger version on
  * memory events, the campaign's timeline/message count/parent, versioned state rows, rewinds, retraction columns,
  * memory revisions with their history, and primary keys that let a fork keep the parent's memory ids
  * (`memories` and PostgreSQL's `search_memories` per campaign, `glossary_terms` per coining). SQLite changes a
