@@ -145,7 +145,9 @@ module.exports = {
   options: {
     // No includeOnly: it would hide node_modules and built-ins from the pure-domain rules.
     // its schema is generated at test time
-    exclude: { path: '^(dist|coverage|test-artifacts|bench/results)/|^test/openapi-client/' },
+    exclude: {
+      path: '(^|/)dist/|^(coverage|test-artifacts|bench/results)/|^test/openapi-client/|^test/client-packages/',
+    },
     doNotFollow: { path: 'node_modules' },
     // Keep paths under ./node_modules even when it is a symlink (worktrees share one).
     preserveSymlinks: true,

@@ -40,7 +40,7 @@ const readonly = (names) => Object.fromEntries(names.map((n) => [n, 'readonly'])
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-artifacts/**', 'bench/results/**', 'data/**'],
+    ignores: ['**/dist/**', 'node_modules/**', 'coverage/**', 'test-artifacts/**', 'bench/results/**', 'data/**'],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,

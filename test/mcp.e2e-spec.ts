@@ -1,6 +1,7 @@
 import { parseApiKeys } from '@app/common';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuilt, freePort, REPO_ROOT } from './support/service-process';
 import { startTestApp, TestApp } from './support/test-app';
@@ -64,6 +65,8 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
     const names = tools.map((t) => t.name);
     expect(names).toEqual(
       expect.arrayContaining([
+        'list_campaigns',
+        'delete_campaign',
         'create_campaign',
         'get_campaign',
         'change_settings',
@@ -106,6 +109,9 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
         'memory_history',
       ]),
     );
+    // The README's count stays true as tools come and go.
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(`as ${tools.length} tools`);
     for (const t of tools) {
       const strict = { tool: t.name, additionalProperties: t.inputSchema.additionalProperties };
       expect(strict).toEqual({ tool: t.name, additionalProperties: false });
@@ -322,6 +328,33 @@ describe('MCP server over stdio (SDK client → built MCP server → real HTTP s
     expect(history.text).toContain('404 MEMORY_NOT_FOUND');
     const stale = await call('retract_messages', { campaignId: cid, indexes: [0], ifMatch: '2:1' });
     expect(stale.text).toContain('412 VERSION_MISMATCH');
+  });
+
+  it('lists campaigns page by page and deletes one: gone from the list, a second delete names CAMPAIGN_NOT_FOUND', async () => {
+    for (const id of ['mcp-list-a', 'mcp-list-b', 'mcp-list-c']) await ok('create_campaign', { id, name: id });
+    const listed = await ok('list_campaigns', {});
+    const ids = listed.structured.items.map((c: { id: string }) => c.id);
+    expect(ids).toEqual(expect.arrayContaining(['mcp-list-a', 'mcp-list-b', 'mcp-list-c']));
+    expect(listed.structured.items.find((c: { id: string }) => c.id === 'mcp-list-b')).toMatchObject({
+      name: 'mcp-list-b',
+      version: 1,
+      parent: null,
+    });
+    const page = await ok('list_campaigns', { after: 'mcp-list-a', limit: 1 });
+    expect(page.structured.items.map((c: { id: string }) => c.id)).toEqual(['mcp-list-b']);
+
+    const tools = (await mcp.listTools()).tools;
+    expect(tools.find((t) => t.name === 'delete_campaign')?.annotations).toMatchObject({ destructiveHint: true });
+    expect(tools.find((t) => t.name === 'list_campaigns')?.annotations).toMatchObject({ readOnlyHint: true });
+    const deleted = await ok('delete_campaign', { campaignId: 'mcp-list-b' });
+    expect(deleted.structured).toEqual({ deleted: true, campaignId: 'mcp-list-b' });
+    const after = (await ok('list_campaigns', {})).structured.items.map((c: { id: string }) => c.id);
+    expect(after).not.toContain('mcp-list-b');
+    expect(after).toContain('mcp-list-c');
+    const again = await call('delete_campaign', { campaignId: 'mcp-list-b' });
+    expect(again.isError).toBe(true);
+    expect(again.text).toContain('404 CAMPAIGN_NOT_FOUND');
+    expect((await call('get_campaign', { campaignId: 'mcp-list-b' })).text).toContain('404 CAMPAIGN_NOT_FOUND');
   });
 
   it('names the URL and the problem when the service refuses a call', async () => {

@@ -1,14 +1,11 @@
 import { LorekeeperClient } from '@app/client';
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { clientFolder, ESCAPE_HATCH } from './support/generated-client';
 import { REPO_ROOT } from './support/service-process';
 import { startTestApp, TestApp } from './support/test-app';
+import { readFileSync } from 'node:fs';
 
 jest.setTimeout(240_000);
-const run = promisify(execFile);
 const WALKTHROUGH = join(REPO_ROOT, 'test/openapi-client/walkthrough.mts');
 
 /**
@@ -17,60 +14,36 @@ const WALKTHROUGH = join(REPO_ROOT, 'test/openapi-client/walkthrough.mts');
  */
 describe('a client generated from the OpenAPI document', () => {
   let t: TestApp;
-  let dir: string;
+  let folder: ReturnType<typeof clientFolder>;
   beforeAll(async () => {
     t = await startTestApp();
-    dir = mkdtempSync(join(tmpdir(), 'lk-openapi-client-'));
-    symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    folder = clientFolder('lk-openapi-client-');
   });
   afterAll(async () => {
     await t.close();
-    rmSync(dir, { recursive: true, force: true });
+    folder.remove();
   });
 
   it('compiles a strict walk-through without casts and runs it, the whisper kept private', async () => {
-    const source = readFileSync(WALKTHROUGH, 'utf8');
-    // No escape hatches: no `as` casts, no any, no non-null assertions on data, no ts-ignore.
-    expect(source).not.toMatch(/\bas\s+(?!const\b)[A-Za-z{[(]|\bany\b|@ts-|\)!\./);
+    expect(readFileSync(WALKTHROUGH, 'utf8')).not.toMatch(ESCAPE_HATCH);
 
     const doc = await t.http('GET', '/docs/openapi.json');
-    writeFileSync(join(dir, 'openapi.json'), doc.text);
-    await run(
-      process.execPath,
-      [join(REPO_ROOT, 'node_modules/openapi-typescript/bin/cli.js'), 'openapi.json', '-o', 'schema.d.ts'],
-      { cwd: dir },
-    );
-    const schema = readFileSync(join(dir, 'schema.d.ts'), 'utf8');
+    folder.write('openapi.json', doc.text);
+    await folder.generate('openapi-typescript/bin/cli.js', ['openapi.json', '-o', 'schema.d.ts']);
+    const schema = folder.read('schema.d.ts');
     // Integers are numbers in the generated types, and no answer is left `unknown`.
     expect(schema).toMatch(/budget\?: number;/);
     expect(schema).toMatch(/minVersion\?: number;/);
 
-    copyFileSync(WALKTHROUGH, join(dir, 'walkthrough.mts'));
-    const tsconfig = {
-      compilerOptions: {
-        strict: true,
-        noUncheckedIndexedAccess: true,
-        exactOptionalPropertyTypes: true,
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        target: 'es2022',
-        lib: ['es2022', 'dom'],
-        types: ['node'],
-        skipLibCheck: true,
-        outDir: 'out',
-      },
-      files: ['walkthrough.mts'],
-    };
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
-    const tsc = await run(
-      process.execPath,
-      [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
-      { cwd: dir },
-    ).catch((err: { stdout: string }) => err);
-    expect(tsc.stdout).toBe('');
+    folder.copy(WALKTHROUGH);
+    const tsc = await folder.compile(WALKTHROUGH, {
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+    });
+    expect(tsc).toBe('');
 
-    const { stdout } = await run(process.execPath, [join(dir, 'out/walkthrough.mjs'), t.url], { cwd: dir });
-    const result = JSON.parse(stdout);
+    const result = await folder.runWalkthrough(WALKTHROUGH, [t.url]);
     expect(result).toMatchObject({
       created: 1,
       npcLocation: 'tavern',
@@ -89,6 +62,9 @@ describe('a client generated from the OpenAPI document', () => {
     expect(result.used).toBeLessThanOrEqual(600);
     expect(result.dmSections).toEqual(expect.arrayContaining(['Recent Messages', 'NPC Memory']));
     expect(result.miraMemories).toBe(1);
+    // Accept: text/plain with parseAs 'text': the context as the model reads it, typed string.
+    expect(result.plainText).toMatch(/^## Scene$/m);
+    expect(result.plainText).not.toContain('Tide Court');
   });
 
   it('libs/client: every method calls an operation the document declares, and the service accepts it', async () => {

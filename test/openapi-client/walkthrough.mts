@@ -19,7 +19,7 @@ function ok<T>(step: string, result: { data?: T; error?: unknown; response: Resp
   return result.data;
 }
 
-/** The context route also speaks text/plain (format=text); without format it answers JSON. */
+/** The context route also speaks text/plain (Accept: text/plain or format=text); by default it answers JSON. */
 function json<T extends object>(step: string, body: T | string): T {
   if (typeof body === 'string') throw new Error(`${step}: expected JSON, got text`);
   return body;
@@ -152,6 +152,15 @@ async function main(): Promise<void> {
     ),
   );
   const brannocText = brannoc.sections.flatMap((s) => s.entries.map((e) => e.text)).join('\n');
+  // The same operation answers text/plain for Accept: text/plain; with parseAs 'text' the data is a string.
+  const plainText: string = ok(
+    'brannoc text',
+    await lk.GET('/v1/campaigns/{cid}/context', {
+      params: { path, query: { agent: 'player', viewer: 'brannoc' } },
+      headers: { Accept: 'text/plain' },
+      parseAs: 'text',
+    }),
+  );
 
   const state = ok('campaign', await lk.GET('/v1/campaigns/{cid}', { params: { path } }));
   const quest = state.quests.find((q) => q.id === 'relic');
@@ -179,6 +188,7 @@ async function main(): Promise<void> {
       budget,
       dmSeesWhisper: dmText.includes('Tide Court'),
       brannocSeesWhisper: brannocText.includes('Tide Court'),
+      plainText,
       miraMemories: memories.items.length,
       missing: { status: missing.response.status, code: missing.error?.code ?? null },
     }),

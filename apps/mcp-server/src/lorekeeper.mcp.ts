@@ -42,8 +42,8 @@ export function createLorekeeperMcpServer(options: ServiceOptions): McpServer {
     { name: 'lorekeeper', version: '0.1.0' },
     {
       instructions:
-        'Lorekeeper remembers a game for you. Set up with create_campaign, put_location, put_npc, put_player, ' +
-        'put_quest, put_bible; record every turn with record_messages (visibility private + audience for ' +
+        'Lorekeeper remembers a game for you. Find campaigns with list_campaigns; set up with create_campaign, ' +
+        'put_location, put_npc, put_player, put_quest, put_bible; record every turn with record_messages (visibility private + audience for ' +
         'whispers); report story changes with the commands (change_location, complete_objective, end_round, …); ' +
         'read get_context before each turn and search_* for what fell out of it. Undo with retract_messages (a ' +
         'swiped reply), rewind_campaign (back to a version) or fork_campaign (a what-if branch); fix a memory with ' +
@@ -102,6 +102,30 @@ const SETUP_TOOLS: ToolTable = {
     run: (c, a) => {
       const [w, body] = writeOf(a);
       return c.createCampaign(body, w);
+    },
+  }),
+  list_campaigns: spec({
+    title: 'List campaigns',
+    description:
+      'The campaigns this key may see, by id (name, version, the campaign a fork came from). Page with after = ' +
+      'the last id of the previous page.',
+    input: input.listCampaigns,
+    output: output.campaigns,
+    kind: 'read',
+    run: (c, a) => c.listCampaigns(a),
+  }),
+  delete_campaign: spec({
+    title: 'Delete a campaign',
+    description:
+      'Delete a campaign and everything of it: messages, memories, world, game state. Its forks stay. ' +
+      'Cannot be undone; a second delete is CAMPAIGN_NOT_FOUND.',
+    input: input.deleteCampaign,
+    output: output.deletedCampaign,
+    kind: 'destructive',
+    run: async (c, a) => {
+      const [w, { campaignId }] = writeOf(a);
+      await c.deleteCampaign(campaignId, w);
+      return { deleted: true, campaignId };
     },
   }),
   get_campaign: spec({

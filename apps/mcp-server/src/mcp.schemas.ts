@@ -74,6 +74,11 @@ export const input = {
     ...writeOptions,
   },
   campaign: { campaignId },
+  listCampaigns: {
+    limit: z.number().int().min(1).max(100).optional().describe('at most this many (default 50)'),
+    after: id.optional().describe('the last id of the previous page: campaigns are listed by id'),
+  },
+  deleteCampaign: { campaignId, ...writeOptions },
   settings: { campaignId, perRoleMemory: z.boolean(), ...writeOptions },
   location: { campaignId, locationId: id, name, dangerLevel: z.enum(DANGER_LEVELS).optional(), ...writeOptions },
   npc: {
@@ -293,6 +298,16 @@ export const output = {
     processedVersion: z.number().int(),
     currentLocationId: z.string().nullable(),
   }),
+  campaigns: items(
+    z.looseObject({
+      id: z.string(),
+      name: z.string(),
+      version,
+      processedVersion: z.number().int(),
+      parent: z.looseObject({ id: z.string(), version }).nullable(),
+    }),
+  ),
+  deletedCampaign: z.looseObject({ deleted: z.boolean(), campaignId: z.string() }),
   versioned,
   recorded: z.looseObject({ indexes: z.array(z.number().int()), version }),
   messages: items(

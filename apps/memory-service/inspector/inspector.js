@@ -1,6 +1,9 @@
 // Lorekeeper inspector: plain ES module, no build step. Every call goes through api(), which sends the
 // key (when the service wants one) as a bearer token; the live timeline reads the SSE stream with fetch,
 // since EventSource cannot send headers (docs/decisions.md).
+import { showContext } from './context-view.js';
+import { describe, scopeName } from './timeline-text.js';
+
 const $ = (id) => document.getElementById(id);
 const PAGE = 100;
 /** Live events beyond this many rows drop the oldest rows (still reachable with "Load older"): the page stays fast. */
@@ -103,8 +106,7 @@ async function openCampaign(id) {
   $('campaign').hidden = false;
   const c = await api(`/v1/campaigns/${encodeURIComponent(id)}`);
   $('campaign-title').textContent = c.name;
-  $('campaign-meta').textContent =
-    `${c.id} · game version ${c.version} · processed ${c.processedVersion} · round ${c.round ?? 1}`;
+  renderMeta(c);
   renderActions();
   renderAsOf();
   await Promise.all([loadTimeline(), loadMemories(c)]);
@@ -112,44 +114,23 @@ async function openCampaign(id) {
   status(`Campaign ${c.name} loaded`);
 }
 
-// ---- timeline -----------------------------------------------------------------------------------
-function describe(item) {
-  const d = item.data ?? {};
-  switch (item.type) {
-    case 'MessageRecorded':
-      return `#${d.index} ${d.speaker ?? d.role}: ${d.content}`;
-    case 'MessagesRetracted':
-      return `retracted message(s) ${d.indexes.join(', ')}${d.reason ? `: ${d.reason}` : ''}`;
-    case 'MemoryRevised':
-      return `memory ${d.memoryId} revised (its retracted inputs left out): ${d.summary}`;
-    case 'MemoryWithdrawn':
-      return `memory ${d.memoryId} withdrawn: every input was ${d.reason}`;
-    case 'MemoryCorrected':
-      return `memory ${d.memoryId} corrected by the game master: ${d.summary}`;
-    case 'MemoryDeleted':
-      return `memory ${d.memoryId} deleted by the game master`;
-    case 'CampaignForked':
-      return `forked from ${d.parentId} at v${d.parentVersion}`;
-    case 'CampaignRewound':
-      return (
-        `rewound from v${d.fromVersion} to v${d.toVersion}` + (d.keptAs ? `; the old story kept as ${d.keptAs}` : '')
-      );
-    case 'MemoryRecorded':
-      return `${scopeName(d.scope, d.subjectId)} — ${d.summary}`;
-    case 'MemorySkipped':
-      return `${scopeName(d.scope, d.subjectId)} skipped after ${d.attempts} attempt(s): ${d.reason}`;
-    case 'LocationChanged':
-      return `${d.fromLocationId ?? 'nowhere'} → ${d.toLocationId}`;
-    default: {
-      const text = JSON.stringify(d);
-      return text.length > 160 ? `${text.slice(0, 160)}…` : text;
-    }
-  }
+/** The header line: version, processed version and round, kept live by the stream (refreshMeta). */
+function renderMeta(c) {
+  $('campaign-meta').textContent =
+    `${c.id} · game version ${c.version} · processed ${c.processedVersion} · round ${c.round ?? 1}`;
 }
 
-/** "location tavern", "npc mira", "world" (the world scope has one subject). */
-const scopeName = (scope, subject) => (scope === 'world' || !subject ? scope : `${scope} ${subject}`);
+/** Re-reads the header once per burst of stream events (a burst of 100 events is one request). */
+function refreshMeta(campaign) {
+  clearTimeout(state.metaRefresh);
+  state.metaRefresh = setTimeout(async () => {
+    if (state.campaign !== campaign) return;
+    const c = await api(`/v1/campaigns/${encodeURIComponent(campaign)}`).catch(() => null);
+    if (c && state.campaign === campaign) renderMeta(c);
+  }, 300);
+}
 
+// ---- timeline -----------------------------------------------------------------------------------
 /** Rows that change what the story or a memory says get a class of their own, so they stand out. */
 const MARKS = {
   MemorySkipped: 'skipped',
@@ -251,6 +232,7 @@ async function follow(lastId) {
           const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
           list.append(timelineItem({ id: frame.id, ...frame.data }, true));
           if (frame.data.type === 'MessagesRetracted') markRetracted();
+          refreshMeta(campaign);
           // A memory changed under the panel: read the panel again (once per burst of events).
           if (frame.data.stream === 'memory' || frame.data.type?.startsWith('Memory')) {
             clearTimeout(state.memoriesRefresh);
@@ -405,81 +387,19 @@ async function showHistory(memoryId, button) {
   );
 }
 
-// ---- context viewer -----------------------------------------------------------------------------
+// ---- context viewer (context-view.js) -------------------------------------------------------------
 $('context-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const form = new FormData(e.target);
-  const q = new URLSearchParams({ format: 'json' });
+  const q = new URLSearchParams();
   for (const name of ['agent', 'viewer', 'budget', 'query', 'asOf']) if (form.get(name)) q.set(name, form.get(name));
+  const base = `/v1/campaigns/${encodeURIComponent(state.campaign)}`;
   try {
-    renderContext(await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/context?${q}`));
+    await showContext({ el, api, status, base }, q, $('context'));
   } catch (err) {
     $('context').replaceChildren(el('p', { class: 'error', role: 'alert' }, err.message));
   }
 });
-
-function bar(tokens, budget, cls = '') {
-  const pct = Math.min(100, (100 * tokens) / Math.max(1, budget));
-  return el(
-    'div',
-    { class: `bar ${cls}`, role: 'img', 'aria-label': `${tokens} of ${budget} tokens` },
-    el('span', { style: `width:${pct}%` }),
-  );
-}
-
-function renderContext(ctx) {
-  const { budget, used } = ctx.tokens;
-  const parts = [
-    el('p', { id: 'context-total' }, `${used} of ${budget} tokens used${ctx.overBudget ? ' — over budget' : ''}`),
-    bar(used, budget, ctx.overBudget ? 'over' : 'total'),
-    ...ctx.sections.map((s) =>
-      el(
-        'div',
-        { class: 'section', 'data-key': s.key },
-        el('strong', {}, s.title),
-        ` — ${s.tokens} tokens, ${s.entries.length} entr${s.entries.length === 1 ? 'y' : 'ies'}`,
-        bar(s.tokens, budget),
-      ),
-    ),
-    el('h4', {}, `Dropped (${ctx.dropped.length})`),
-  ];
-  if (ctx.dropped.length) {
-    parts.push(
-      el(
-        'table',
-        { id: 'dropped' },
-        el(
-          'thead',
-          {},
-          el(
-            'tr',
-            {},
-            el('th', { scope: 'col' }, 'Section'),
-            el('th', { scope: 'col' }, 'Entry'),
-            el('th', { scope: 'col' }, 'Tokens'),
-            el('th', { scope: 'col' }, 'Reason'),
-          ),
-        ),
-        el(
-          'tbody',
-          {},
-          ...ctx.dropped.map((d) =>
-            el(
-              'tr',
-              {},
-              el('td', {}, d.section),
-              el('td', {}, String(d.ref)),
-              el('td', {}, String(d.tokens)),
-              el('td', {}, d.reason),
-            ),
-          ),
-        ),
-      ),
-    );
-  } else parts.push(el('p', { class: 'hint' }, 'Nothing was dropped.'));
-  $('context').replaceChildren(...parts);
-  status(`Context built: ${used}/${budget} tokens, ${ctx.dropped.length} dropped`);
-}
 
 // ---- game master actions (only those the service's OpenAPI document lists) ----------------------
 /** prompt(), with empty answers as undefined and Cancel as null (the action is then not sent). */

@@ -3,22 +3,37 @@ import { finishBootCache } from './boot-cache';
 import { ConfigError, loadConfig } from '@app/common';
 import { createApp } from './bootstrap';
 import { installGracefulShutdown } from './graceful-shutdown';
+import { checkDatabasePath, checkPort, describeListenError, StartupError } from './startup-checks';
 
-async function main(): Promise<void> {
+/** Starts the service (`lorekeeper`, `lorekeeper start`, `npm start`); a start that cannot happen says why in one line. */
+export async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig();
+    checkDatabasePath(config);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
       process.exit(1);
     }
+    if (err instanceof StartupError) failStart(err.message);
     throw err;
   }
+  await checkPort(config.host, config.port).catch((err: unknown) => {
+    if (err instanceof StartupError) failStart(err.message);
+    throw err;
+  });
   exitWithin(SHUTDOWN_DEADLINE_MS);
   const app = await createApp(config);
   installGracefulShutdown(app);
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    const reason = describeListenError(err, config.host, config.port);
+    if (!reason) throw err;
+    await app.close().catch(() => undefined);
+    failStart(reason.message);
+  }
   // The bound port, not the configured one: PORT=0 picks a free port (tests, chaos harness).
   const port = (app.getHttpServer().address() as { port: number } | null)?.port ?? config.port;
   if (config.bootCache === 'warm') return warmBootCache(app, port);
@@ -31,6 +46,11 @@ async function main(): Promise<void> {
 }
 
 const BOOT_CACHE_WRITE_DELAY_MS = 2_000;
+
+function failStart(reason: string): never {
+  process.stderr.write(`Lorekeeper cannot start: ${reason}\n`);
+  process.exit(1);
+}
 
 /**
  * BOOT_CACHE=warm (what `scripts/build.js` runs after compiling): boot on the given database, answer one
@@ -57,4 +77,5 @@ function exitWithin(ms: number): void {
   }
 }
 
-void main();
+// Run when started as a file (node …/main.js); the CLI (cli.ts) imports it and calls main itself.
+if (require.main === module) void main();

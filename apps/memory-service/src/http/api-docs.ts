@@ -97,7 +97,7 @@ export interface RouteSuccess {
   description?: string;
   /** A clean, unique operationId (a generated client's method name). */
   operationId?: string;
-  /** The route can also answer text/plain (format=text). */
+  /** The route can also answer text/plain (Accept: text/plain or format=text): both media types on one response. */
   text?: boolean;
   /** The body is not JSON but this media type (a string), e.g. text/event-stream. */
   mediaType?: string;

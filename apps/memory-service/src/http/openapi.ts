@@ -29,7 +29,7 @@ const TAGS: Record<string, string> = {
  * completed with what applies to whole groups of routes: bearer security with 401/403 on /v1, the
  * Idempotency-Key and If-Match headers on the writes that honour them, servers and tag descriptions.
  */
-export function buildOpenApi(app: INestApplication, serverUrl = 'http://localhost:3000'): OpenAPIObject {
+export function buildOpenApi(app: INestApplication, serverUrl = '/'): OpenAPIObject {
   const { DocumentBuilder, SwaggerModule } = loadSwagger();
   const builder = new DocumentBuilder()
     .setTitle('Lorekeeper')
@@ -40,7 +40,10 @@ export function buildOpenApi(app: INestApplication, serverUrl = 'http://localhos
     )
     .setVersion('1')
     .setLicense('MIT', 'https://opensource.org/licenses/MIT')
-    .addServer(serverUrl, 'Lorekeeper (npm start listens on PORT, default 3000)')
+    .addServer(
+      serverUrl,
+      'This service (relative: Try it out and generated clients call the host that served the document)',
+    )
     .addBearerAuth(
       {
         type: 'http',

@@ -2,26 +2,20 @@ import { notFound } from '@app/common';
 import { Controller, Get, Header, Param, Redirect, Res } from '@nestjs/common';
 import { ApiExcludeController } from '../http/api-docs';
 import type { FastifyReply } from 'fastify';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { packageFile } from '../package-files';
 
 /** The inspector's files: plain HTML, one ES module and CSS, served as they are (no build step). */
 const FILES: Record<string, string> = {
   'inspector.js': 'text/javascript; charset=utf-8',
+  'context-view.js': 'text/javascript; charset=utf-8',
+  'timeline-text.js': 'text/javascript; charset=utf-8',
   'inspector.css': 'text/css; charset=utf-8',
 };
 
-/** apps/memory-service/inspector, from the sources (jest) and from dist/ (npm start) alike. */
-function inspectorDir(): string {
-  let dir = resolve(__dirname);
-  for (;;) {
-    const candidate = join(dir, 'apps/memory-service/inspector');
-    if (existsSync(join(candidate, 'index.html'))) return candidate;
-    const up = resolve(dir, '..');
-    if (up === dir) throw new Error('apps/memory-service/inspector not found above ' + __dirname);
-    dir = up;
-  }
-}
+/** apps/memory-service/inspector, from the sources (jest), from dist/ (npm start) and from the package alike. */
+const inspectorDir = (): string => dirname(packageFile('apps/memory-service/inspector/index.html'));
 
 @ApiExcludeController()
 @Controller()

@@ -11,6 +11,7 @@ import * as R from '../dto/responses';
 import { ApiRoute, ApiTags } from '../api-docs';
 import { idSchema, queryInt } from '../validation';
 import { callerOf, viewerBound, witnessOf } from '../caller';
+import { prefersText } from '../negotiate';
 
 export const MEMORY_EXAMPLE = {
   id: 'saltmere:9:location:tavern',
@@ -67,7 +68,10 @@ const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 export const contextQuery = z.strictObject({
   agent: z.enum(AGENTS).optional(),
   limit: queryInt(1, 100).optional(),
-  format: z.enum(['json', 'text']).optional(),
+  format: z
+    .enum(['json', 'text'])
+    .meta({ description: 'text: an alias of Accept: text/plain; json: JSON whatever Accept says' })
+    .optional(),
   minVersion: queryInt(0, 2_000_000_000).optional(),
   waitMs: queryInt(0, 30_000).optional(),
   viewer: idSchema.optional(),
@@ -166,13 +170,17 @@ export class MemoriesController {
   }
 
   @Get('context')
-  @ApiRoute('Prompt-ready context for an agent (JSON or text/plain); minVersion+waitMs wait for the worker', {
-    schema: R.contextResponse,
-    operationId: 'getContext',
-    text: true,
-    status: 200,
-    example: CONTEXT_EXAMPLE,
-  })
+  @ApiRoute(
+    'Prompt-ready context for an agent: JSON, or text/plain for Accept: text/plain (or format=text); ' +
+      'minVersion+waitMs wait for the worker',
+    {
+      schema: R.contextResponse,
+      operationId: 'getContext',
+      text: true,
+      status: 200,
+      example: CONTEXT_EXAMPLE,
+    },
+  )
   async context(
     @Param('cid', { schema: idSchema }) cid: string,
     @Query({ schema: contextQuery }) q: z.infer<typeof contextQuery>,
@@ -212,7 +220,9 @@ export class MemoriesController {
     };
     const wait = q.minVersion !== undefined ? { minVersion: q.minVersion, waitMs: q.waitMs ?? 0 } : undefined;
     const composed: ComposedContext = await this.queries.execute(new GetContextQuery(request, wait));
-    if (q.format === 'text') {
+    // The answer depends on Accept (unless format pins it): caches must key on it.
+    void reply.header('vary', 'Accept');
+    if (q.format === 'text' || (q.format === undefined && prefersText(req.headers.accept))) {
       void reply.header('content-type', 'text/plain; charset=utf-8');
       return renderText(composed, q.explain ?? true);
     }
