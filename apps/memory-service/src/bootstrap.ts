@@ -14,6 +14,7 @@ import { installApiKeyAuth } from './http/api-key.auth';
 import { acceptJsonOnly, hardenedFastifyOptions, serverOptions } from './http/fastify-hardening';
 import { LIMITS } from './http/dto/campaign.dto';
 import { sendProblem, toProblem } from './http/problem.filter';
+import { normalizePath, recordRouteRules, RouteRule } from './http/route-access';
 
 type CompilerFactory = (...args: unknown[]) => unknown;
 type Factories = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
@@ -39,6 +40,12 @@ const lazySchemaCompilers: FastifyServerOptions['schemaController'] = {
 };
 
 const ROUTES = new WeakMap<object, { method: string; url: string }[]>();
+const RULES = new WeakMap<object, RouteRule[]>();
+
+/** Every route the router knows (HEAD included) with its declared access rule (the route-table test). */
+export function routeRulesOf(app: NestFastifyApplication): RouteRule[] {
+  return RULES.get(app) ?? [];
+}
 
 /** Every route registered on the app's Fastify instance (for the OpenAPI completeness test). */
 export function routesOf(app: NestFastifyApplication): { method: string; url: string }[] {
@@ -57,7 +64,9 @@ export async function createApp(
     bodyLimit: LIMITS.bodyBytes,
     schemaController: lazySchemaCompilers,
     // Fastify's default (100) refused valid 128-character ids; longer ones reach pathId and get 400 INVALID_ID.
-    routerOptions: { maxParamLength: LIMITS.pathParamChars },
+    // Every spelling of a path reaches the same route, so gets the same access decision (route-access.ts).
+    routerOptions: { maxParamLength: LIMITS.pathParamChars, ignoreDuplicateSlashes: true, ignoreTrailingSlash: true },
+    rewriteUrl: (req: { url?: string }) => normalizePath(req.url ?? '/'),
     // Malformed URLs and over-long params are answered by Fastify before Nest: make them problem+json too.
     frameworkErrors: (error: Error, _req: FastifyRequest, reply: FastifyReply) => sendProblem(reply, toProblem(error)),
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
@@ -92,6 +101,10 @@ export async function createApp(
 function installHooks(app: NestFastifyApplication, fastify: FastifyInstance): void {
   const routes: { method: string; url: string }[] = [];
   ROUTES.set(app, routes);
+  RULES.set(
+    app,
+    recordRouteRules((hook) => fastify.addHook('onRoute', hook)),
+  );
   fastify.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
   });

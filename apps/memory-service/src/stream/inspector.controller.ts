@@ -4,6 +4,7 @@ import { ApiExcludeController } from '../http/api-docs';
 import type { FastifyReply } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Access } from '../http/route-access';
 
 /** The inspector's files: plain HTML, one ES module and CSS, served as they are (no build step). */
 const FILES: Record<string, string> = {
@@ -33,10 +34,12 @@ export class InspectorController {
     for (const name of ['index.html', ...Object.keys(FILES)]) this.files.set(name, readFileSync(join(dir, name)));
   }
 
+  @Access('public')
   @Get()
   @Redirect('/inspector', 302)
   root() {}
 
+  @Access('public')
   @Get('inspector')
   @Header('content-type', 'text/html; charset=utf-8')
   @Header('cache-control', 'no-cache')
@@ -44,6 +47,7 @@ export class InspectorController {
     return this.files.get('index.html');
   }
 
+  @Access('public')
   @Get('inspector/:file')
   @Header('cache-control', 'no-cache')
   asset(@Param('file') file: string, @Res({ passthrough: true }) reply: FastifyReply) {

@@ -9,6 +9,7 @@ import { idSchema, parse, queryInt } from '../validation';
 import { RequestWriteMeta, WriteAnswer, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf } from '../caller';
 import { SEARCH_LIMIT } from './search.controller';
+import { Access } from '../route-access';
 
 const broadcastBody = z.strictObject({
   content: z
@@ -31,6 +32,7 @@ const listQuery = z.strictObject({
 export class BroadcastsController {
   constructor(@Inject(BroadcastService) private readonly broadcasts: BroadcastService) {}
 
+  @Access('full')
   @Post()
   @ApiRoute(
     'Post an agent-to-agent announcement (no campaign)',
@@ -59,6 +61,7 @@ export class BroadcastsController {
     return new WriteAnswer(out.body, out.replayed);
   }
 
+  @Access('viewer')
   @Get()
   @ApiRoute('Broadcasts, newest first, or ranked by q', {
     schema: R.broadcastsResponse,

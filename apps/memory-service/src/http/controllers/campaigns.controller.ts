@@ -21,6 +21,7 @@ import {
 import { idSchema, queryInt } from '../validation';
 import { campaignView, emptyCursors } from '../views';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
+import { Access } from '../route-access';
 
 export const CAMPAIGN_EXAMPLE = {
   id: 'saltmere',
@@ -57,6 +58,7 @@ export class CampaignsController {
     @Inject(CheckpointStore) private readonly checkpoints: CheckpointStore,
   ) {}
 
+  @Access('full')
   @Post()
   @HttpCode(201)
   @ApiRoute(
@@ -79,6 +81,7 @@ export class CampaignsController {
     );
   }
 
+  @Access('viewer')
   @Get()
   @ApiZodQuery(campaignsQuery)
   @ApiRoute(
@@ -123,6 +126,7 @@ export class CampaignsController {
     };
   }
 
+  @Access('viewer')
   @Get(':cid')
   @ApiZodQuery(campaignQuery)
   @ApiRoute('Campaign state, versions and memory cursors', {
@@ -149,6 +153,7 @@ export class CampaignsController {
     };
   }
 
+  @Access('full')
   @Put(':cid/settings')
   @ApiRoute(
     'Change campaign settings (perRoleMemory)',
@@ -171,6 +176,7 @@ export class CampaignsController {
     }));
   }
 
+  @Access('full')
   @Put(':cid/locations/:lid')
   @ApiRoute(
     'Register or update a location',
@@ -192,6 +198,7 @@ export class CampaignsController {
     return runCommand(this.commands, cid, command, meta, (r) => ({ version: r.version, location: r.location }));
   }
 
+  @Access('full')
   @Put(':cid/npcs/:nid')
   @ApiRoute(
     'Register or update an NPC (locationId null = nowhere; a move is an update)',
@@ -215,6 +222,7 @@ export class CampaignsController {
     }));
   }
 
+  @Access('full')
   @Put(':cid/quests/:qid')
   @ApiRoute(
     'Register or update a quest and its objectives',

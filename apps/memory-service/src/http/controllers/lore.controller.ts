@@ -11,6 +11,7 @@ import { asOfOf, asOfQuery } from '../dto/campaign.dto';
 import { idSchema } from '../validation';
 import { answer, RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
+import { Access } from '../route-access';
 
 const BIBLE_EXAMPLE = {
   text: 'Saltmere is a smugglers’ port ruled by the Tide Court.',
@@ -39,6 +40,7 @@ export class LoreController {
     @Inject(LayersReader) private readonly layers: LayersReader,
   ) {}
 
+  @Access('viewer')
   @Get('bible')
   @ApiRoute('The campaign bible (both parts; a viewer-bound key gets `text` only)', {
     schema: R.bibleResponse,
@@ -57,6 +59,7 @@ export class LoreController {
     return { text: state.bible?.text ?? '', dmOnly: state.bible?.dmOnly ?? '' };
   }
 
+  @Access('full')
   @Put('bible')
   @ApiRoute(
     'Set the campaign bible (each part ≤ 32,000 characters, else BIBLE_TOO_LARGE; dmOnly omitted = kept)',
@@ -74,6 +77,7 @@ export class LoreController {
     }));
   }
 
+  @Access('viewer')
   @Get('glossary')
   @ApiRoute('The glossary, alphabetical, hidden terms included (flagged)', {
     schema: R.glossaryResponse,
@@ -93,6 +97,7 @@ export class LoreController {
     return { items: await this.layers.glossary(cid, overrides, { includeHidden: true, at }) };
   }
 
+  @Access('full')
   @Put('glossary/:term')
   @ApiRoute(
     'Set and lock a glossary term’s definition',
@@ -120,6 +125,7 @@ export class LoreController {
     }));
   }
 
+  @Access('full')
   @Delete('glossary/:term')
   @ApiRoute(
     'Hide a glossary term (the worker never re-adds it)',

@@ -11,6 +11,7 @@ import * as R from '../dto/responses';
 import { ApiRoute, ApiTags } from '../api-docs';
 import { idSchema, queryInt } from '../validation';
 import { callerOf, viewerBound, witnessOf } from '../caller';
+import { Access } from '../route-access';
 
 export const MEMORY_EXAMPLE = {
   id: 'saltmere:9:location:tavern',
@@ -100,6 +101,7 @@ export class MemoriesController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  @Access('viewer')
   @Get('memories')
   @ApiRoute('Memories, newest first', {
     schema: R.memoriesResponse,
@@ -126,6 +128,7 @@ export class MemoriesController {
     };
   }
 
+  @Access('full')
   @Get('events')
   @ApiRoute('Events of the game or memory stream, oldest first', {
     schema: R.eventsResponse,
@@ -165,6 +168,7 @@ export class MemoriesController {
     };
   }
 
+  @Access('viewer')
   @Get('context')
   @ApiRoute('Prompt-ready context for an agent (JSON or text/plain); minVersion+waitMs wait for the worker', {
     schema: R.contextResponse,

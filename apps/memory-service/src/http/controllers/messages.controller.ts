@@ -10,6 +10,7 @@ import { asOfOf, asOfQuery, LIMITS, messagesBody } from '../dto/campaign.dto';
 import { idSchema, queryInt } from '../validation';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
+import { Access } from '../route-access';
 
 export const listMessagesQuery = z.strictObject({
   after: queryInt(-1, 2_000_000_000).optional(),
@@ -46,6 +47,7 @@ export class MessagesController {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  @Access('full')
   @Post()
   @HttpCode(201)
   @ApiRoute(
@@ -67,6 +69,7 @@ export class MessagesController {
     return runCommand(this.commands, cid, command, meta, (r) => ({ indexes: r.indexes, version: r.version }));
   }
 
+  @Access('viewer')
   @Get()
   @ApiRoute('Messages after an index, oldest first', {
     schema: R.messagesResponse,

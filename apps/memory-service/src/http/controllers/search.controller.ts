@@ -10,6 +10,7 @@ import { ApiRoute, ApiTags, ApiZodQuery } from '../api-docs';
 import { idSchema, parse, pathId, queryInt } from '../validation';
 import { asOfOf, asOfQuery } from '../dto/campaign.dto';
 import { callerOf, viewerBound, witnessOf } from '../caller';
+import { Access } from '../route-access';
 
 export const SEARCH_LIMIT = { default: 20, max: 100 };
 
@@ -36,6 +37,7 @@ export class SearchController {
     @Inject(MemoryReader) private readonly memories: MemoryReader,
   ) {}
 
+  @Access('viewer')
   @Get()
   @ApiRoute(
     'Ranked full-text search over messages, reasoning or memories (query language: words, "phrases", prefix*, OR, NOT)',

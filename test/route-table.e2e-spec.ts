@@ -1,0 +1,142 @@
+import { request as httpRequest } from 'node:http';
+import { routeRulesOf } from '../apps/memory-service/src/bootstrap';
+import type { AccessRule, RouteRule } from '../apps/memory-service/src/http/route-access';
+import { startTestApp, TestApp } from './support/test-app';
+
+const FULL = 'full-token-0123456789abcdef';
+const SCOPED = 'scoped-token-0123456789abcdef';
+const PLAYER = 'player-token-0123456789abcdef';
+const NPC = 'npc-token-0123456789abcdef';
+const KEYS = `${FULL}, ${SCOPED}=camp*, ${PLAYER}=camp*@player:bob, ${NPC}=camp*@npc:mira`;
+const KINDS: [string, string | undefined][] = [
+  ['none', undefined],
+  ['full', FULL],
+  ['scoped', SCOPED],
+  ['player-bound', PLAYER],
+  ['npc-bound', NPC],
+];
+
+jest.setTimeout(180_000);
+
+type Decision = 'unauthorized' | 'viewer-bound' | 'passed';
+
+/** What the route's rule decides for a kind of key (route-access.ts). */
+function expected(rule: AccessRule, kind: string): Decision {
+  if (rule === 'public') return 'passed';
+  if (kind === 'none') return 'unauthorized';
+  return rule === 'full' && kind.endsWith('-bound') ? 'viewer-bound' : 'passed';
+}
+
+/** A concrete path for a route pattern: a campaign inside every key's scope (that does not exist: nothing changes). */
+const concrete = (url: string) => url.replace(/:(\w+)/g, (_m, name: string) => PARAMS[name] ?? 'x1');
+const PARAMS: Record<string, string> = { cid: 'camp-x', file: 'inspector.js', asset: 'swagger-ui.css' };
+
+const hex = (c: string, upper: boolean) => {
+  const h = c.charCodeAt(0).toString(16);
+  return '%' + (upper ? h.toUpperCase() : h.toLowerCase());
+};
+
+/** Indexes of the path's static segments (those the router compares letter by letter). */
+const staticSegments = (pattern: string) =>
+  pattern
+    .split('/')
+    .map((s, i) => (s !== '' && !s.startsWith(':') && /[a-z]/i.test(s) ? i : -1))
+    .filter((i) => i >= 0);
+
+/** Every spelling of a path that must reach the same decision: the issue's list. */
+export function spellings(pattern: string): [string, string][] {
+  const path = concrete(pattern);
+  const segs = path.split('/');
+  const statics = staticSegments(pattern);
+  const last = statics.at(-1);
+  const map = (f: (s: string, i: number) => string) => segs.map(f).join('/');
+  const all: [string, string][] = [
+    ['plain', path],
+    // the first letter of every static segment, lower-case hex (%65vents)
+    ['encoded-lower', map((s, i) => (statics.includes(i) ? s.replace(/[a-z]/i, (c) => hex(c, false)) : s))],
+    // every letter of the last static segment, upper-case hex (%6D%45…)
+    ['encoded-upper', map((s, i) => (i === last ? s.replace(/[a-z]/gi, (c) => hex(c, true)) : s))],
+    ['doubled-slashes', path.replace(/\//g, '//')],
+    ['trailing-slash', path === '/' ? '//' : path + '/'],
+    ['dot-segments', path === '/' ? '/./' : segs.slice(0, -1).join('/') + '/./' + segs.at(-1)],
+    ['dot-dot-segments', segs.slice(0, -1).join('/') + '/zz/%2e%2E/' + segs.at(-1)],
+    ['semicolon-params', map((s, i) => (i === segs.length - 1 || i === last ? s + ';jsessionid=1' : s))],
+  ];
+  return all.filter(([, p], i) => i === 0 || p !== path);
+}
+
+/** A raw request: the path goes out exactly as written (fetch would resolve dot segments first). */
+function raw(base: string, method: string, path: string, token?: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    const req = httpRequest({ hostname, port, method, path, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function decisionOf(res: { status: number; body: string }): Decision {
+  if (res.status === 401) return 'unauthorized';
+  if (res.status === 403 && (res.body === '' || res.body.includes('"VIEWER_BOUND"'))) return 'viewer-bound';
+  return 'passed';
+}
+
+/**
+ * DESIGN §8 "Decided on the route": every route of the router's own table × every spelling × every kind of key
+ * reaches the decision its declared rule gives. Issue 28: `%65vents` answered a player-bound key with the log.
+ */
+describe('route table: every route × spelling × key kind', () => {
+  let t: TestApp;
+  let table: RouteRule[];
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { LOREKEEPER_API_KEYS: KEYS } });
+    table = routeRulesOf(t.app);
+  });
+  afterAll(async () => t.close());
+
+  it('knows every route from the router, and every route declares who may call it', () => {
+    expect(table.length).toBeGreaterThan(60);
+    expect(table.filter((r) => r.rule === undefined).map((r) => `${r.method} ${r.url}`)).toEqual([]);
+    // the reads a bound key may never make are declared for full keys only
+    const full = new Set(table.filter((r) => r.rule === 'full' && r.method === 'GET').map((r) => r.url));
+    for (const url of ['events', 'stream', 'timeline', 'usage', 'memories/:memoryId/usage']) {
+      expect(full).toContain(`/v1/campaigns/:cid/${url}`);
+    }
+    expect(full).toContain('/metrics');
+    expect(table.filter((r) => r.method !== 'GET' && r.method !== 'HEAD' && r.rule !== 'full')).toEqual([]);
+  });
+
+  it('decides the same for every spelling of every route, as its rule says', async () => {
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const route of table) {
+      const plain = new Map<string, number>();
+      for (const [spelling, path] of spellings(route.url)) {
+        for (const [kind, token] of KINDS) {
+          const res = await raw(t.url, route.method, path, token);
+          const want = expected(route.rule!, kind);
+          const got = decisionOf(res);
+          checked++;
+          // and the same answer as the plain path: every spelling reached the same route
+          if (spelling === 'plain') plain.set(kind, res.status);
+          if (got !== want || res.status >= 500 || res.status !== plain.get(kind) || isRouterMiss(res)) {
+            wrong.push(`${route.method} ${path} (${spelling}) as ${kind}: ${res.status} ${got}, want ${want}`);
+          }
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    // the size of the table, for the record (routes × spellings × keys)
+    process.stdout.write(`route table: ${table.length} routes, ${checked} requests\n`);
+  });
+});
+
+/** The router's own 404 (no route matched): a spelling that missed its route. */
+const isRouterMiss = (res: { body: string }) => res.body.includes('"ROUTE_NOT_FOUND"');
