@@ -66,7 +66,13 @@ export function spellings(pattern: string): [string, string][] {
 }
 
 /** A raw request: the path goes out exactly as written (fetch would resolve dot segments first). */
-function raw(base: string, method: string, path: string, token?: string): Promise<{ status: number; body: string }> {
+interface RawAnswer {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+function raw(base: string, method: string, path: string, token?: string): Promise<RawAnswer> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
@@ -74,7 +80,7 @@ function raw(base: string, method: string, path: string, token?: string): Promis
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
     });
     req.on('error', reject);
     req.end();
@@ -126,6 +132,7 @@ describe('route table: every route × spelling × key kind', () => {
           checked++;
           // and the same answer as the plain path: every spelling reached the same route
           if (spelling === 'plain') plain.set(kind, res.status);
+          if (!hardened(res)) wrong.push(`${route.method} ${path} as ${kind}: no security headers`);
           if (got !== want || res.status >= 500 || res.status !== plain.get(kind) || isRouterMiss(res)) {
             wrong.push(`${route.method} ${path} (${spelling}) as ${kind}: ${res.status} ${got}, want ${want}`);
           }
@@ -135,6 +142,58 @@ describe('route table: every route × spelling × key kind', () => {
     expect(wrong).toEqual([]);
     // the size of the table, for the record (routes × spellings × keys)
     process.stdout.write(`route table: ${table.length} routes, ${checked} requests\n`);
+  });
+});
+
+/** DESIGN §8 "Browser hardening": the three headers, the policy without 'unsafe-inline'. */
+function hardened(res: RawAnswer): boolean {
+  const csp = String(res.headers['content-security-policy'] ?? '');
+  return (
+    /^default-src 'self';/.test(csp) &&
+    csp.includes("frame-ancestors 'none'") &&
+    !csp.includes('unsafe-inline') &&
+    res.headers['x-content-type-options'] === 'nosniff' &&
+    res.headers['referrer-policy'] === 'no-referrer'
+  );
+}
+
+describe('security headers beyond the route table', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { LOREKEEPER_API_KEYS: KEYS } });
+    expect((await raw(t.url, 'GET', '/health')).status).toBe(200);
+  });
+  afterAll(async () => t.close());
+
+  it('lets /docs run its one inline script by a nonce fresh for each answer', async () => {
+    const [a, b] = [await raw(t.url, 'GET', '/docs'), await raw(t.url, 'GET', '/docs')];
+    for (const res of [a, b]) {
+      expect(hardened(res)).toBe(true);
+      const nonce = /'nonce-([A-Za-z0-9+/=]{16,})'/.exec(String(res.headers['content-security-policy']))?.[1];
+      expect(nonce).toBeDefined();
+      expect(res.body).toContain(`<script nonce="${nonce}">`);
+      expect(res.body.match(/<script>/g)).toBeNull();
+    }
+    expect(a.headers['content-security-policy']).not.toEqual(b.headers['content-security-policy']);
+  });
+
+  it('sends them on the hijacked event stream, a malformed URL and an unmatched path', async () => {
+    const created = await t.http(
+      'POST',
+      '/v1/campaigns',
+      { id: 'camp', name: 'Camp' },
+      { authorization: `Bearer ${FULL}` },
+    );
+    expect(created.status).toBe(201);
+    const stream = await raw(t.url, 'HEAD', '/v1/campaigns/camp/stream', FULL);
+    expect(stream.status).toBe(200);
+    for (const res of [
+      stream,
+      await raw(t.url, 'GET', '/v1/campaigns/%E0%A4%A'),
+      await raw(t.url, 'GET', '/nope', FULL),
+    ]) {
+      expect(hardened(res)).toBe(true);
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { AppConfig } from '@app/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { AppModule } from './app.module';
@@ -13,7 +13,7 @@ import { CoreOverrides } from './core.module';
 import { installApiKeyAuth } from './http/api-key.auth';
 import { acceptJsonOnly, hardenedFastifyOptions, serverOptions } from './http/fastify-hardening';
 import { LIMITS } from './http/dto/campaign.dto';
-import { sendProblem, toProblem } from './http/problem.filter';
+import { installSecurityHeaders } from './http/security-headers';
 import { normalizePath, recordRouteRules, RouteRule } from './http/route-access';
 
 type CompilerFactory = (...args: unknown[]) => unknown;
@@ -67,8 +67,6 @@ export async function createApp(
     // Every spelling of a path reaches the same route, so gets the same access decision (route-access.ts).
     routerOptions: { maxParamLength: LIMITS.pathParamChars, ignoreDuplicateSlashes: true, ignoreTrailingSlash: true },
     rewriteUrl: (req: { url?: string }) => normalizePath(req.url ?? '/'),
-    // Malformed URLs and over-long params are answered by Fastify before Nest: make them problem+json too.
-    frameworkErrors: (error: Error, _req: FastifyRequest, reply: FastifyReply) => sendProblem(reply, toProblem(error)),
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
       const id = typeof given === 'string' && /^[\x21-\x7e]{1,128}$/.test(given) ? given : randomUUID();
@@ -89,6 +87,7 @@ export async function createApp(
     app.useLogger(logging.nestLogger());
     logging.installRequestLogging(fastify);
   }
+  installSecurityHeaders(fastify);
   acceptJsonOnly(fastify);
   installHooks(app, fastify);
   installApiKeyAuth(fastify, config);

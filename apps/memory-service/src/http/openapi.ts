@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { loadSwagger, PROBLEM } from './api-docs';
 import { accessConfig } from './route-access';
+import { nonceCsp } from './security-headers';
 
 const PROBLEM_REF = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
 
@@ -211,9 +212,14 @@ export function serveOpenApi(app: NestFastifyApplication): void {
     const yaml = require('js-yaml') as { dump(value: unknown, options?: object): string };
     return reply.type('text/yaml; charset=utf-8').send(yaml.dump(doc(), { skipInvalid: true, noRefs: true }));
   });
-  fastify.get('/docs', accessConfig('public'), async (_req, reply) =>
-    reply.type('text/html; charset=utf-8').send(UI_PAGE),
-  );
+  fastify.get('/docs', accessConfig('public'), async (_req, reply) => {
+    // Swagger UI starts from one inline script: allowed by a nonce of this answer alone, never 'unsafe-inline'.
+    const { nonce, csp } = nonceCsp();
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', csp)
+      .send(UI_PAGE.replace('<script>', `<script nonce="${nonce}">`));
+  });
   fastify.get<{ Params: { asset: string } }>('/docs/:asset', accessConfig('public'), async (req, reply) => {
     const type = Object.hasOwn(UI_ASSETS, req.params.asset) ? UI_ASSETS[req.params.asset] : undefined;
     if (!type) return reply.callNotFound();
