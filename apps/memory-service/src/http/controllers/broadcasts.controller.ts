@@ -18,6 +18,7 @@ const broadcastBody = z.strictObject({
     .max(LIMITS.contentChars)
     .refine((s) => s.trim().length > 0, 'must not be blank'),
   from: idSchema,
+  visibility: z.enum(['public', 'gm']).optional().describe('gm: never shown to a viewer-bound key (default public)'),
 });
 
 const listQuery = z.strictObject({
@@ -40,7 +41,13 @@ export class BroadcastsController {
       schema: R.broadcastResponse,
       operationId: 'postBroadcast',
       status: 201,
-      example: { id: '5f0c…', content: 'Pirates spotted near Vega', from: 'agent-7', at: '2026-11-23T07:30:00.000Z' },
+      example: {
+        id: '5f0c…',
+        content: 'Pirates spotted near Vega',
+        from: 'agent-7',
+        at: '2026-11-23T07:30:00.000Z',
+        visibility: 'public',
+      },
     },
     [400, 413, 422],
   )
@@ -78,6 +85,7 @@ export class BroadcastsController {
           snippet: '«Pirates» spotted near Vega',
           score: 3.2,
           at: '2026-11-23T07:30:00.000Z',
+          visibility: 'public',
         },
       ],
     },
@@ -90,6 +98,7 @@ export class BroadcastsController {
         q: q.q,
         limit: q.limit ?? SEARCH_LIMIT.default,
         keyScope: callerOf(req).scopeKey,
+        gm: callerOf(req).viewer === null,
       }),
     };
   }

@@ -269,7 +269,13 @@ const searchHit = z.object({
   round: int.nullable(),
 });
 export const searchResponse = z.object({ items: z.array(searchHit) });
-const broadcast = z.object({ id: z.string(), content: z.string(), from: z.string(), at: time });
+const broadcast = z.object({
+  id: z.string(),
+  content: z.string(),
+  from: z.string(),
+  at: time,
+  visibility: z.enum(['public', 'gm']),
+});
 export const broadcastResponse = broadcast;
 export const broadcastsResponse = z.object({
   items: z.array(
