@@ -135,6 +135,7 @@ export class MemoryEditsController {
     const viewer = witnessOf(callerOf(req));
     const items = await this.histories.history(cid, memoryId, { asOf: q.asOf, viewer });
     if (!items) throw notFound('MEMORY_NOT_FOUND', `memory ${memoryId} not found in campaign ${cid}`);
-    return { items };
+    // A bound key learns no campaign index (DESIGN §8): the inputs are left out rather than numbered.
+    return { items: viewer === undefined ? items : items.map(({ inputIndexes: _campaignIndexes, ...item }) => item) };
   }
 }

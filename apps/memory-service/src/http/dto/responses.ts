@@ -404,7 +404,10 @@ export const memoryHistoryResponse = z.object({
       reason: z.enum(['recorded', 'revised', 'corrected', 'withdrawn', 'deleted']),
       version: count.describe('the game version from which this wording (or status) holds'),
       at: time,
-      inputIndexes: z.array(count),
+      inputIndexes: z
+        .array(count)
+        .optional()
+        .describe('the messages this wording was built from; left out for a viewer-bound key, empty when withdrawn'),
     }),
   ),
 });
