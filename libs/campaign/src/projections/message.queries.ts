@@ -201,6 +201,25 @@ export function messagesForScope(
   return selectMessages(m, where, o.seenBy, 'ORDER BY m.idx ASC');
 }
 
+/**
+ * Every index `viewer` (a witness key) witnessed and that is visible at `at`, ascending: a bound key's `seq` is a
+ * position in this list (DESIGN §8 "A bound key learns nothing about what it did not witness").
+ */
+export async function witnessedOrder(
+  m: EntityManager,
+  campaignId: string,
+  viewer: string,
+  at: MessageHorizon,
+): Promise<number[]> {
+  const seen = seenBy(viewer);
+  const visible = visibleAt(at);
+  const text =
+    `SELECT m.idx AS idx FROM messages m${seen.join} WHERE m.campaign_id = ? AND ${visible.where}${seen.where}` +
+    ' ORDER BY m.idx';
+  const { rows } = await sql<{ idx: number | string }>(m, text, [...seen.params, campaignId, ...visible.params]);
+  return rows.map((r) => Number(r.idx));
+}
+
 /** The subset of `indexes` that `viewer` (a witness key, or PUBLIC_WITNESS) saw. */
 export async function witnessedIndexes(
   m: EntityManager,

@@ -22,6 +22,8 @@ import { idSchema, queryInt } from '../validation';
 import { campaignView, emptyCursors } from '../views';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { Access } from '../route-access';
+import { callerOf, witnessOf } from '../caller';
+import { ViewerOrdinals } from '../viewer-ordinals';
 
 export const CAMPAIGN_EXAMPLE = {
   id: 'saltmere',
@@ -138,6 +140,7 @@ export class CampaignsController {
   async get(
     @Param('cid', { schema: idSchema }) cid: string,
     @Query({ schema: campaignQuery }) q: z.infer<typeof campaignQuery>,
+    @Req() req: FastifyRequest,
   ) {
     const asOf = asOfOf(q.asOf);
     // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
@@ -145,8 +148,18 @@ export class CampaignsController {
     const { state, horizon } = await this.campaigns.snapshot(cid, asOf);
     // As of V the worker had processed at most V (§10).
     const processed = Math.min(processedVersion, state.version);
+    const witness = witnessOf(callerOf(req));
+    // DESIGN §8: a bound key reads how many messages its character witnessed, and no cursor (a campaign index).
+    const view =
+      witness === undefined
+        ? campaignView(state, processed, await this.memories.cursors(cid, horizon))
+        : {
+            ...campaignView(state, processed, emptyCursors()),
+            messageCount: (await ViewerOrdinals.of(this.campaigns, cid, witness, horizon)).count,
+            cursors: undefined,
+          };
     return {
-      ...campaignView(state, processed, await this.memories.cursors(cid, horizon)),
+      ...view,
       timeline: horizon.timeline,
       parent: state.parent ?? null,
       children: await this.campaigns.children(cid),

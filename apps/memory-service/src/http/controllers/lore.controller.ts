@@ -12,6 +12,7 @@ import { idSchema } from '../validation';
 import { answer, RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
 import { Access } from '../route-access';
+import { ViewerOrdinals } from '../viewer-ordinals';
 
 const BIBLE_EXAMPLE = {
   text: 'Saltmere is a smugglers’ port ruled by the Tide Court.',
@@ -93,7 +94,13 @@ export class LoreController {
     const { state, horizon: at } = await this.campaigns.snapshot(cid, asOfOf(q.asOf), ['glossary']);
     const viewer = witnessOf(callerOf(req));
     const overrides = state.glossary ?? {};
-    if (viewer) return { items: await this.layers.glossary(cid, overrides, { viewer, publicOnly: true, at }) };
+    if (viewer) {
+      const items = await this.layers.glossary(cid, overrides, { viewer, publicOnly: true, at });
+      // DESIGN §8: the coining message as the bound key's seq, null when its character did not witness it.
+      const ordinals = await ViewerOrdinals.of(this.campaigns, cid, viewer, at);
+      const seq = (index: number | null) => (index === null ? null : (ordinals.seqOf(index) ?? null));
+      return { items: items.map((t) => ({ ...t, coinedMessageIndex: seq(t.coinedMessageIndex) })) };
+    }
     return { items: await this.layers.glossary(cid, overrides, { includeHidden: true, at }) };
   }
 

@@ -12,6 +12,7 @@ import { ApiRoute, ApiTags } from '../api-docs';
 import { idSchema, queryInt } from '../validation';
 import { callerOf, viewerBound, witnessOf } from '../caller';
 import { Access } from '../route-access';
+import { contextInSeq, memoryInSeq, ViewerOrdinals } from '../viewer-ordinals';
 
 export const MEMORY_EXAMPLE = {
   id: 'saltmere:9:location:tavern',
@@ -116,16 +117,18 @@ export class MemoriesController {
   ) {
     const horizon = await this.campaigns.horizon(cid, asOfOf(q.asOf));
     const viewer = witnessOf(callerOf(req));
-    return {
-      items: await this.memories.list(cid, {
-        scope: q.scope,
-        subjectId: q.subjectId,
-        limit: q.limit ?? 50,
-        before: q.before,
-        viewer,
-        at: horizon,
-      }),
-    };
+    const items = await this.memories.list(cid, {
+      scope: q.scope,
+      subjectId: q.subjectId,
+      limit: q.limit ?? 50,
+      before: q.before,
+      viewer,
+      at: horizon,
+    });
+    if (viewer === undefined) return { items };
+    // DESIGN §8: a bound key reads the message range in its own seqs.
+    const ordinals = await ViewerOrdinals.of(this.campaigns, cid, viewer, horizon);
+    return { items: items.map((memory) => memoryInSeq(memory, ordinals)) };
   }
 
   @Access('full')
@@ -220,7 +223,11 @@ export class MemoriesController {
       void reply.header('content-type', 'text/plain; charset=utf-8');
       return renderText(composed, q.explain ?? true);
     }
-    return renderJson(composed);
+    const witness = witnessOf(callerOf(req));
+    if (!bound || witness === undefined) return renderJson(composed);
+    // DESIGN §8: a bound key's refs are seqs (the text form prints no message numbers to a player or NPC).
+    const ordinals = await ViewerOrdinals.of(this.campaigns, cid, witness, await this.campaigns.horizon(cid, asOf));
+    return contextInSeq(renderJson(composed), ordinals);
   }
 }
 

@@ -53,11 +53,11 @@ export const campaignResponse = z.object({
   currentActId: z.string().nullable(),
   round: int.min(1),
   settings: z.object({ perRoleMemory: z.boolean() }),
-  messageCount: count,
+  messageCount: count.describe('for a viewer-bound key, the messages its character witnessed'),
   locations: z.array(location),
   npcs: z.array(npc),
   quests: z.array(quest),
-  cursors,
+  cursors: cursors.optional().describe('absent for a viewer-bound key (they are campaign indexes)'),
   createdAt: time,
   timeline: int
     .min(1)
@@ -82,7 +82,10 @@ export const recordMessagesResponse = z.object({
 export const endRoundResponse = z.object({ version: count, round: int.min(1).describe('the round now current') });
 
 const message = z.object({
-  index: count,
+  index: count.optional().describe('the campaign-wide index; absent for a viewer-bound key, which reads `seq`'),
+  seq: count
+    .optional()
+    .describe('viewer-bound key only: 0-based position among the messages its character witnessed (DESIGN §8)'),
   role: z.enum(MESSAGE_ROLES),
   speaker: z.string().nullable(),
   content: z.string(),
