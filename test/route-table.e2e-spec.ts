@@ -1,6 +1,6 @@
-import { request as httpRequest } from 'node:http';
 import { routeRulesOf } from '../apps/memory-service/src/bootstrap';
 import type { AccessRule, RouteRule } from '../apps/memory-service/src/http/route-access';
+import { raw, RawAnswer, spellings } from './support/path-spellings';
 import { startTestApp, TestApp } from './support/test-app';
 
 const FULL = 'full-token-0123456789abcdef';
@@ -18,6 +18,9 @@ const KINDS: [string, string | undefined][] = [
 
 jest.setTimeout(180_000);
 
+/** Path parameters: a campaign inside every key's scope that does not exist (nothing changes), real file names. */
+const PARAMS: Record<string, string> = { cid: 'camp-x', file: 'inspector.js', asset: 'swagger-ui.css' };
+
 type Decision = 'unauthorized' | 'viewer-bound' | 'passed';
 
 /** What the route's rule decides for a kind of key (route-access.ts). */
@@ -25,66 +28,6 @@ function expected(rule: AccessRule, kind: string): Decision {
   if (rule === 'public') return 'passed';
   if (kind === 'none') return 'unauthorized';
   return rule === 'full' && kind.endsWith('-bound') ? 'viewer-bound' : 'passed';
-}
-
-/** A concrete path for a route pattern: a campaign inside every key's scope (that does not exist: nothing changes). */
-const concrete = (url: string) => url.replace(/:(\w+)/g, (_m, name: string) => PARAMS[name] ?? 'x1');
-const PARAMS: Record<string, string> = { cid: 'camp-x', file: 'inspector.js', asset: 'swagger-ui.css' };
-
-const hex = (c: string, upper: boolean) => {
-  const h = c.charCodeAt(0).toString(16);
-  return '%' + (upper ? h.toUpperCase() : h.toLowerCase());
-};
-
-/** Indexes of the path's static segments (those the router compares letter by letter). */
-const staticSegments = (pattern: string) =>
-  pattern
-    .split('/')
-    .map((s, i) => (s !== '' && !s.startsWith(':') && /[a-z]/i.test(s) ? i : -1))
-    .filter((i) => i >= 0);
-
-/** Every spelling of a path that must reach the same decision: the issue's list. */
-export function spellings(pattern: string): [string, string][] {
-  const path = concrete(pattern);
-  const segs = path.split('/');
-  const statics = staticSegments(pattern);
-  const last = statics.at(-1);
-  const map = (f: (s: string, i: number) => string) => segs.map(f).join('/');
-  const all: [string, string][] = [
-    ['plain', path],
-    // the first letter of every static segment, lower-case hex (%65vents)
-    ['encoded-lower', map((s, i) => (statics.includes(i) ? s.replace(/[a-z]/i, (c) => hex(c, false)) : s))],
-    // every letter of the last static segment, upper-case hex (%6D%45…)
-    ['encoded-upper', map((s, i) => (i === last ? s.replace(/[a-z]/gi, (c) => hex(c, true)) : s))],
-    ['doubled-slashes', path.replace(/\//g, '//')],
-    ['trailing-slash', path === '/' ? '//' : path + '/'],
-    ['dot-segments', path === '/' ? '/./' : segs.slice(0, -1).join('/') + '/./' + segs.at(-1)],
-    ['dot-dot-segments', segs.slice(0, -1).join('/') + '/zz/%2e%2E/' + segs.at(-1)],
-    ['semicolon-params', map((s, i) => (i === segs.length - 1 || i === last ? s + ';jsessionid=1' : s))],
-  ];
-  return all.filter(([, p], i) => i === 0 || p !== path);
-}
-
-/** A raw request: the path goes out exactly as written (fetch would resolve dot segments first). */
-interface RawAnswer {
-  status: number;
-  body: string;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-function raw(base: string, method: string, path: string, token?: string): Promise<RawAnswer> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-    const req = httpRequest({ hostname, port, method, path, headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 function decisionOf(res: { status: number; body: string }): Decision {
@@ -124,7 +67,7 @@ describe('route table: every route × spelling × key kind', () => {
     let checked = 0;
     for (const route of table) {
       const plain = new Map<string, number>();
-      for (const [spelling, path] of spellings(route.url)) {
+      for (const [spelling, path] of spellings(route.url, PARAMS)) {
         for (const [kind, token] of KINDS) {
           const res = await raw(t.url, route.method, path, token);
           const want = expected(route.rule!, kind);
