@@ -30,6 +30,8 @@ const VEX = 'vex-token-0123456789abcdef';
 const BOUND: Record<Viewer, string> = { 'player:aria': ARIA, 'npc:mira': MIRA, 'npc:vex': VEX };
 const cid = 'leak-a';
 const ALL_QUERY = encodeURIComponent([...ALL_MESSAGES].join(' '));
+/** Search ANDs its words: any message's marker. */
+const ANY_MARKER = encodeURIComponent([...ALL_MESSAGES].join(' OR '));
 
 /**
  * Issue 18's leak suite: for every read route, with a full key, a viewer-bound key and a viewer named by a full key,
@@ -272,7 +274,7 @@ describe('leak suite: who may read what', () => {
         'memories/:memoryId/history',
       ]) {
         const query =
-          pattern === 'search' ? `?q=${ALL_QUERY}` : pattern === 'context' ? '?budget=200000&format=text' : '';
+          pattern === 'search' ? `?q=${ANY_MARKER}` : pattern === 'context' ? '?budget=200000&format=text' : '';
         const [[, plainPath], ...others] = spellings(`/v1/campaigns/:cid/${pattern}`, params);
         const plain = await raw(t.url, 'GET', plainPath + query, token());
         for (const [, path] of others) {
@@ -298,8 +300,7 @@ describe('leak suite: who may read what', () => {
       expect(messages.every((m) => m.index === undefined)).toBe(true);
       const page = (await get(token(), '/messages?after=0&limit=2')).body.items as { seq: number }[];
       expect(page.map((m) => m.seq)).toEqual([1, 2].filter((s) => s < n));
-      const anyMarker = encodeURIComponent([...ALL_MESSAGES].join(' OR '));
-      const hits = (await get(token(), `/search?q=${anyMarker}&limit=100`)).body.items as { ref: number }[];
+      const hits = (await get(token(), `/search?q=${ANY_MARKER}&limit=100`)).body.items as { ref: number }[];
       expect(sorted(hits.map((h) => String(h.ref)))).toEqual(sorted([...Array(n).keys()].map(String)));
       const json = (await get(token(), `/context?budget=200000&format=json&query=${ALL_QUERY}`)).body;
       const refs = json.sections
