@@ -12,6 +12,8 @@ const state = {
   oldest: null,
   openapi: null,
   nextCampaigns: null,
+  /** The character a viewer-bound key reads as ({kind, id}); null for a full key: player mode (DESIGN §8). */
+  bound: null,
 };
 
 function el(tag, props = {}, ...children) {
@@ -97,7 +99,7 @@ async function openCampaign(id) {
   state.campaign = id;
   openHistories.clear();
   // Until this campaign's own stream is open, "live" would describe the previous one.
-  $('live-state').textContent = 'connecting…';
+  $('live-state').textContent = state.bound ? 'not live (player key)' : 'connecting…';
   for (const b of document.querySelectorAll('#campaigns button'))
     b.setAttribute('aria-current', String(b.dataset.id === id));
   $('campaign').hidden = false;
@@ -107,9 +109,44 @@ async function openCampaign(id) {
     `${c.id} · game version ${c.version} · processed ${c.processedVersion} · round ${c.round ?? 1}`;
   renderActions();
   renderAsOf();
-  await Promise.all([loadTimeline(), loadMemories(c)]);
+  await Promise.all([state.bound ? loadMessages() : loadTimeline(), loadMemories(c)]);
   $('context').replaceChildren();
   status(`Campaign ${c.name} loaded`);
+}
+
+// ---- player mode (a viewer-bound key, DESIGN §8) -------------------------------------------------
+/** Player mode: what the key may read is shown; what it may not (log, stream, actions) is said once, not tried. */
+function renderMode() {
+  const b = state.bound;
+  $('mode-note').hidden = !b;
+  $('actions-section').hidden = Boolean(b);
+  $('older').hidden = Boolean(b);
+  $('timeline-title').firstChild.textContent = b ? 'Messages ' : 'Timeline ';
+  if (!b) return;
+  $('mode-note').textContent =
+    `Player mode: this key reads as ${b.kind} ${b.id}, so you see its character's context, memories and the ` +
+    'messages it witnessed (numbered by its own count). The event log, the live stream, usage and the game ' +
+    'master actions are for a full key.';
+  const agent = $('ctx-agent');
+  agent.replaceChildren(el('option', {}, b.kind));
+  $('ctx-viewer').value = b.id;
+  $('ctx-viewer').readOnly = true;
+}
+
+/** The messages the bound character witnessed, by its own `seq`. */
+async function loadMessages() {
+  const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/messages?limit=${PAGE * 5}`);
+  $('timeline').replaceChildren(
+    ...items.map((m) =>
+      el(
+        'li',
+        { 'data-seq': m.seq },
+        el('span', { class: 'type' }, `#${m.seq}`),
+        el('span', {}, `${m.speaker ?? m.role}: ${m.content}`),
+      ),
+    ),
+  );
+  if (items.length === 0) $('timeline').append(el('li', { class: 'hint' }, 'No message witnessed yet.'));
 }
 
 // ---- timeline -----------------------------------------------------------------------------------
@@ -309,7 +346,9 @@ function parseFrame(block) {
 
 // ---- memories and cursors -----------------------------------------------------------------------
 async function loadMemories(campaign) {
-  const c = campaign ?? (await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}`));
+  const campaignRead = campaign ?? (await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}`));
+  // A bound key gets no cursors (they are campaign indexes): its scopes are those of its memories.
+  const c = { ...campaignRead, cursors: campaignRead.cursors ?? { world: undefined, locations: {}, npcs: {} } };
   const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/memories?limit=100`);
   const groups = new Map();
   for (const m of items) {
@@ -345,7 +384,8 @@ async function loadMemories(campaign) {
         el(
           'summary',
           {},
-          `${scopeName(scope, subject)} — cursor ${cursor ?? -1} · ${list.length} memor${list.length === 1 ? 'y' : 'ies'}`,
+          `${scopeName(scope, subject)} — ${state.bound ? '' : `cursor ${cursor ?? -1} · `}` +
+            `${list.length} memor${list.length === 1 ? 'y' : 'ies'}`,
         ),
         ...list.map((m) =>
           el(
@@ -355,7 +395,7 @@ async function loadMemories(campaign) {
             el('br'),
             el('small', {}, memoryLine(m)),
             el('br'),
-            ...MEMORY_ACTIONS.filter((a) => offers(a.path, a.method)).map((a) =>
+            ...MEMORY_ACTIONS.filter((a) => offers(a.path, a.method) && (!state.bound || a.history)).map((a) =>
               el(
                 'button',
                 {
@@ -423,8 +463,15 @@ function bar(tokens, budget, cls = '') {
   return el(
     'div',
     { class: `bar ${cls}`, role: 'img', 'aria-label': `${tokens} of ${budget} tokens` },
-    el('span', { style: `width:${pct}%` }),
+    // Set through the CSSOM: the Content-Security-Policy refuses inline style attributes.
+    widthSpan(pct),
   );
+}
+
+function widthSpan(pct) {
+  const span = el('span');
+  span.style.width = `${pct}%`;
+  return span;
 }
 
 function renderContext(ctx) {
@@ -605,8 +652,12 @@ async function start() {
     status(err.message);
     return;
   }
+  state.bound = await api('/v1/caller')
+    .then((c) => c.viewer)
+    .catch(() => null);
   $('key-form').hidden = true;
   $('app').hidden = false;
+  renderMode();
   state.openapi = await fetch('/docs/openapi.json')
     .then((r) => (r.ok ? r.json() : null))
     .catch(() => null);

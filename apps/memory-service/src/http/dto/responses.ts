@@ -414,3 +414,11 @@ export const memoryHistoryResponse = z.object({
     }),
   ),
 });
+
+export const callerResponse = z.object({
+  viewer: z
+    .object({ kind: z.enum(['player', 'npc']), id: z.string() })
+    .nullable()
+    .describe('the character a viewer-bound key reads as; null for a full key (and without LOREKEEPER_API_KEYS)'),
+  scope: z.string().describe("the key's campaign globs, sorted and comma-joined (`*` = every campaign)"),
+});
