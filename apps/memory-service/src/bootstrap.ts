@@ -39,7 +39,6 @@ const lazySchemaCompilers: FastifyServerOptions['schemaController'] = {
   },
 };
 
-const ROUTES = new WeakMap<object, { method: string; url: string }[]>();
 const RULES = new WeakMap<object, RouteRule[]>();
 
 /** Every route the router knows (HEAD included) with its declared access rule (the route-table test). */
@@ -47,9 +46,11 @@ export function routeRulesOf(app: NestFastifyApplication): RouteRule[] {
   return RULES.get(app) ?? [];
 }
 
-/** Every route registered on the app's Fastify instance (for the OpenAPI completeness test). */
+/** Every route registered on the app's Fastify instance, HEAD twins left out (for the OpenAPI completeness test). */
 export function routesOf(app: NestFastifyApplication): { method: string; url: string }[] {
-  return ROUTES.get(app) ?? [];
+  return routeRulesOf(app)
+    .filter((r) => r.method !== 'HEAD')
+    .map(({ method, url }) => ({ method, url }));
 }
 
 /** Builds the Nest app on Fastify with the body limit, problem+json errors and request ids. */
@@ -96,17 +97,12 @@ export async function createApp(
   return app;
 }
 
-/** Route list (OpenAPI completeness test), request metrics, request ids and `connection: close` while closing. */
+/** Route table with access rules (route-table and OpenAPI tests), request metrics, request ids, `connection: close`. */
 function installHooks(app: NestFastifyApplication, fastify: FastifyInstance): void {
-  const routes: { method: string; url: string }[] = [];
-  ROUTES.set(app, routes);
   RULES.set(
     app,
     recordRouteRules((hook) => fastify.addHook('onRoute', hook)),
   );
-  fastify.addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
-  });
   const metrics = app.get(Metrics);
   fastify.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions?.url ?? 'unmatched';
