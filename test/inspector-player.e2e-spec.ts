@@ -48,7 +48,7 @@ describeBrowser('the inspector with a viewer-bound key', () => {
   });
 
   /** DESIGN §8: a key bound to a character opens the inspector in player mode, with no error and no refused call. */
-  it('opens in player mode for a bound key: its messages, memories and context, no GM action, a clear note', async () => {
+  it('opens in player mode: its messages, memories and context, no GM action, a clear note', async () => {
     page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const problems: string[] = [];
     page.on('pageerror', (err) => problems.push(`uncaught: ${err.message}`));

@@ -27,6 +27,8 @@ const FULL = 'full-token-0123456789abcdef';
 const ARIA = 'aria-token-0123456789abcdef';
 const MIRA = 'mira-token-0123456789abcdef';
 const VEX = 'vex-token-0123456789abcdef';
+/** A full key of the bound keys' scope: broadcasts are shared by keys of one scope (DESIGN §8). */
+const SCOPED_GM = 'scoped-gm-token-0123456789abcdef';
 const BOUND: Record<Viewer, string> = { 'player:aria': ARIA, 'npc:mira': MIRA, 'npc:vex': VEX };
 const cid = 'leak-a';
 const ALL_QUERY = encodeURIComponent([...ALL_MESSAGES].join(' '));
@@ -60,7 +62,9 @@ describe('leak suite: who may read what', () => {
     t = await startTestApp({
       summarizer: new EchoSummarizer(),
       env: {
-        LOREKEEPER_API_KEYS: `${FULL}, ${ARIA}=leak-*@player:aria, ${MIRA}=leak-*@npc:mira, ${VEX}=leak-*@npc:vex`,
+        LOREKEEPER_API_KEYS:
+          `${FULL}, ${SCOPED_GM}=leak-*, ` +
+          `${ARIA}=leak-*@player:aria, ${MIRA}=leak-*@npc:mira, ${VEX}=leak-*@npc:vex`,
         HOT_ROUNDS: '1',
         SUMMARY_INTERVAL_ROUNDS: '1',
       },
@@ -318,6 +322,18 @@ describe('leak suite: who may read what', () => {
       }
       for (const g of (await get(token(), '/glossary')).body.items) {
         expect(g.coinedMessageIndex === null || g.coinedMessageIndex < n).toBe(true);
+      }
+    });
+
+    it('broadcasts: a gm one never, listed or searched; a public one of its scope, yes', async () => {
+      const auth = { authorization: `Bearer ${SCOPED_GM}` };
+      const post = (content: string, visibility: string) =>
+        t.http('POST', '/v1/broadcasts', { content, from: 'gm', visibility }, auth);
+      expect((await post('MKBROADCASTGM the ambush waits', 'gm')).status).toBe(201);
+      expect((await post('MKBROADCASTPUB market day', 'public')).status).toBe(201);
+      for (const query of ['', '?q=MKBROADCASTGM%20OR%20MKBROADCASTPUB']) {
+        const res = await t.http('GET', `/v1/broadcasts${query}`, undefined, { authorization: `Bearer ${token()}` });
+        expect(sorted(markersIn(res.text))).toEqual(['MKBROADCASTPUB']);
       }
     });
 
