@@ -211,13 +211,20 @@ export async function witnessedOrder(
   viewer: string,
   at: MessageHorizon,
 ): Promise<number[]> {
-  const seen = seenBy(viewer);
-  const visible = visibleAt(at);
-  const text =
-    `SELECT m.idx AS idx FROM messages m${seen.join} WHERE m.campaign_id = ? AND ${visible.where}${seen.where}` +
-    ' ORDER BY m.idx';
-  const { rows } = await sql<{ idx: number | string }>(m, text, [...seen.params, campaignId, ...visible.params]);
-  return rows.map((r) => Number(r.idx));
+  // The witness primary key alone (a covering range, no row of messages read per index), less the messages retracted
+  // by then (few, ix_messages_retracted): a join with messages cost 4x as much at 50k witnessed messages.
+  const witnessed = await sql<{ idx: number | string }>(
+    m,
+    'SELECT idx FROM message_witnesses WHERE campaign_id = ? AND viewer_id = ? AND idx < ? ORDER BY idx',
+    [campaignId, viewer, at.messageCount],
+  );
+  const retracted = await sql<{ idx: number | string }>(
+    m,
+    'SELECT idx FROM messages WHERE campaign_id = ? AND retracted_version IS NOT NULL AND retracted_version <= ?',
+    [campaignId, at.version],
+  );
+  const gone = new Set(retracted.rows.map((r) => Number(r.idx)));
+  return witnessed.rows.map((r) => Number(r.idx)).filter((idx) => !gone.has(idx));
 }
 
 /** The subset of `indexes` that `viewer` (a witness key, or PUBLIC_WITNESS) saw. */
