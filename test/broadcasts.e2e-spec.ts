@@ -14,7 +14,7 @@ describe('broadcasts over HTTP', () => {
   });
   afterAll(async () => t.close());
 
-  it('posts a broadcast → 201 {id, content, from, at}', async () => {
+  it('posts a broadcast → 201 {id, content, from, at, visibility}', async () => {
     const res = await post({ content: 'Pirates sighted off the Café reef.', from: 'scout-1' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
@@ -22,6 +22,7 @@ describe('broadcasts over HTTP', () => {
       content: 'Pirates sighted off the Café reef.',
       from: 'scout-1',
       at: '2026-05-01T12:00:00.000Z',
+      visibility: 'public',
     });
   });
 
@@ -40,6 +41,7 @@ describe('broadcasts over HTTP', () => {
       content: expect.stringContaining('guild buys'),
       from: 'guild',
       at: '2026-05-01T12:00:02.000Z',
+      visibility: 'public',
     });
 
     const ranked = await list('?q=iron%20ore');
@@ -102,5 +104,46 @@ describe('broadcasts over HTTP', () => {
       expect(res.status).toBe(400);
       expect(res.body.code).toBe(code);
     });
+  });
+});
+
+/** DESIGN §8: a broadcast posted with `visibility: gm` reaches full keys of the scope, never a viewer-bound key. */
+describe('gm broadcasts', () => {
+  const GM = 'gm-token-0123456789abcdef';
+  const BOB = 'bob-token-0123456789abcdef';
+  const as = (token: string) => ({ authorization: `Bearer ${token}` });
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { LOREKEEPER_API_KEYS: `${GM}, ${BOB}=*@player:bob` } });
+  });
+  afterAll(async () => t.close());
+
+  it('shows a gm broadcast to the full key only, listed or searched', async () => {
+    const gm = await t.http(
+      'POST',
+      '/v1/broadcasts',
+      { content: 'The ambush waits at Tarnhollow.', from: 'gm', visibility: 'gm' },
+      as(GM),
+    );
+    expect(gm.status).toBe(201);
+    expect(gm.body.visibility).toBe('gm');
+    const pub = await t.http('POST', '/v1/broadcasts', { content: 'Market day at Tarnhollow.', from: 'gm' }, as(GM));
+    expect(pub.body.visibility).toBe('public');
+    for (const query of ['', '?q=Tarnhollow']) {
+      const full = await t.http('GET', `/v1/broadcasts${query}`, undefined, as(GM));
+      expect(full.body.items.map((b: { id: string }) => b.id).sort()).toEqual([gm.body.id, pub.body.id].sort());
+      const bob = await t.http('GET', `/v1/broadcasts${query}`, undefined, as(BOB));
+      expect(bob.status).toBe(200);
+      expect(bob.body.items.map((b: { id: string }) => b.id)).toEqual([pub.body.id]);
+      expect(bob.text).not.toContain('ambush');
+    }
+  });
+
+  it('refuses another visibility and a bound key posting', async () => {
+    const bad = await t.http('POST', '/v1/broadcasts', { content: 'x', from: 'gm', visibility: 'dm' }, as(GM));
+    expect(bad.status).toBe(400);
+    const bound = await t.http('POST', '/v1/broadcasts', { content: 'x', from: 'bob' }, as(BOB));
+    expect(bound.status).toBe(403);
+    expect(bound.body.code).toBe('VIEWER_BOUND');
   });
 });

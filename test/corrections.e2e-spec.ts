@@ -98,8 +98,9 @@ describe('correcting and deleting memories', () => {
     expect(served).not.toContain(npcMemory.id);
     expect(served).not.toContain(npcMemory.summary);
     const hist = (await t.http('GET', path(npcMemory.id, '/history'))).body.items;
-    // The retraction above took message 2, one of its inputs: the worker revised it (§10) before the deletion.
-    expect(hist.map((h: any) => h.reason)).toEqual(['recorded', 'revised', 'deleted']);
+    // The retraction above took message 2, one of its inputs: the worker revised it (§10) before the deletion, and the
+    // wording built from it reads withdrawn (§8).
+    expect(hist.map((h: any) => h.reason)).toEqual(['withdrawn', 'revised', 'deleted']);
     expect(served).not.toContain(hist[1].summary);
     // Before the deletion it was there.
     const then = await readEverything(t, cid, { asOf: before });

@@ -7,6 +7,7 @@ import { startTestApp, TestApp } from './support/test-app';
 
 jest.setTimeout(120_000);
 const KEY = 'inspector-browser-key-0123';
+// The page's Content-Security-Policy (DESIGN §8) refuses eval: waits are locators, never page.waitForFunction(string).
 
 /**
  * Answers the page's prompt()/confirm() dialogs in order: a string fills a prompt, true accepts, false dismisses.
@@ -168,14 +169,14 @@ describeBrowser('the inspector in headless Chromium', () => {
     page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
     await page.goto(`${t.url}/inspector`);
     await page.locator('#campaigns li[data-campaign="gm"] > button').click();
-    await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
+    await page.locator('#live-state', { hasText: /^live$/ }).waitFor();
     const campaignsNow = async () => (await client.listCampaigns({ limit: 100 })).items;
     const before = await campaignsNow();
 
     // Cancelled at the confirmation: nothing is sent.
     answerDialogs(page, ['never sent', '', false]);
     await page.getByRole('button', { name: 'Fork…' }).click();
-    await page.waitForFunction("document.querySelector('#status')?.textContent?.includes('cancelled')");
+    await page.locator('#status', { hasText: 'cancelled' }).waitFor();
     expect(await campaignsNow()).toEqual(before);
 
     // Fork at an earlier version: it shows in the fork tree, under its parent, as the campaign list has it.
@@ -232,7 +233,8 @@ describeBrowser('the inspector in headless Chromium', () => {
     const history = page.getByRole('list', { name: `history of memory ${tavern.id}` });
     await history.waitFor();
     const apiHistory = (await client.memoryHistory('gm', tavern.id)).items;
-    expect(apiHistory.map((h) => h.reason)).toEqual(['recorded', 'revised', 'corrected']);
+    // The first wording was built from the retracted line: withdrawn, no text (DESIGN §8).
+    expect(apiHistory.map((h) => h.reason)).toEqual(['withdrawn', 'revised', 'corrected']);
     // The panel fills the list when the history route answers (and re-reads on memory events): wait for it.
     const expected = apiHistory.map((h) => `r${h.revision} ${h.reason} (${h.origin}, v${h.version}): ${h.summary}`);
     const shown = await until(
@@ -289,7 +291,7 @@ describeBrowser('the inspector in headless Chromium', () => {
 
     // The kept story is deleted elsewhere while open: the stream's `deleted` notice ends it.
     await page.locator('#campaigns li[data-campaign="gm-kept"] > button').click();
-    await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
+    await page.locator('#live-state', { hasText: /^live$/ }).waitFor();
     await client.deleteCampaign('gm-kept');
     await page.locator('#timeline li.notice', { hasText: 'deleted' }).waitFor();
     await until(
@@ -314,7 +316,7 @@ describeBrowser('the inspector in headless Chromium', () => {
     await page.goto(`${t.url}/inspector`);
     await page.locator('#campaigns li[data-campaign="large"] > button').click();
     await page.locator('#timeline li[data-id="1:game:2001"]').waitFor();
-    await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
+    await page.locator('#live-state', { hasText: /^live$/ }).waitFor();
     expect(await page.locator('#timeline li').count()).toBe(100);
     // Only pages: no read of the whole history (events, messages) and no timeline page beyond 100.
     const campaignReads = reads.filter((r) => r.startsWith('/v1/campaigns/large/'));
@@ -354,12 +356,12 @@ describeBrowser('the inspector in headless Chromium', () => {
       expect(await page.locator('#key-error').textContent()).toBe('');
       await key.fill('not-the-key-0123456789');
       await page.getByRole('button', { name: 'Use key' }).click();
-      await page.waitForFunction("document.querySelector('#key-error')?.textContent?.includes('not accepted')");
+      await page.locator('#key-error', { hasText: 'not accepted' }).waitFor();
       await key.fill(KEY);
       await key.press('Enter');
       await page.getByRole('button', { name: /The Smugglers of Saltmere/ }).click();
       await page.locator('#timeline li.memory').first().waitFor();
-      await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
+      await page.locator('#live-state', { hasText: /^live$/ }).waitFor();
       await new LorekeeperClient({ baseUrl: secured.url, apiKey: KEY }).recordMessages('keyed', [
         { role: 'player', speaker: 'Aria', content: 'Seen through the keyed stream.' },
       ]);

@@ -17,6 +17,7 @@ import {
   visibleItems,
   witnessedBy,
 } from './support/leak-scenario';
+import { raw, spellings } from './support/path-spellings';
 import { expectProblem } from './support/rejection';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -26,9 +27,13 @@ const FULL = 'full-token-0123456789abcdef';
 const ARIA = 'aria-token-0123456789abcdef';
 const MIRA = 'mira-token-0123456789abcdef';
 const VEX = 'vex-token-0123456789abcdef';
+/** A full key of the bound keys' scope: broadcasts are shared by keys of one scope (DESIGN §8). */
+const SCOPED_GM = 'scoped-gm-token-0123456789abcdef';
 const BOUND: Record<Viewer, string> = { 'player:aria': ARIA, 'npc:mira': MIRA, 'npc:vex': VEX };
 const cid = 'leak-a';
 const ALL_QUERY = encodeURIComponent([...ALL_MESSAGES].join(' '));
+/** Search ANDs its words: any message's marker. */
+const ANY_MARKER = encodeURIComponent([...ALL_MESSAGES].join(' OR '));
 
 /**
  * Issue 18's leak suite: for every read route, with a full key, a viewer-bound key and a viewer named by a full key,
@@ -50,26 +55,34 @@ describe('leak suite: who may read what', () => {
    * witnessed).
    */
   let memories: string[] = [];
-  let memoryItems: { scope: string; subjectId: string; markers: Set<string> }[] = [];
+  let memoryItems: { id: string; scope: string; subjectId: string; markers: Set<string> }[] = [];
   let glossary: { term: string; text: string }[] = [];
 
   beforeAll(async () => {
     t = await startTestApp({
       summarizer: new EchoSummarizer(),
       env: {
-        LOREKEEPER_API_KEYS: `${FULL}, ${ARIA}=leak-*@player:aria, ${MIRA}=leak-*@npc:mira, ${VEX}=leak-*@npc:vex`,
+        LOREKEEPER_API_KEYS:
+          `${FULL}, ${SCOPED_GM}=leak-*, ` +
+          `${ARIA}=leak-*@player:aria, ${MIRA}=leak-*@npc:mira, ${VEX}=leak-*@npc:vex`,
         HOT_ROUNDS: '1',
         SUMMARY_INTERVAL_ROUNDS: '1',
       },
     });
     await buildLeakCampaign(t, cid, { perRoleMemory: true, headers: { authorization: `Bearer ${FULL}` } });
     const memoryList = (await get(FULL, '/memories?limit=1000')).body.items as {
+      id: string;
       scope: string;
       subjectId: string;
       summary: string;
     }[];
     memories = memoryList.map((m) => m.summary);
-    memoryItems = memoryList.map((m) => ({ scope: m.scope, subjectId: m.subjectId, markers: markersIn(m.summary) }));
+    memoryItems = memoryList.map((m) => ({
+      id: m.id,
+      scope: m.scope,
+      subjectId: m.subjectId,
+      markers: markersIn(m.summary),
+    }));
     const terms = (await get(FULL, '/glossary')).body.items as { term: string; definition: string }[];
     glossary = terms.map((g) => ({ term: g.term, text: `${g.term} ${g.definition}` }));
   });
@@ -239,6 +252,89 @@ describe('leak suite: who may read what', () => {
       ['reasoning search', '/search?q=MKDMNOTEONE&in=reasoning'],
     ])('%s: 403 VIEWER_BOUND', async (_label, path) => {
       expectProblem(await get(token(), path), 403, 'VIEWER_BOUND');
+    });
+
+    /** Issue 28: the same reads spelled as an attacker would (`%65vents`, `//`, `/./`, `;x`) decide the same. */
+    it('every spelling of a refused read is refused, of an allowed one reads the same markers', async () => {
+      const memoryId = memoryItems.find((m) => m.scope === 'world')!.id;
+      const params = { cid, memoryId };
+      const wrong: string[] = [];
+      for (const pattern of ['events', 'stream', 'timeline', 'usage', 'memories/:memoryId/usage']) {
+        for (const [, path] of spellings(`/v1/campaigns/:cid/${pattern}`, params)) {
+          const res = await raw(t.url, 'GET', path, token());
+          if (res.status !== 403 || !res.body.includes('VIEWER_BOUND')) wrong.push(`${path}: ${res.status}`);
+        }
+      }
+      for (const [, path] of spellings('/metrics')) {
+        if ((await raw(t.url, 'GET', path, token())).status !== 403) wrong.push(`${path} answered`);
+      }
+      for (const pattern of [
+        'messages',
+        'memories',
+        'glossary',
+        'bible',
+        'search',
+        'context',
+        'memories/:memoryId/history',
+      ]) {
+        const query =
+          pattern === 'search' ? `?q=${ANY_MARKER}` : pattern === 'context' ? '?budget=200000&format=text' : '';
+        const [[, plainPath], ...others] = spellings(`/v1/campaigns/:cid/${pattern}`, params);
+        const plain = await raw(t.url, 'GET', plainPath + query, token());
+        for (const [, path] of others) {
+          const res = await raw(t.url, 'GET', path + query, token());
+          if (
+            res.status !== plain.status ||
+            sorted(markersIn(res.body)).join() !== sorted(markersIn(plain.body)).join()
+          )
+            wrong.push(`${path}: ${res.status}, other markers than ${plainPath}`);
+        }
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    /** DESIGN §8: no count, index or position of a message it did not witness. */
+    it('counts and positions: witnessed messageCount, contiguous seqs, no campaign index anywhere', async () => {
+      const n = allowed(viewer).witnessed.size;
+      const campaign = (await get(token(), '')).body;
+      expect(campaign.messageCount).toBe(n);
+      expect(campaign.cursors).toBeUndefined();
+      const messages = (await get(token(), '/messages')).body.items as { seq: number; index?: number }[];
+      expect(messages.map((m) => m.seq)).toEqual([...Array(n).keys()]);
+      expect(messages.every((m) => m.index === undefined)).toBe(true);
+      const page = (await get(token(), '/messages?after=0&limit=2')).body.items as { seq: number }[];
+      expect(page.map((m) => m.seq)).toEqual([1, 2].filter((s) => s < n));
+      const hits = (await get(token(), `/search?q=${ANY_MARKER}&limit=100`)).body.items as { ref: number }[];
+      expect(sorted(hits.map((h) => String(h.ref)))).toEqual(sorted([...Array(n).keys()].map(String)));
+      const json = (await get(token(), `/context?budget=200000&format=json&query=${ALL_QUERY}`)).body;
+      const refs = json.sections
+        .filter((s: { key: string }) => s.key === 'recent' || s.key === 'recall')
+        .flatMap((s: { entries: { ref: string }[] }) => s.entries.map((e) => e.ref))
+        .filter((ref: string) => /^\d+$/.test(ref));
+      expect(refs.length).toBeGreaterThan(0);
+      expect(refs.every((ref: string) => Number(ref) < n)).toBe(true);
+      const text = (await get(token(), `/context?budget=200000&format=text&query=${ALL_QUERY}`)).text;
+      expect(text).not.toMatch(/\[\d+\]/);
+      for (const m of (await get(token(), '/memories?limit=1000')).body.items) {
+        expect(m.throughMessageIndex).toBeLessThan(n);
+        const history = (await get(token(), `/memories/${m.id}/history`)).body.items;
+        expect(history.every((h: { inputIndexes?: number[] }) => h.inputIndexes === undefined)).toBe(true);
+      }
+      for (const g of (await get(token(), '/glossary')).body.items) {
+        expect(g.coinedMessageIndex === null || g.coinedMessageIndex < n).toBe(true);
+      }
+    });
+
+    it('broadcasts: a gm one never, listed or searched; a public one of its scope, yes', async () => {
+      const auth = { authorization: `Bearer ${SCOPED_GM}` };
+      const post = (content: string, visibility: string) =>
+        t.http('POST', '/v1/broadcasts', { content, from: 'gm', visibility }, auth);
+      expect((await post('MKBROADCASTGM the ambush waits', 'gm')).status).toBe(201);
+      expect((await post('MKBROADCASTPUB market day', 'public')).status).toBe(201);
+      for (const query of ['', '?q=MKBROADCASTGM%20OR%20MKBROADCASTPUB']) {
+        const res = await t.http('GET', `/v1/broadcasts${query}`, undefined, { authorization: `Bearer ${token()}` });
+        expect(sorted(markersIn(res.text))).toEqual(['MKBROADCASTPUB']);
+      }
     });
 
     it('another viewer’s context: 403 VIEWER_BOUND', async () => {

@@ -184,7 +184,9 @@ describe('a context a game master would paste (DESIGN §8)', () => {
       expect(section(p, 'World Memory')!.length).toBe(2);
     }
     expect(aria).toMatch(/^HUD: HP 18\/20$/m);
-    expect(aria).toContain('[2] Mira Vell: The gallery key hides under the Drowned Altar, she whispers.');
+    expect(aria).toContain('\nMira Vell: The gallery key hides under the Drowned Altar, she whispers.');
+    // §8 "A viewer's context shows no holes": no message numbers at all (the hidden dm note was [3]).
+    for (const p of [aria, brannoc]) expect(p).not.toMatch(/\[\d+\]/);
     expect(brannoc).not.toContain('gallery key hides');
     // Brannoc learned the term from Brannoc's own words, and its definition comes from them, not from the whisper.
     expect(section(brannoc, 'Glossary')).toContain('- Drowned Altar: Brannoc says the Drowned Altar must be near.');
@@ -203,10 +205,10 @@ describe('a context a game master would paste (DESIGN §8)', () => {
     ]);
     expect(section(mira, 'Recent Messages')).toEqual([
       '### round 1 · The Gilded Goose',
-      '[0] dm: The Gilded Goose is warm and loud tonight.',
-      '[1] Aria: I slide three silver coins across the table to Mira Vell.',
-      '[2] Mira Vell: The gallery key hides under the Drowned Altar, she whispers.',
-      '[4] Brannoc: Brannoc keeps watch by the door and counts the guards.',
+      'dm: The Gilded Goose is warm and loud tonight.',
+      'Aria: I slide three silver coins across the table to Mira Vell.',
+      'Mira Vell: The gallery key hides under the Drowned Altar, she whispers.',
+      'Brannoc: Brannoc keeps watch by the door and counts the guards.',
     ]);
     const body = await json('?agent=npc&viewer=mira&budget=200000');
     expect(filled(body)).toEqual(['glossary', 'digest', 'scene', 'world', 'recent']);

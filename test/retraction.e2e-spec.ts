@@ -85,9 +85,17 @@ describe('retracting messages (swipe, regenerate, retcon)', () => {
     const [revised] = (await allMemories(t, 'swipe')).filter((m) => m.scope === 'location');
     expect(revised).toMatchObject({ id: memory.id, revision: 2, origin: 'model' });
     expect(revised.summary).not.toContain('bard');
-    expect((await history('swipe', memory.id)).map((h) => [h.revision, h.reason, h.origin])).toEqual([
-      [1, 'recorded', 'model'],
-      [2, 'revised', 'model'],
+    // DESIGN §8: the wording built from the retracted line is withdrawn in the history, with no text or inputs.
+    const revisions = await history('swipe', memory.id);
+    expect(revisions.map((h) => [h.revision, h.reason, h.origin, h.summary === '', h.inputIndexes])).toEqual([
+      [1, 'withdrawn', 'model', true, []],
+      [2, 'revised', 'model', false, [0, 1, 2, 4]],
+    ]);
+    expect(JSON.stringify(revisions)).not.toContain('bard');
+    // As of before the retraction, the history reads as it did then.
+    const historyThen = await t.http('GET', `/v1/campaigns/swipe/memories/${memory.id}/history?asOf=${before}`);
+    expect(historyThen.body.items).toEqual([
+      expect.objectContaining({ revision: 1, reason: 'recorded', summary: memory.summary }),
     ]);
     expect((await memoryEvents('swipe')).filter((e) => e.type === 'MemoryRevised')).toEqual([
       expect.objectContaining({
@@ -123,7 +131,8 @@ describe('retracting messages (swipe, regenerate, retcon)', () => {
     await caughtUp(t, 'swipe-all');
     expect(summarizer.total()).toBe(0);
     expect(await allMemories(t, 'swipe-all')).toEqual([]);
-    expect((await history('swipe-all', memory.id)).map((h) => h.reason)).toEqual(['recorded', 'withdrawn']);
+    expect((await history('swipe-all', memory.id)).map((h) => h.reason)).toEqual(['withdrawn', 'withdrawn']);
+    expect(JSON.stringify(await history('swipe-all', memory.id))).not.toContain('juggler');
     expect((await memoryEvents('swipe-all')).filter((e) => e.type === 'MemoryWithdrawn')).toEqual([
       expect.objectContaining({ data: expect.objectContaining({ memoryId: memory.id, reason: 'retracted' }) }),
     ]);
@@ -212,7 +221,8 @@ describe('retracting messages (swipe, regenerate, retcon)', () => {
     await caughtUp(t, 'swipe-late');
     const [memory] = await allMemories(t, 'swipe-late');
     expect(memory.summary).not.toContain('bard');
-    expect((await history('swipe-late', memory.id)).map((h) => h.reason)).toEqual(['recorded', 'revised']);
+    expect((await history('swipe-late', memory.id)).map((h) => h.reason)).toEqual(['withdrawn', 'revised']);
+    expect(JSON.stringify(await history('swipe-late', memory.id))).not.toContain('bard');
     const location = summarizer.calls.filter((c) => c.kind === 'location');
     expect(location.map((c) => c.input.messages.map((m: any) => m.index))).toEqual([[0, 1], [0]]);
     expect(servedText(await readEverything(t, 'swipe-late'))).not.toContain('bard');

@@ -141,4 +141,21 @@ describe('viewer-bound keys (token=<glob>@player:<id> / @npc:<id>)', () => {
     expect(ok.text).toContain('# HELP');
     expect((await t.http('GET', '/health')).status).toBe(200);
   });
+
+  /** DESIGN §8: a retracted line leaves a bound key's count and numbering as if it had never been there. */
+  it('numbers a bound key’s messages over what survives a retraction; includeRetracted is refused', async () => {
+    const said = await admin('POST', '/messages', {
+      messages: [
+        { role: 'player', speaker: 'Aria', content: 'Aria swipes this line away.' },
+        { role: 'player', speaker: 'Aria', content: 'Aria keeps this one.' },
+      ],
+    });
+    expect((await admin('POST', '/messages/retract', { indexes: [said.body.indexes[0]] })).status).toBe(202);
+    const items = (await read(ARIA, '/messages')).body.items as { seq: number; content: string }[];
+    expect(items.map((m) => m.seq)).toEqual([...items.keys()]);
+    expect(items.map((m) => m.content)).toContain('Aria keeps this one.');
+    expect(JSON.stringify(items)).not.toContain('swipes');
+    expect((await read(ARIA, '')).body.messageCount).toBe(items.length);
+    expectProblem(await read(ARIA, '/messages?includeRetracted=true'), 403, 'VIEWER_BOUND');
+  });
 });

@@ -15,6 +15,8 @@ const state = {
   oldest: null,
   openapi: null,
   nextCampaigns: null,
+  /** The character a viewer-bound key reads as ({kind, id}); null for a full key: player mode (DESIGN §8). */
+  bound: null,
 };
 
 function el(tag, props = {}, ...children) {
@@ -100,7 +102,7 @@ async function openCampaign(id) {
   state.campaign = id;
   openHistories.clear();
   // Until this campaign's own stream is open, "live" would describe the previous one.
-  $('live-state').textContent = 'connecting…';
+  $('live-state').textContent = state.bound ? 'not live (player key)' : 'connecting…';
   for (const b of document.querySelectorAll('#campaigns button'))
     b.setAttribute('aria-current', String(b.dataset.id === id));
   $('campaign').hidden = false;
@@ -109,9 +111,44 @@ async function openCampaign(id) {
   renderMeta(c);
   renderActions();
   renderAsOf();
-  await Promise.all([loadTimeline(), loadMemories(c)]);
+  await Promise.all([state.bound ? loadMessages() : loadTimeline(), loadMemories(c)]);
   $('context').replaceChildren();
   status(`Campaign ${c.name} loaded`);
+}
+
+// ---- player mode (a viewer-bound key, DESIGN §8) -------------------------------------------------
+/** Player mode: what the key may read is shown; what it may not (log, stream, actions) is said once, not tried. */
+function renderMode() {
+  const b = state.bound;
+  $('mode-note').hidden = !b;
+  $('actions-section').hidden = Boolean(b);
+  $('older').hidden = Boolean(b);
+  $('timeline-title').firstChild.textContent = b ? 'Messages ' : 'Timeline ';
+  if (!b) return;
+  $('mode-note').textContent =
+    `Player mode: this key reads as ${b.kind} ${b.id}, so you see its character's context, memories and the ` +
+    'messages it witnessed (numbered by its own count). The event log, the live stream, usage and the game ' +
+    'master actions are for a full key.';
+  const agent = $('ctx-agent');
+  agent.replaceChildren(el('option', {}, b.kind));
+  $('ctx-viewer').value = b.id;
+  $('ctx-viewer').readOnly = true;
+}
+
+/** The messages the bound character witnessed, by its own `seq`. */
+async function loadMessages() {
+  const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/messages?limit=${PAGE * 5}`);
+  $('timeline').replaceChildren(
+    ...items.map((m) =>
+      el(
+        'li',
+        { 'data-seq': m.seq },
+        el('span', { class: 'type' }, `#${m.seq}`),
+        el('span', {}, `${m.speaker ?? m.role}: ${m.content}`),
+      ),
+    ),
+  );
+  if (items.length === 0) $('timeline').append(el('li', { class: 'hint' }, 'No message witnessed yet.'));
 }
 
 /** The header line: version, processed version and round, kept live by the stream (refreshMeta). */
@@ -291,7 +328,9 @@ function parseFrame(block) {
 
 // ---- memories and cursors -----------------------------------------------------------------------
 async function loadMemories(campaign) {
-  const c = campaign ?? (await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}`));
+  const campaignRead = campaign ?? (await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}`));
+  // A bound key gets no cursors (they are campaign indexes): its scopes are those of its memories.
+  const c = { ...campaignRead, cursors: campaignRead.cursors ?? { world: undefined, locations: {}, npcs: {} } };
   const { items } = await api(`/v1/campaigns/${encodeURIComponent(state.campaign)}/memories?limit=100`);
   const groups = new Map();
   for (const m of items) {
@@ -327,7 +366,8 @@ async function loadMemories(campaign) {
         el(
           'summary',
           {},
-          `${scopeName(scope, subject)} — cursor ${cursor ?? -1} · ${list.length} memor${list.length === 1 ? 'y' : 'ies'}`,
+          `${scopeName(scope, subject)} — ${state.bound ? '' : `cursor ${cursor ?? -1} · `}` +
+            `${list.length} memor${list.length === 1 ? 'y' : 'ies'}`,
         ),
         ...list.map((m) =>
           el(
@@ -337,7 +377,7 @@ async function loadMemories(campaign) {
             el('br'),
             el('small', {}, memoryLine(m)),
             el('br'),
-            ...MEMORY_ACTIONS.filter((a) => offers(a.path, a.method)).map((a) =>
+            ...MEMORY_ACTIONS.filter((a) => offers(a.path, a.method) && (!state.bound || a.history)).map((a) =>
               el(
                 'button',
                 {
@@ -525,8 +565,12 @@ async function start() {
     status(err.message);
     return;
   }
+  state.bound = await api('/v1/caller')
+    .then((c) => c.viewer)
+    .catch(() => null);
   $('key-form').hidden = true;
   $('app').hidden = false;
+  renderMode();
   state.openapi = await fetch('/docs/openapi.json')
     .then((r) => (r.ok ? r.json() : null))
     .catch(() => null);

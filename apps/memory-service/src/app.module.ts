@@ -24,6 +24,7 @@ import { StreamHub, WakeStreamsHandler } from './stream/stream-hub';
 import { UsageController } from './http/controllers/usage.controller';
 import { RetractionsController } from './http/controllers/retractions.controller';
 import { MemoryEditsController } from './http/controllers/memory-edits.controller';
+import { CallerController } from './http/controllers/caller.controller';
 
 @Module({})
 export class AppModule {
@@ -44,6 +45,7 @@ export class AppModule {
         WorldStateController,
         SearchController,
         BroadcastsController,
+        CallerController,
         StreamController,
         InspectorController,
         UsageController,

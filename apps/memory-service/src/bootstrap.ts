@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { AppConfig } from '@app/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { AppModule } from './app.module';
@@ -13,7 +13,8 @@ import { CoreOverrides } from './core.module';
 import { installApiKeyAuth } from './http/api-key.auth';
 import { acceptJsonOnly, hardenedFastifyOptions, serverOptions } from './http/fastify-hardening';
 import { LIMITS } from './http/dto/campaign.dto';
-import { sendProblem, toProblem } from './http/problem.filter';
+import { installSecurityHeaders } from './http/security-headers';
+import { normalizePath, recordRouteRules, RouteRule } from './http/route-access';
 
 type CompilerFactory = (...args: unknown[]) => unknown;
 type Factories = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
@@ -38,11 +39,18 @@ const lazySchemaCompilers: FastifyServerOptions['schemaController'] = {
   },
 };
 
-const ROUTES = new WeakMap<object, { method: string; url: string }[]>();
+const RULES = new WeakMap<object, RouteRule[]>();
 
-/** Every route registered on the app's Fastify instance (for the OpenAPI completeness test). */
+/** Every route the router knows (HEAD included) with its declared access rule (the route-table test). */
+export function routeRulesOf(app: NestFastifyApplication): RouteRule[] {
+  return RULES.get(app) ?? [];
+}
+
+/** Every route registered on the app's Fastify instance, HEAD twins left out (for the OpenAPI completeness test). */
 export function routesOf(app: NestFastifyApplication): { method: string; url: string }[] {
-  return ROUTES.get(app) ?? [];
+  return routeRulesOf(app)
+    .filter((r) => r.method !== 'HEAD')
+    .map(({ method, url }) => ({ method, url }));
 }
 
 /** Builds the Nest app on Fastify with the body limit, problem+json errors and request ids. */
@@ -57,9 +65,9 @@ export async function createApp(
     bodyLimit: LIMITS.bodyBytes,
     schemaController: lazySchemaCompilers,
     // Fastify's default (100) refused valid 128-character ids; longer ones reach pathId and get 400 INVALID_ID.
-    routerOptions: { maxParamLength: LIMITS.pathParamChars },
-    // Malformed URLs and over-long params are answered by Fastify before Nest: make them problem+json too.
-    frameworkErrors: (error: Error, _req: FastifyRequest, reply: FastifyReply) => sendProblem(reply, toProblem(error)),
+    // Every spelling of a path reaches the same route, so gets the same access decision (route-access.ts).
+    routerOptions: { maxParamLength: LIMITS.pathParamChars, ignoreDuplicateSlashes: true, ignoreTrailingSlash: true },
+    rewriteUrl: (req: { url?: string }) => normalizePath(req.url ?? '/'),
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
       const id = typeof given === 'string' && /^[\x21-\x7e]{1,128}$/.test(given) ? given : randomUUID();
@@ -80,6 +88,7 @@ export async function createApp(
     app.useLogger(logging.nestLogger());
     logging.installRequestLogging(fastify);
   }
+  installSecurityHeaders(fastify);
   acceptJsonOnly(fastify);
   installHooks(app, fastify);
   installApiKeyAuth(fastify, config);
@@ -88,13 +97,12 @@ export async function createApp(
   return app;
 }
 
-/** Route list (OpenAPI completeness test), request metrics, request ids and `connection: close` while closing. */
+/** Route table with access rules (route-table and OpenAPI tests), request metrics, request ids, `connection: close`. */
 function installHooks(app: NestFastifyApplication, fastify: FastifyInstance): void {
-  const routes: { method: string; url: string }[] = [];
-  ROUTES.set(app, routes);
-  fastify.addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) if (method !== 'HEAD') routes.push({ method, url: r.url });
-  });
+  RULES.set(
+    app,
+    recordRouteRules((hook) => fastify.addHook('onRoute', hook)),
+  );
   const metrics = app.get(Metrics);
   fastify.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions?.url ?? 'unmatched';

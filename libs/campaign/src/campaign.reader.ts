@@ -198,6 +198,11 @@ export class CampaignReader {
     return this.db.read((m) => q.messagesForScope(m, campaignId, { ...o, seenBy: o.witnessedBy }));
   }
 
+  /** Every index `viewer` (a witness key) witnessed, visible at `at`, ascending: the positions of its `seq`. */
+  witnessedOrder(campaignId: string, viewer: string, at: MessageHorizon): Promise<number[]> {
+    return this.db.read((m) => q.witnessedOrder(m, campaignId, viewer, at));
+  }
+
   /** The subset of `indexes` that `viewer` (a witness key, or PUBLIC_WITNESS) witnessed. */
   witnessed(campaignId: string, viewer: string, indexes: number[], at?: MessageHorizon): Promise<Set<number>> {
     if (indexes.length === 0) return Promise.resolve(new Set());

@@ -45,19 +45,21 @@ const toolOf = (m: Message, toolNames: ReadonlyMap<string, string>) =>
 /**
  * One Recent Messages line: `[<index>] <speaker, else role>: <content on one line>`; a tool result
  * is labelled `tool <tool name>`, an assistant's calls follow as `[calls <name>#<call id>, …]`. `content` is the
- * message's content on one line, when the caller has it already.
+ * message's content on one line, when the caller has it already. `numbered: false` (a player's or NPC's context,
+ * DESIGN §8 "A viewer's context shows no holes") leaves the index out: its gaps would count the hidden lines.
  */
 export function recentLine(
   m: Message,
   toolNames: ReadonlyMap<string, string>,
   mark = '',
   content = oneLine(m.content),
+  numbered = true,
 ): string {
   const tool = toolOf(m, toolNames);
   const label = m.role === 'tool' ? (tool ? `tool ${tool}` : 'tool') : (m.speaker ?? m.role);
   const calls = m.toolCalls.length ? `[calls ${m.toolCalls.map((c) => `${c.name}#${c.id}`).join(', ')}]` : '';
   const body = [content, calls].filter(Boolean).join(' ');
-  return `[${m.index}] ${mark ? `${mark} ` : ''}${oneLine(label)}: ${body}`;
+  return `${numbered ? `[${m.index}] ` : ''}${mark ? `${mark} ` : ''}${oneLine(label)}: ${body}`;
 }
 
 /**

@@ -271,6 +271,7 @@ export const ROUTES: RouteSpec[] = [
   // Operations.
   { method: 'GET', path: '/health/ready' },
   { method: 'GET', path: '/metrics' },
+  { method: 'GET', path: '/v1/caller' },
   { method: 'GET', path: '/docs/openapi.json' },
   { method: 'GET', path: '/docs-yaml' },
   // Game state (DESIGN §5).
@@ -418,10 +419,14 @@ export const ROUTES: RouteSpec[] = [
   {
     method: 'POST',
     path: '/v1/broadcasts',
-    body: fc.record({
-      content: fc.string({ minLength: 1, maxLength: 80 }).map((s) => `news ${s}`),
-      from: fc.oneof(fc.constantFrom(...WORLD.agents), anId),
-    }),
+    body: fc.record(
+      {
+        content: fc.string({ minLength: 1, maxLength: 80 }).map((s) => `news ${s}`),
+        from: fc.oneof(fc.constantFrom(...WORLD.agents), anId),
+        visibility: fc.constantFrom('public', 'gm'),
+      },
+      { requiredKeys: ['content', 'from'] },
+    ),
   },
   {
     method: 'GET',

@@ -4,14 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Caller, setCaller, viewerBound } from './caller';
 import { sendProblem, toProblem } from './problem.filter';
-
-/**
- * Paths anyone may call: probes, the API docs and the inspector's static page (it holds no data and asks
- * for a key itself). Everything else, /metrics included, needs a key.
- */
-const OPEN = [/^\/health(?:[/?]|$)/, /^\/docs(?:[/?.-]|$)/, /^\/inspector(?:[/?]|$)/, /^\/(?:\?|$)/];
-/** Reads a viewer-bound key may not make: the raw event log (events, timeline), the live stream, usage, metrics. */
-const NOT_FOR_VIEWERS = [/^\/v1\/campaigns\/[^/]+\/(?:events|stream|timeline|usage)(?:[/?]|$)/, /^\/metrics(?:[/?]|$)/];
+import { ruleOf } from './route-access';
 
 /** The key each authenticated request came with (for reads that list several campaigns). */
 const KEY_OF = new WeakMap<object, Key>();
@@ -102,10 +95,13 @@ export function installApiKeyAuth(fastify: FastifyInstance, config: AppConfig, l
   fastify.addHook('preValidation', checkCreateScope);
 }
 
-/** onRequest: the bearer token, the campaign in the path, and what a viewer-bound key may not do. */
+/**
+ * onRequest: the matched route's rule (route-access.ts), the bearer token, the campaign in the path, and whether
+ * a viewer-bound key may call the route. Decided on the route the router matched, never on the URL's text.
+ */
 async function authenticate(ring: ApiKeyRing, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
-  const path = req.url.split('?')[0];
-  if (OPEN.some((re) => re.test(path))) return;
+  const rule = ruleOf(req);
+  if (rule === 'public') return;
   const header = req.headers.authorization;
   if (header === undefined) return unauthorized(reply, 'an Authorization: Bearer <token> header is required');
   const m = BEARER.exec(header);
@@ -125,16 +121,10 @@ async function authenticate(ring: ApiKeyRing, req: FastifyRequest, reply: Fastif
     sendProblem(reply, toProblem(new DomainError('not_found', 'CAMPAIGN_NOT_FOUND', `campaign ${cid} not found`)));
     return reply;
   }
-  if (key.viewer && (!['GET', 'HEAD'].includes(req.method) || NOT_FOR_VIEWERS.some((re) => re.test(path)))) {
-    sendProblem(
-      reply,
-      toProblem(
-        viewerBound(
-          key.viewer,
-          req.method === 'GET' || req.method === 'HEAD' ? 'may not read this route' : 'is read-only',
-        ),
-      ),
-    );
+  // Deny by default: a bound key calls only the routes declared `viewer` (an unmatched path is the router's 404).
+  if (key.viewer && rule === 'full') {
+    const reads = req.method === 'GET' || req.method === 'HEAD';
+    sendProblem(reply, toProblem(viewerBound(key.viewer, reads ? 'may not read this route' : 'is read-only')));
     return reply;
   }
 }

@@ -5,14 +5,20 @@ import { createServer, IncomingMessage, RequestListener, Server } from 'node:htt
 import type { Socket } from 'node:net';
 import { findDuplicateKey } from './json-duplicates';
 import { Problem, sendProblem, toProblem } from './problem.filter';
+import { applySecurityHeaders, SECURITY_HEADERS } from './security-headers';
 
 /** Path parameters up to this length reach the controllers, which answer an over-long id with 400 INVALID_ID. */
 const MAX_PARAM_LENGTH = 2048;
 
 /** Errors the router raises before any hook or filter runs (malformed %-encoding, huge params) → problem+json. */
 function frameworkErrors(error: Error, _req: FastifyRequest, reply: FastifyReply): void {
+  applySecurityHeaders(reply.raw);
   sendProblem(reply, toProblem(error));
 }
+
+const RAW_SECURITY_HEADERS = Object.entries(SECURITY_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
 
 /** HTTP parse errors (bad framing, oversized headers, timeouts) on the raw socket → problem+json, then close. */
 function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
@@ -28,7 +34,7 @@ function clientErrorHandler(err: Error & { code?: string }, socket: Socket): voi
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ` +
-        `${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `${Buffer.byteLength(body)}\r\n${RAW_SECURITY_HEADERS}Connection: close\r\n\r\n${body}`,
     );
   }
   // A lingering close (as nginx does): the client may still be sending its body, and a reset now would reach it

@@ -4,6 +4,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { loadSwagger, PROBLEM } from './api-docs';
+import { accessConfig } from './route-access';
+import { nonceCsp } from './security-headers';
 
 const PROBLEM_REF = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
 
@@ -205,14 +207,23 @@ export function serveOpenApi(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
   let document: OpenAPIObject | undefined;
   const doc = () => (document ??= buildOpenApi(app));
-  fastify.get('/docs/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(doc()));
-  fastify.get('/docs-yaml', async (_req, reply) => {
+  fastify.get('/docs/openapi.json', accessConfig('public'), async (_req, reply) =>
+    reply.type('application/json; charset=utf-8').send(doc()),
+  );
+  fastify.get('/docs-yaml', accessConfig('public'), async (_req, reply) => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on the first /docs-yaml call
     const yaml = require('js-yaml') as { dump(value: unknown, options?: object): string };
     return reply.type('text/yaml; charset=utf-8').send(yaml.dump(doc(), { skipInvalid: true, noRefs: true }));
   });
-  fastify.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(UI_PAGE));
-  fastify.get<{ Params: { asset: string } }>('/docs/:asset', async (req, reply) => {
+  fastify.get('/docs', accessConfig('public'), async (_req, reply) => {
+    // Swagger UI starts from one inline script: allowed by a nonce of this answer alone, never 'unsafe-inline'.
+    const { nonce, csp } = nonceCsp();
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', csp)
+      .send(UI_PAGE.replace('<script>', `<script nonce="${nonce}">`));
+  });
+  fastify.get<{ Params: { asset: string } }>('/docs/:asset', accessConfig('public'), async (req, reply) => {
     const type = Object.hasOwn(UI_ASSETS, req.params.asset) ? UI_ASSETS[req.params.asset] : undefined;
     if (!type) return reply.callNotFound();
     const dir = dirname(require.resolve('swagger-ui-dist/package.json'));

@@ -1,12 +1,14 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { Metrics } from './metrics';
 import { ApiOperation, ApiResponse, ApiTags } from '../http/api-docs';
+import { Access } from '../http/route-access';
 
 @ApiTags('operations')
 @Controller('metrics')
 export class MetricsController {
   constructor(@Inject(Metrics) private readonly metrics: Metrics) {}
 
+  @Access('full')
   @Get()
   @ApiOperation({ summary: 'Prometheus metrics', operationId: 'getMetrics' })
   @ApiResponse({

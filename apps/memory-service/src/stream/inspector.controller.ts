@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageFile } from '../package-files';
+import { Access } from '../http/route-access';
 
 /** The inspector's files: plain HTML, one ES module and CSS, served as they are (no build step). */
 const FILES: Record<string, string> = {
@@ -27,10 +28,12 @@ export class InspectorController {
     for (const name of ['index.html', ...Object.keys(FILES)]) this.files.set(name, readFileSync(join(dir, name)));
   }
 
+  @Access('public')
   @Get()
   @Redirect('/inspector', 302)
   root() {}
 
+  @Access('public')
   @Get('inspector')
   @Header('content-type', 'text/html; charset=utf-8')
   @Header('cache-control', 'no-cache')
@@ -38,6 +41,7 @@ export class InspectorController {
     return this.files.get('index.html');
   }
 
+  @Access('public')
   @Get('inspector/:file')
   @Header('cache-control', 'no-cache')
   asset(@Param('file') file: string, @Res({ passthrough: true }) reply: FastifyReply) {

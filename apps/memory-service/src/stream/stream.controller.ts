@@ -8,6 +8,7 @@ import * as R from '../http/dto/responses';
 import { idSchema, queryInt } from '../http/validation';
 import { eventId } from './event-feed';
 import { StreamHub } from './stream-hub';
+import { Access } from '../http/route-access';
 
 const eventIdParam = z.string().min(1).max(64);
 
@@ -48,6 +49,7 @@ export class StreamController {
     @Inject(CampaignReader) private readonly campaigns: CampaignReader,
   ) {}
 
+  @Access('full')
   @Get('stream')
   @ApiZodQuery(streamQuery)
   @ApiHeader({
@@ -94,6 +96,7 @@ export class StreamController {
     this.hub.open(cid, cursor, resumeAfter ?? eventId(cursor.timeline, 'game', 0), reply.raw);
   }
 
+  @Access('full')
   @Get('timeline')
   @ApiZodQuery(timelineQuery)
   @ApiRoute('Both streams as one page in commit order, the `limit` events before `before` (default: the newest)', {

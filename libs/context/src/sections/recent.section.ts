@@ -73,6 +73,7 @@ export class RecentSection implements ContextSection {
           window.toolNames,
           marks ? secretMark(snapshot.state, m) : '',
           annotateRelativeDates(body, m.at),
+          !audience?.viewer || audience.dm,
         ),
         body,
       };

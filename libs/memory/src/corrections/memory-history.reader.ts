@@ -1,4 +1,5 @@
 import { Database, sql } from '@app/database';
+import type { EntityManager } from 'typeorm';
 import { memoryStatusOf } from './memory.preparer';
 
 export type HistoryReason = 'recorded' | 'revised' | 'corrected' | 'withdrawn' | 'deleted';
@@ -27,6 +28,8 @@ interface HistoryRow {
 /**
  * A memory's history (DESIGN §10, `GET …/memories/:memoryId/history`) from `memory_history`, oldest first. `withheld`
  * rows are left out: a withholding is the worker's bookkeeping between a retraction and its revision, not a wording.
+ * A wording built from a message retracted by then reads `withdrawn` with no text and no inputs (DESIGN §8 "Retracted
+ * text is gone from every read"): only the event log keeps it.
  */
 export class MemoryHistoryReader {
   constructor(private readonly db: Database) {}
@@ -59,10 +62,29 @@ export class MemoryHistoryReader {
       );
       // As of a version before the memory was recorded, it did not exist yet.
       if (rows.length === 0 && o.asOf !== undefined) return null;
-      return rows.map(toItem);
+      const retracted = await retractedIndexes(m, campaignId, o.asOf);
+      return rows.map(toItem).map((item) => (item.inputIndexes.some((i) => retracted.has(i)) ? withdrawn(item) : item));
     });
   }
 }
+
+/** Indexes of the campaign's messages retracted at `asOf` (now when absent). */
+async function retractedIndexes(m: EntityManager, campaignId: string, asOf?: number): Promise<Set<number>> {
+  const { rows } = await sql<{ idx: number | string }>(
+    m,
+    'SELECT idx FROM messages WHERE campaign_id = ? AND retracted_version IS NOT NULL' +
+      (asOf === undefined ? '' : ' AND retracted_version <= ?'),
+    asOf === undefined ? [campaignId] : [campaignId, asOf],
+  );
+  return new Set(rows.map((r) => Number(r.idx)));
+}
+
+const withdrawn = (item: MemoryHistoryItem): MemoryHistoryItem => ({
+  ...item,
+  summary: '',
+  reason: 'withdrawn',
+  inputIndexes: [],
+});
 
 function toItem(r: HistoryRow): MemoryHistoryItem {
   return {

@@ -8,6 +8,8 @@ export interface BroadcastPostedData {
   at: string;
   /** The posting key's campaign scope; absent on broadcasts posted before scoping (= `*`). */
   keyScope?: string;
+  /** `gm`: for full keys only, never a viewer-bound one (DESIGN §8); absent = public. */
+  visibility?: 'gm';
 }
 
 /** One stream per broadcast, so posting never races another writer. */

@@ -23,4 +23,10 @@ export class BroadcastRecord {
   /** The posting key's campaign scope (its globs, sorted; `*` = every campaign): only keys with this scope see it. */
   @Column({ name: 'key_scope', type: 'text', default: '*' })
   keyScope: string;
+
+  /** `public` or `gm` (DESIGN §8): a viewer-bound key never reads a `gm` broadcast. */
+  @Column({ type: 'varchar', length: 8, default: 'public' })
+  visibility: BroadcastVisibility;
 }
+
+export type BroadcastVisibility = 'public' | 'gm';

@@ -5,13 +5,14 @@ import { EntityManager, In } from 'typeorm';
 import { parseQuery } from '../query/query-language';
 import { SearchIndex } from '../search-index.port';
 import { BROADCAST_POSTED, broadcastDoc, BroadcastPostedData, broadcastStream } from './broadcast-events';
-import { BroadcastRecord } from './broadcast.entity';
+import { BroadcastRecord, BroadcastVisibility } from './broadcast.entity';
 
 export interface BroadcastView {
   id: string;
   content: string;
   from: string;
   at: string;
+  visibility: BroadcastVisibility;
 }
 
 export interface BroadcastItem extends BroadcastView {
@@ -28,11 +29,23 @@ export interface BroadcastWriteMeta {
   keyScope?: string;
 }
 
+export interface BroadcastInput {
+  content: string;
+  from: string;
+  visibility?: BroadcastVisibility;
+}
+
 /** Searches ask the index for this many times `limit` hits, since hits of other scopes are left out. */
 const SCOPED_POOL_FACTOR = 5;
 const SCOPED_POOL_MAX = 500;
 
-const view = (r: BroadcastRecord): BroadcastView => ({ id: r.id, content: r.content, from: r.from, at: r.at });
+const view = (r: BroadcastRecord): BroadcastView => ({
+  id: r.id,
+  content: r.content,
+  from: r.from,
+  at: r.at,
+  visibility: r.visibility,
+});
 
 /** Posts broadcasts (event + projection + index in one transaction) and lists or searches them. */
 export class BroadcastService {
@@ -45,7 +58,7 @@ export class BroadcastService {
   ) {}
 
   async post(
-    input: { content: string; from: string },
+    input: BroadcastInput,
     meta: BroadcastWriteMeta = {},
   ): Promise<{ body: BroadcastView; replayed: boolean }> {
     for (let attempt = 0; ; attempt++) {
@@ -58,12 +71,15 @@ export class BroadcastService {
     }
   }
 
-  /** Newest first without a query; best first with one (DESIGN §7 query language); only those of `keyScope`. */
-  async list(o: { q?: string; limit: number; keyScope?: string }): Promise<BroadcastItem[]> {
-    const keyScope = o.keyScope ?? '*';
+  /**
+   * Newest first without a query; best first with one (DESIGN §7 query language); only those of `keyScope`, and
+   * `gm` ones only when `gm` is set (a full key).
+   */
+  async list(o: { q?: string; limit: number; keyScope?: string; gm?: boolean }): Promise<BroadcastItem[]> {
+    const where = { keyScope: o.keyScope ?? '*', ...(o.gm === false ? { visibility: 'public' as const } : {}) };
     if (o.q === undefined) {
       const rows = await this.db.read((m) =>
-        m.getRepository(BroadcastRecord).find({ where: { keyScope }, order: { seq: 'DESC' }, take: o.limit }),
+        m.getRepository(BroadcastRecord).find({ where, order: { seq: 'DESC' }, take: o.limit }),
       );
       return rows.map((r) => ({ kind: 'broadcast', ref: r.id, ...view(r) }));
     }
@@ -73,7 +89,7 @@ export class BroadcastService {
     });
     if (hits.length === 0) return [];
     const ids = hits.map((h) => String(h.ref));
-    const rows = await this.db.read((m) => m.getRepository(BroadcastRecord).findBy({ id: In(ids), keyScope }));
+    const rows = await this.db.read((m) => m.getRepository(BroadcastRecord).findBy({ id: In(ids), ...where }));
     const byId = new Map(rows.map((r) => [r.id, r]));
     const items = hits.flatMap((h) => {
       const r = byId.get(String(h.ref));
@@ -84,7 +100,7 @@ export class BroadcastService {
 
   private async postIn(
     m: EntityManager,
-    input: { content: string; from: string },
+    input: BroadcastInput,
     meta: BroadcastWriteMeta,
   ): Promise<{ body: BroadcastView; replayed: boolean }> {
     const idem = meta.idempotency;
@@ -92,12 +108,14 @@ export class BroadcastService {
     if (prior !== undefined) return { body: prior, replayed: true };
     const at = this.clock.now().toISOString();
     const keyScope = meta.keyScope ?? '*';
+    const visibility = input.visibility ?? 'public';
     const data: BroadcastPostedData = {
       id: newId(),
       from: input.from,
       content: input.content,
       at,
       ...(keyScope === '*' ? {} : { keyScope }),
+      ...(input.visibility === 'gm' ? { visibility: 'gm' as const } : {}),
     };
     const metadata = { ...meta.metadata, ...(idem ? { idempotencyKey: idem.key } : {}) };
     const [event] = await this.store.append(
@@ -110,9 +128,9 @@ export class BroadcastService {
     const doc = broadcastDoc(event);
     await m
       .getRepository(BroadcastRecord)
-      .insert({ id: doc.id, seq: doc.seq, from: doc.from, content: doc.content, at: doc.at, keyScope });
+      .insert({ id: doc.id, seq: doc.seq, from: doc.from, content: doc.content, at: doc.at, keyScope, visibility });
     await this.index.indexBroadcasts(m, [doc]);
-    const body: BroadcastView = { id: data.id, content: data.content, from: data.from, at };
+    const body: BroadcastView = { id: data.id, content: data.content, from: data.from, at, visibility };
     if (idem) await this.idempotency.record(m, idem, 201, body, at);
     return { body, replayed: false };
   }

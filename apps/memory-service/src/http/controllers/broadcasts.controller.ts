@@ -9,6 +9,7 @@ import { idSchema, parse, queryInt } from '../validation';
 import { RequestWriteMeta, WriteAnswer, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf } from '../caller';
 import { SEARCH_LIMIT } from './search.controller';
+import { Access } from '../route-access';
 
 const broadcastBody = z.strictObject({
   content: z
@@ -17,6 +18,7 @@ const broadcastBody = z.strictObject({
     .max(LIMITS.contentChars)
     .refine((s) => s.trim().length > 0, 'must not be blank'),
   from: idSchema,
+  visibility: z.enum(['public', 'gm']).optional().describe('gm: never shown to a viewer-bound key (default public)'),
 });
 
 const listQuery = z.strictObject({
@@ -31,6 +33,7 @@ const listQuery = z.strictObject({
 export class BroadcastsController {
   constructor(@Inject(BroadcastService) private readonly broadcasts: BroadcastService) {}
 
+  @Access('full')
   @Post()
   @ApiRoute(
     'Post an agent-to-agent announcement (no campaign)',
@@ -38,7 +41,13 @@ export class BroadcastsController {
       schema: R.broadcastResponse,
       operationId: 'postBroadcast',
       status: 201,
-      example: { id: '5f0c…', content: 'Pirates spotted near Vega', from: 'agent-7', at: '2026-11-23T07:30:00.000Z' },
+      example: {
+        id: '5f0c…',
+        content: 'Pirates spotted near Vega',
+        from: 'agent-7',
+        at: '2026-11-23T07:30:00.000Z',
+        visibility: 'public',
+      },
     },
     [400, 413, 422],
   )
@@ -59,6 +68,7 @@ export class BroadcastsController {
     return new WriteAnswer(out.body, out.replayed);
   }
 
+  @Access('viewer')
   @Get()
   @ApiRoute('Broadcasts, newest first, or ranked by q', {
     schema: R.broadcastsResponse,
@@ -75,6 +85,7 @@ export class BroadcastsController {
           snippet: '«Pirates» spotted near Vega',
           score: 3.2,
           at: '2026-11-23T07:30:00.000Z',
+          visibility: 'public',
         },
       ],
     },
@@ -87,6 +98,7 @@ export class BroadcastsController {
         q: q.q,
         limit: q.limit ?? SEARCH_LIMIT.default,
         keyScope: callerOf(req).scopeKey,
+        gm: callerOf(req).viewer === null,
       }),
     };
   }

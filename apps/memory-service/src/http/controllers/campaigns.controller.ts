@@ -21,6 +21,9 @@ import {
 import { idSchema, queryInt } from '../validation';
 import { campaignView, emptyCursors } from '../views';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
+import { Access } from '../route-access';
+import { callerOf, witnessOf } from '../caller';
+import { ViewerOrdinals } from '../viewer-ordinals';
 
 export const CAMPAIGN_EXAMPLE = {
   id: 'saltmere',
@@ -57,6 +60,7 @@ export class CampaignsController {
     @Inject(CheckpointStore) private readonly checkpoints: CheckpointStore,
   ) {}
 
+  @Access('full')
   @Post()
   @HttpCode(201)
   @ApiRoute(
@@ -79,6 +83,7 @@ export class CampaignsController {
     );
   }
 
+  @Access('viewer')
   @Get()
   @ApiZodQuery(campaignsQuery)
   @ApiRoute(
@@ -123,6 +128,7 @@ export class CampaignsController {
     };
   }
 
+  @Access('viewer')
   @Get(':cid')
   @ApiZodQuery(campaignQuery)
   @ApiRoute('Campaign state, versions and memory cursors', {
@@ -134,6 +140,7 @@ export class CampaignsController {
   async get(
     @Param('cid', { schema: idSchema }) cid: string,
     @Query({ schema: campaignQuery }) q: z.infer<typeof campaignQuery>,
+    @Req() req: FastifyRequest,
   ) {
     const asOf = asOfOf(q.asOf);
     // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
@@ -141,14 +148,25 @@ export class CampaignsController {
     const { state, horizon } = await this.campaigns.snapshot(cid, asOf);
     // As of V the worker had processed at most V (§10).
     const processed = Math.min(processedVersion, state.version);
+    const witness = witnessOf(callerOf(req));
+    // DESIGN §8: a bound key reads how many messages its character witnessed, and no cursor (a campaign index).
+    const view =
+      witness === undefined
+        ? campaignView(state, processed, await this.memories.cursors(cid, horizon))
+        : {
+            ...campaignView(state, processed, emptyCursors()),
+            messageCount: (await ViewerOrdinals.of(this.campaigns, cid, witness, horizon)).count,
+            cursors: undefined,
+          };
     return {
-      ...campaignView(state, processed, await this.memories.cursors(cid, horizon)),
+      ...view,
       timeline: horizon.timeline,
       parent: state.parent ?? null,
       children: await this.campaigns.children(cid),
     };
   }
 
+  @Access('full')
   @Put(':cid/settings')
   @ApiRoute(
     'Change campaign settings (perRoleMemory)',
@@ -171,6 +189,7 @@ export class CampaignsController {
     }));
   }
 
+  @Access('full')
   @Put(':cid/locations/:lid')
   @ApiRoute(
     'Register or update a location',
@@ -192,6 +211,7 @@ export class CampaignsController {
     return runCommand(this.commands, cid, command, meta, (r) => ({ version: r.version, location: r.location }));
   }
 
+  @Access('full')
   @Put(':cid/npcs/:nid')
   @ApiRoute(
     'Register or update an NPC (locationId null = nowhere; a move is an update)',
@@ -215,6 +235,7 @@ export class CampaignsController {
     }));
   }
 
+  @Access('full')
   @Put(':cid/quests/:qid')
   @ApiRoute(
     'Register or update a quest and its objectives',

@@ -13,6 +13,7 @@ import {
 } from '../dto/campaign.dto';
 import { idSchema } from '../validation';
 import { RequestWriteMeta, runCommand, versionOnly, WriteMeta, WriteMetaInterceptor } from '../write-meta';
+import { Access } from '../route-access';
 
 const ACCEPTED = {
   status: 202,
@@ -27,6 +28,7 @@ const ACCEPTED = {
 export class CommandsController {
   constructor(@Inject(CommandBus) private readonly commands: CommandBus) {}
 
+  @Access('full')
   @Post('change-location')
   @HttpCode(202)
   @ApiRoute(
@@ -42,6 +44,7 @@ export class CommandsController {
     return runCommand(this.commands, cid, { type: 'ChangeLocation', ...dto }, meta, versionOnly);
   }
 
+  @Access('full')
   @Post('complete-objective')
   @HttpCode(202)
   @ApiRoute(
@@ -57,6 +60,7 @@ export class CommandsController {
     return runCommand(this.commands, cid, { type: 'CompleteObjective', ...dto }, meta, versionOnly);
   }
 
+  @Access('full')
   @Post('complete-quest')
   @HttpCode(202)
   @ApiRoute(
@@ -72,6 +76,7 @@ export class CommandsController {
     return runCommand(this.commands, cid, { type: 'CompleteQuest', ...dto }, meta, versionOnly);
   }
 
+  @Access('full')
   @Post('progress-act')
   @HttpCode(202)
   @ApiRoute(
@@ -87,6 +92,7 @@ export class CommandsController {
     return runCommand(this.commands, cid, { type: 'ProgressAct', ...dto }, meta, versionOnly);
   }
 
+  @Access('full')
   @Post('update-location-state')
   @HttpCode(202)
   @ApiRoute(
@@ -102,6 +108,7 @@ export class CommandsController {
     return runCommand(this.commands, cid, { type: 'UpdateLocationState', ...dto }, meta, versionOnly);
   }
 
+  @Access('full')
   @Post('end-round')
   @HttpCode(202)
   @ApiRoute(

@@ -9,6 +9,7 @@ import { asOfOf, asOfOnlyQuery, emptyBody } from '../dto/campaign.dto';
 import { actionBody, checkTick, loginBody, snapshotBody, toolRuleBody } from '../dto/state.dto';
 import { parse, pathId, queryInt } from '../validation';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
+import { Access } from '../route-access';
 
 const listQuery = z.strictObject({ tick: queryInt(0, Number.MAX_SAFE_INTEGER).optional() });
 
@@ -35,6 +36,7 @@ export class GameStateController {
     [400, 404, 409, 413],
   )
   @ApiZodBody(snapshotBody)
+  @Access('full')
   @Put('accounts/:acc/snapshots/:tool')
   async putSnapshot(
     @Param('cid') cid: string,
@@ -58,6 +60,7 @@ export class GameStateController {
     },
   })
   @ApiZodQuery(listQuery)
+  @Access('viewer')
   @Get('accounts/:acc/snapshots')
   async listSnapshots(@Param('cid') cid: string, @Param('acc') acc: string, @Query() query: unknown) {
     this.ids(cid, acc);
@@ -79,6 +82,7 @@ export class GameStateController {
       content: { player: { credits: 1200 } },
     },
   })
+  @Access('viewer')
   @Get('accounts/:acc/snapshots/:tool')
   async getSnapshot(@Param('cid') cid: string, @Param('acc') acc: string, @Param('tool') tool: string) {
     this.ids(cid, acc, tool);
@@ -93,6 +97,7 @@ export class GameStateController {
     example: { stale: ['get_status', 'get_system'] },
   })
   @ApiZodBody(actionBody)
+  @Access('full')
   @Post('accounts/:acc/actions')
   @HttpCode(200)
   async act(@Param('cid') cid: string, @Param('acc') acc: string, @Body() body: unknown) {
@@ -114,6 +119,7 @@ export class GameStateController {
     [400, 404, 409, 412, 413, 422],
   )
   @ApiZodBody(loginBody)
+  @Access('full')
   @Post(['accounts/:acc/login', 'accounts/:acc/register'])
   @HttpCode(200)
   login(
@@ -143,6 +149,7 @@ export class GameStateController {
     },
     [400, 404, 409, 412, 413, 422],
   )
+  @Access('full')
   @Post('accounts/:acc/logout')
   @HttpCode(200)
   logout(
@@ -167,6 +174,7 @@ export class GameStateController {
     example: { items: [{ account: 'acc-1', agentId: 'agent-1' }] },
   })
   @ApiZodQuery(asOfOnlyQuery)
+  @Access('viewer')
   @Get('accounts')
   async accounts(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
@@ -183,6 +191,7 @@ export class GameStateController {
     example: { tool: 'get_map', title: 'Galaxy map', fields: ['systems'], invalidatedBy: ['jump'], maxAgeTicks: 50 },
   })
   @ApiZodBody(toolRuleBody)
+  @Access('full')
   @Put('snapshot-tools/:tool')
   async putToolRule(@Param('cid') cid: string, @Param('tool') tool: string, @Body() body: unknown) {
     pathId(cid, 'campaign id');
@@ -206,6 +215,7 @@ export class GameStateController {
       items: [{ tool: 'get_map', title: 'Galaxy map', fields: ['systems'], invalidatedBy: ['jump'], maxAgeTicks: 50 }],
     },
   })
+  @Access('viewer')
   @Get('snapshot-tools')
   async toolRules(@Param('cid') cid: string) {
     pathId(cid, 'campaign id');

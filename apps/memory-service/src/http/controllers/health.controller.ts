@@ -7,6 +7,7 @@ import * as R from '../dto/responses';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { DataSource } from 'typeorm';
+import { Access } from '../route-access';
 
 /** Liveness (`/health`, terminus with a database check) and readiness (`/health/ready`, DESIGN §9). */
 @ApiTags('operations')
@@ -22,6 +23,7 @@ export class HealthController {
     @Inject(CheckpointStore) private readonly checkpoints: CheckpointStore,
   ) {}
 
+  @Access('public')
   @Get()
   // Terminus would load @nestjs/swagger at boot to document it; ApiRoute documents it lazily instead.
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
@@ -45,6 +47,7 @@ export class HealthController {
   }
 
   /** Readiness: database reachable, worker running, the leases this replica holds, worker lag; 503 when not ready. */
+  @Access('public')
   @Get('ready')
   @ApiRoute(
     'Readiness: database, memory worker, this replica and its leases, worker lag',

@@ -11,6 +11,8 @@ import { asOfOf, asOfQuery } from '../dto/campaign.dto';
 import { idSchema } from '../validation';
 import { answer, RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
+import { Access } from '../route-access';
+import { ViewerOrdinals } from '../viewer-ordinals';
 
 const BIBLE_EXAMPLE = {
   text: 'Saltmere is a smugglers’ port ruled by the Tide Court.',
@@ -39,6 +41,7 @@ export class LoreController {
     @Inject(LayersReader) private readonly layers: LayersReader,
   ) {}
 
+  @Access('viewer')
   @Get('bible')
   @ApiRoute('The campaign bible (both parts; a viewer-bound key gets `text` only)', {
     schema: R.bibleResponse,
@@ -57,6 +60,7 @@ export class LoreController {
     return { text: state.bible?.text ?? '', dmOnly: state.bible?.dmOnly ?? '' };
   }
 
+  @Access('full')
   @Put('bible')
   @ApiRoute(
     'Set the campaign bible (each part ≤ 32,000 characters, else BIBLE_TOO_LARGE; dmOnly omitted = kept)',
@@ -74,6 +78,7 @@ export class LoreController {
     }));
   }
 
+  @Access('viewer')
   @Get('glossary')
   @ApiRoute('The glossary, alphabetical, hidden terms included (flagged)', {
     schema: R.glossaryResponse,
@@ -89,10 +94,17 @@ export class LoreController {
     const { state, horizon: at } = await this.campaigns.snapshot(cid, asOfOf(q.asOf), ['glossary']);
     const viewer = witnessOf(callerOf(req));
     const overrides = state.glossary ?? {};
-    if (viewer) return { items: await this.layers.glossary(cid, overrides, { viewer, publicOnly: true, at }) };
+    if (viewer) {
+      const items = await this.layers.glossary(cid, overrides, { viewer, publicOnly: true, at });
+      // DESIGN §8: the coining message as the bound key's seq, null when its character did not witness it.
+      const ordinals = await ViewerOrdinals.of(this.campaigns, cid, viewer, at);
+      const seq = (index: number | null) => (index === null ? null : (ordinals.seqOf(index) ?? null));
+      return { items: items.map((t) => ({ ...t, coinedMessageIndex: seq(t.coinedMessageIndex) })) };
+    }
     return { items: await this.layers.glossary(cid, overrides, { includeHidden: true, at }) };
   }
 
+  @Access('full')
   @Put('glossary/:term')
   @ApiRoute(
     'Set and lock a glossary term’s definition',
@@ -120,6 +132,7 @@ export class LoreController {
     }));
   }
 
+  @Access('full')
   @Delete('glossary/:term')
   @ApiRoute(
     'Hide a glossary term (the worker never re-adds it)',

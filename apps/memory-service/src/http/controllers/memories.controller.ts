@@ -12,6 +12,8 @@ import { ApiRoute, ApiTags } from '../api-docs';
 import { idSchema, queryInt } from '../validation';
 import { callerOf, viewerBound, witnessOf } from '../caller';
 import { prefersText } from '../negotiate';
+import { Access } from '../route-access';
+import { contextInSeq, memoryInSeq, ViewerOrdinals } from '../viewer-ordinals';
 
 export const MEMORY_EXAMPLE = {
   id: 'saltmere:9:location:tavern',
@@ -104,6 +106,7 @@ export class MemoriesController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  @Access('viewer')
   @Get('memories')
   @ApiRoute('Memories, newest first', {
     schema: R.memoriesResponse,
@@ -118,18 +121,21 @@ export class MemoriesController {
   ) {
     const horizon = await this.campaigns.horizon(cid, asOfOf(q.asOf));
     const viewer = witnessOf(callerOf(req));
-    return {
-      items: await this.memories.list(cid, {
-        scope: q.scope,
-        subjectId: q.subjectId,
-        limit: q.limit ?? 50,
-        before: q.before,
-        viewer,
-        at: horizon,
-      }),
-    };
+    const items = await this.memories.list(cid, {
+      scope: q.scope,
+      subjectId: q.subjectId,
+      limit: q.limit ?? 50,
+      before: q.before,
+      viewer,
+      at: horizon,
+    });
+    if (viewer === undefined) return { items };
+    // DESIGN §8: a bound key reads the message range in its own seqs.
+    const ordinals = await ViewerOrdinals.of(this.campaigns, cid, viewer, horizon);
+    return { items: items.map((memory) => memoryInSeq(memory, ordinals)) };
   }
 
+  @Access('full')
   @Get('events')
   @ApiRoute('Events of the game or memory stream, oldest first', {
     schema: R.eventsResponse,
@@ -169,6 +175,7 @@ export class MemoriesController {
     };
   }
 
+  @Access('viewer')
   @Get('context')
   @ApiRoute(
     'Prompt-ready context for an agent: JSON, or text/plain for Accept: text/plain (or format=text); ' +
@@ -226,7 +233,11 @@ export class MemoriesController {
       void reply.header('content-type', 'text/plain; charset=utf-8');
       return renderText(composed, q.explain ?? true);
     }
-    return renderJson(composed);
+    const witness = witnessOf(callerOf(req));
+    if (!bound || witness === undefined) return renderJson(composed);
+    // DESIGN §8: a bound key's refs are seqs (the text form prints no message numbers to a player or NPC).
+    const ordinals = await ViewerOrdinals.of(this.campaigns, cid, witness, await this.campaigns.horizon(cid, asOf));
+    return contextInSeq(renderJson(composed), ordinals);
   }
 }
 

@@ -13,6 +13,7 @@ import { idSchema, memoryIdSchema, queryInt } from '../validation';
 import { answer, RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, witnessOf } from '../caller';
 import { MEMORY_EXAMPLE } from './memories.controller';
+import { Access } from '../route-access';
 
 // Range-checked against the campaign's version in the handler: out of 1..version is INVALID_VERSION (§10).
 export const memoryHistoryQuery = z.strictObject({ asOf: queryInt(-2_000_000_000, 2_000_000_000).optional() });
@@ -64,6 +65,7 @@ export class MemoryEditsController {
     @Inject(MemoryHistoryReader) private readonly histories: MemoryHistoryReader,
   ) {}
 
+  @Access('full')
   @Put()
   @ApiRoute(
     'Correct a memory: it reads as written from now on, origin dm, locked (summary 1–2,000 characters)',
@@ -97,6 +99,7 @@ export class MemoryEditsController {
     }));
   }
 
+  @Access('full')
   @Delete()
   @HttpCode(204)
   @ApiRoute(
@@ -112,6 +115,7 @@ export class MemoryEditsController {
     return runCommand(this.commands, cid, { type: 'DeleteMemory', memoryId }, meta, () => undefined);
   }
 
+  @Access('viewer')
   @Get('history')
   @ApiRoute('A memory’s wordings and statuses, oldest first (asOf: as the campaign stood at that version)', {
     schema: R.memoryHistoryResponse,
@@ -131,6 +135,7 @@ export class MemoryEditsController {
     const viewer = witnessOf(callerOf(req));
     const items = await this.histories.history(cid, memoryId, { asOf: q.asOf, viewer });
     if (!items) throw notFound('MEMORY_NOT_FOUND', `memory ${memoryId} not found in campaign ${cid}`);
-    return { items };
+    // A bound key learns no campaign index (DESIGN §8): the inputs are left out rather than numbered.
+    return { items: viewer === undefined ? items : items.map(({ inputIndexes: _campaignIndexes, ...item }) => item) };
   }
 }

@@ -1,5 +1,5 @@
-import { CampaignReader } from '@app/campaign';
-import { CLOCK, Clock } from '@app/common';
+import { CampaignReader, MessageHorizon } from '@app/campaign';
+import { BoundViewer, CLOCK, Clock } from '@app/common';
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, UseInterceptors } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
@@ -9,7 +9,9 @@ import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
 import { asOfOf, asOfQuery, LIMITS, messagesBody } from '../dto/campaign.dto';
 import { idSchema, queryInt } from '../validation';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
-import { callerOf, witnessOf } from '../caller';
+import { callerOf, viewerBound, witnessOf } from '../caller';
+import { ViewerOrdinals } from '../viewer-ordinals';
+import { Access } from '../route-access';
 
 export const listMessagesQuery = z.strictObject({
   after: queryInt(-1, 2_000_000_000).optional(),
@@ -46,6 +48,7 @@ export class MessagesController {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  @Access('full')
   @Post()
   @HttpCode(201)
   @ApiRoute(
@@ -67,6 +70,7 @@ export class MessagesController {
     return runCommand(this.commands, cid, command, meta, (r) => ({ indexes: r.indexes, version: r.version }));
   }
 
+  @Access('viewer')
   @Get()
   @ApiRoute('Messages after an index, oldest first', {
     schema: R.messagesResponse,
@@ -80,16 +84,42 @@ export class MessagesController {
     @Req() req: FastifyRequest,
   ) {
     const horizon = await this.campaigns.horizon(cid, asOfOf(q.asOf));
-    const witnessedBy = witnessOf(callerOf(req));
+    const caller = callerOf(req);
+    const witnessedBy = witnessOf(caller);
+    if (witnessedBy !== undefined && caller.viewer)
+      return this.listAsViewer(cid, q, witnessedBy, caller.viewer, horizon);
     const items = await this.campaigns.messages(cid, {
       after: q.after,
       limit: q.limit ?? 100,
       locationId: q.locationId,
-      witnessedBy,
       at: horizon,
       includeRetracted: q.includeRetracted === 'true',
     });
-    // An agent's reasoning is nobody's to witness: a viewer-bound key gets the messages without it.
-    return { items: items.map(({ version: _v, ...m }) => (witnessedBy ? { ...m, reasoning: null } : m)) };
+    return { items: items.map(({ version: _v, ...m }) => m) };
+  }
+
+  /**
+   * A viewer-bound key (DESIGN §8): its character's messages, each with its `seq` instead of the campaign index,
+   * `after` a seq too; no reasoning (nobody's to witness) and no retracted text (the event log keeps that).
+   */
+  private async listAsViewer(
+    cid: string,
+    q: z.infer<typeof listMessagesQuery>,
+    witness: string,
+    viewer: BoundViewer,
+    horizon: MessageHorizon,
+  ) {
+    if (q.includeRetracted === 'true') throw viewerBound(viewer, 'may not read retracted messages');
+    const ordinals = await ViewerOrdinals.of(this.campaigns, cid, witness, horizon);
+    const items = await this.campaigns.messages(cid, {
+      after: q.after === undefined ? undefined : ordinals.indexAfterSeq(q.after),
+      limit: q.limit ?? 100,
+      locationId: q.locationId,
+      witnessedBy: witness,
+      at: horizon,
+    });
+    return {
+      items: items.map(({ version: _v, index, ...m }) => ({ seq: ordinals.seqOf(index)!, ...m, reasoning: null })),
+    };
   }
 }

@@ -6,6 +6,7 @@ import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
 import { retractBody } from '../dto/campaign.dto';
 import { idSchema } from '../validation';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
+import { Access } from '../route-access';
 
 /**
  * Retraction (DESIGN §10: swipe, regenerate, retcon). 202: the messages and everything built from them leave every
@@ -17,6 +18,7 @@ import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '.
 export class RetractionsController {
   constructor(@Inject(CommandBus) private readonly commands: CommandBus) {}
 
+  @Access('full')
   @Post('retract')
   @HttpCode(202)
   @ApiRoute(

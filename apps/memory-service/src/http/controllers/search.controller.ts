@@ -10,6 +10,8 @@ import { ApiRoute, ApiTags, ApiZodQuery } from '../api-docs';
 import { idSchema, parse, pathId, queryInt } from '../validation';
 import { asOfOf, asOfQuery } from '../dto/campaign.dto';
 import { callerOf, viewerBound, witnessOf } from '../caller';
+import { Access } from '../route-access';
+import { ViewerOrdinals } from '../viewer-ordinals';
 
 export const SEARCH_LIMIT = { default: 20, max: 100 };
 
@@ -36,6 +38,7 @@ export class SearchController {
     @Inject(MemoryReader) private readonly memories: MemoryReader,
   ) {}
 
+  @Access('viewer')
   @Get()
   @ApiRoute(
     'Ranked full-text search over messages, reasoning or memories (query language: words, "phrases", prefix*, OR, NOT)',
@@ -87,10 +90,13 @@ export class SearchController {
     });
     const horizon = await this.campaigns.horizon(cid, asOf);
     const hits = (await this.servedHits(cid, witness, ranked, horizon)).slice(0, limit);
+    // DESIGN §8: a bound key's message hits are its own seqs, not campaign indexes.
+    const ordinals = witness ? await ViewerOrdinals.of(this.campaigns, cid, witness, horizon) : undefined;
+    const ref = (h: SearchHit) => (ordinals && h.kind !== 'memory' ? ordinals.seqAtOrAfter(Number(h.ref)) : h.ref);
     return {
       items: hits.map((h) => ({
         kind: h.kind,
-        ref: h.ref,
+        ref: ref(h),
         snippet: h.snippet,
         score: h.score,
         at: h.at,

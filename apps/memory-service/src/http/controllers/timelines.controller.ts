@@ -9,6 +9,7 @@ import { idSchema } from '../validation';
 import { campaignView } from '../views';
 import { RequestWriteMeta, WriteAnswer, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { CAMPAIGN_EXAMPLE } from './campaigns.controller';
+import { Access } from '../route-access';
 
 const FORK_EXAMPLE = {
   ...CAMPAIGN_EXAMPLE,
@@ -31,6 +32,7 @@ export class TimelinesController {
     @Inject(CheckpointStore) private readonly checkpoints: CheckpointStore,
   ) {}
 
+  @Access('full')
   @Post(':cid/fork')
   @HttpCode(201)
   @ApiRoute(
@@ -53,6 +55,7 @@ export class TimelinesController {
     return new WriteAnswer(out.reply, out.replayed);
   }
 
+  @Access('full')
   @Post(':cid/rewind')
   @HttpCode(200)
   @ApiRoute(
@@ -74,6 +77,7 @@ export class TimelinesController {
     return new WriteAnswer(out.reply, out.replayed);
   }
 
+  @Access('full')
   @Delete(':cid')
   @HttpCode(204)
   @ApiRoute(

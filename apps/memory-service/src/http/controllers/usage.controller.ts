@@ -6,6 +6,7 @@ import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { ApiRoute, ApiTags } from '../api-docs';
 import * as R from '../dto/responses';
 import { idSchema, memoryIdSchema } from '../validation';
+import { Access } from '../route-access';
 
 const TOTALS_EXAMPLE = {
   calls: 12,
@@ -32,6 +33,7 @@ export class UsageController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  @Access('full')
   @Get('usage')
   @ApiRoute('Model calls and tokens of the campaign per scope and model, with an estimated cost from MODEL_PRICES', {
     schema: R.usageResponse,
@@ -57,6 +59,7 @@ export class UsageController {
     return usageReport(cid, await this.ledger.groups(cid), this.config.modelPrices);
   }
 
+  @Access('full')
   @Get('memories/:memoryId/usage')
   @ApiRoute('Every model call behind one memory, failed attempts included', {
     schema: R.memoryUsageResponse,

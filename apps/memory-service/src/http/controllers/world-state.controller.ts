@@ -10,6 +10,7 @@ import { asOfOf, asOfOnlyQuery, emptyBody } from '../dto/campaign.dto';
 import { checkTtl, factBody, factType, playerBody, STATE_LIMITS } from '../dto/state.dto';
 import { parse, pathId } from '../validation';
 import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
+import { Access } from '../route-access';
 
 /** World facts, the digest, and player characters with their HUD (DESIGN §6). */
 const FACT_EXAMPLE = {
@@ -49,6 +50,7 @@ export class WorldStateController {
     [400, 404, 409, 412, 413, 422],
   )
   @ApiZodBody(factBody)
+  @Access('full')
   @Put('facts/:type/:key')
   putFact(
     @Param('cid') cid: string,
@@ -103,6 +105,7 @@ export class WorldStateController {
     },
     [400, 404, 409, 412, 413, 422],
   )
+  @Access('full')
   @Post('facts/:type/:key/resolve')
   @HttpCode(200)
   resolveFact(
@@ -131,6 +134,7 @@ export class WorldStateController {
   })
   @ApiQuery({ name: 'status', required: false, enum: ['active', 'resolved', 'expired', 'all'] })
   @ApiZodQuery(asOfOnlyQuery)
+  @Access('viewer')
   @Get('facts')
   async facts(@Param('cid') cid: string, @Query() query: Record<string, unknown>) {
     pathId(cid, 'campaign id');
@@ -162,6 +166,7 @@ export class WorldStateController {
     },
   })
   @ApiZodQuery(asOfOnlyQuery)
+  @Access('viewer')
   @Get('digest')
   async digest(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
@@ -190,6 +195,7 @@ export class WorldStateController {
     [400, 404, 409, 412, 413, 422],
   )
   @ApiZodBody(playerBody)
+  @Access('full')
   @Put('players/:pid')
   putPlayer(
     @Param('cid') cid: string,
@@ -216,6 +222,7 @@ export class WorldStateController {
     example: { items: [PLAYER_EXAMPLE] },
   })
   @ApiZodQuery(asOfOnlyQuery)
+  @Access('viewer')
   @Get('players')
   async players(@Param('cid') cid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');
@@ -235,6 +242,7 @@ export class WorldStateController {
     example: PLAYER_EXAMPLE,
   })
   @ApiZodQuery(asOfOnlyQuery)
+  @Access('viewer')
   @Get('players/:pid')
   async player(@Param('cid') cid: string, @Param('pid') pid: string, @Query() query: unknown) {
     pathId(cid, 'campaign id');

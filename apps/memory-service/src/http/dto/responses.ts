@@ -53,11 +53,11 @@ export const campaignResponse = z.object({
   currentActId: z.string().nullable(),
   round: int.min(1),
   settings: z.object({ perRoleMemory: z.boolean() }),
-  messageCount: count,
+  messageCount: count.describe('for a viewer-bound key, the messages its character witnessed'),
   locations: z.array(location),
   npcs: z.array(npc),
   quests: z.array(quest),
-  cursors,
+  cursors: cursors.optional().describe('absent for a viewer-bound key (they are campaign indexes)'),
   createdAt: time,
   timeline: int
     .min(1)
@@ -82,7 +82,10 @@ export const recordMessagesResponse = z.object({
 export const endRoundResponse = z.object({ version: count, round: int.min(1).describe('the round now current') });
 
 const message = z.object({
-  index: count,
+  index: count.optional().describe('the campaign-wide index; absent for a viewer-bound key, which reads `seq`'),
+  seq: count
+    .optional()
+    .describe('viewer-bound key only: 0-based position among the messages its character witnessed (DESIGN §8)'),
   role: z.enum(MESSAGE_ROLES),
   speaker: z.string().nullable(),
   content: z.string(),
@@ -269,7 +272,13 @@ const searchHit = z.object({
   round: int.nullable(),
 });
 export const searchResponse = z.object({ items: z.array(searchHit) });
-const broadcast = z.object({ id: z.string(), content: z.string(), from: z.string(), at: time });
+const broadcast = z.object({
+  id: z.string(),
+  content: z.string(),
+  from: z.string(),
+  at: time,
+  visibility: z.enum(['public', 'gm']),
+});
 export const broadcastResponse = broadcast;
 export const broadcastsResponse = z.object({
   items: z.array(
@@ -398,7 +407,18 @@ export const memoryHistoryResponse = z.object({
       reason: z.enum(['recorded', 'revised', 'corrected', 'withdrawn', 'deleted']),
       version: count.describe('the game version from which this wording (or status) holds'),
       at: time,
-      inputIndexes: z.array(count),
+      inputIndexes: z
+        .array(count)
+        .optional()
+        .describe('the messages this wording was built from; left out for a viewer-bound key, empty when withdrawn'),
     }),
   ),
+});
+
+export const callerResponse = z.object({
+  viewer: z
+    .object({ kind: z.enum(['player', 'npc']), id: z.string() })
+    .nullable()
+    .describe('the character a viewer-bound key reads as; null for a full key (and without LOREKEEPER_API_KEYS)'),
+  scope: z.string().describe("the key's campaign globs, sorted and comma-joined (`*` = every campaign)"),
 });
