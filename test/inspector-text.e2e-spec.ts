@@ -40,7 +40,10 @@ describeBrowser('the inspector shows the text', () => {
     page = await browser.newPage({ viewport: { width, height: 900 } });
     await page.goto(`${t.url}/inspector`);
     await page.locator('#campaigns li[data-campaign="saltmere"] > button').click();
-    await page.waitForFunction("document.querySelector('#live-state')?.textContent === 'live'");
+    await page
+      .locator('#live-state')
+      .filter({ hasText: /^live$/ })
+      .waitFor();
   };
   afterEach(async () => page?.close());
 
@@ -92,11 +95,11 @@ describeBrowser('the inspector shows the text', () => {
     await open(800);
     const { version } = await client.getCampaign('saltmere');
     await client.recordMessages('saltmere', [{ role: 'dm', content: 'The lantern gutters out.' }]);
-    await page.waitForFunction(
-      `document.querySelector('#campaign-meta')?.textContent?.includes('game version ${version + 1} ')`,
-      undefined,
-      { timeout: 10_000 },
-    );
+    // A locator, not page.waitForFunction(string): the page's Content-Security-Policy refuses eval.
+    await page
+      .locator('#campaign-meta')
+      .filter({ hasText: `game version ${version + 1} ` })
+      .waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Build context' }).click();
     await page.locator('#context-text').waitFor();
     // A string, not a function: the repository's tsc has no DOM types (as in inspector.e2e-spec.ts).
