@@ -1,4 +1,10 @@
-import { CampaignEventsAppended, CampaignProjector, CampaignReader, TimelineService } from '@app/campaign';
+import {
+  AppendedListeners,
+  CampaignEventsAppended,
+  CampaignProjector,
+  CampaignReader,
+  TimelineService,
+} from '@app/campaign';
 import { AppConfig } from '@app/common';
 import {
   CAMPAIGN_OWNERSHIP,
@@ -8,8 +14,7 @@ import {
   SingleProcessOwnership,
 } from '@app/memory';
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
-import { OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
-import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
+import { OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit, Provider } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
@@ -23,10 +28,16 @@ export const REPLICA_COORDINATOR = Symbol('REPLICA_COORDINATOR');
 type ReplicaConfig = Pick<AppConfig, 'database' | 'replicaId' | 'leaseTtlMs' | 'leasePollMs'>;
 
 /** After each commit: wake every replica's worker (DESIGN §9); the poll covers a lost notification. */
-@EventsHandler(CampaignEventsAppended)
-export class NotifyReplicasHandler implements IEventHandler<CampaignEventsAppended> {
+@Injectable()
+export class NotifyReplicasHandler implements OnModuleInit {
   private readonly logger = new Logger('replica');
-  constructor(@Inject(REPLICA_COORDINATOR) private readonly coordinator: ReplicaCoordinator | null) {}
+  constructor(
+    @Inject(REPLICA_COORDINATOR) private readonly coordinator: ReplicaCoordinator | null,
+    @Inject(AppendedListeners) private readonly appended: AppendedListeners,
+  ) {}
+  onModuleInit(): void {
+    this.appended.add((event) => this.handle(event));
+  }
   handle(event: CampaignEventsAppended): void {
     this.coordinator
       ?.notify(event.campaignId)
