@@ -1,4 +1,5 @@
-import { AppendedListeners, CampaignEventsAppended } from './campaign-events-appended.event';
+import { StoredEvent } from '@app/event-store';
+import { AppendedListeners } from './campaign-events-appended.event';
 
 describe('AppendedListeners', () => {
   it('calls every listener in turn, and one that throws neither stops the others nor reaches the writer', () => {
@@ -10,7 +11,8 @@ describe('AppendedListeners', () => {
       throw new Error('stream hub down');
     });
     listeners.add((e) => seen.push(`replicas ${e.campaignId}@${e.version}`));
-    expect(() => listeners.publish(new CampaignEventsAppended('c1', 7))).not.toThrow();
+    const events = [{ version: 6 }, { version: 7 }] as StoredEvent[];
+    expect(() => listeners.publish('c1', events)).not.toThrow();
     expect(seen).toEqual(['worker c1@7', 'replicas c1@7']);
     expect(failures).toEqual([new Error('stream hub down')]);
   });

@@ -1,3 +1,6 @@
+import { StoredEvent } from '@app/event-store';
+import { OnModuleInit } from '@nestjs/common';
+
 /** After a commit that appended game events; only wakes (the worker's checkpoint is the truth). */
 export class CampaignEventsAppended {
   constructor(
@@ -24,7 +27,9 @@ export class AppendedListeners {
     this.listeners.push(listener);
   }
 
-  publish(event: CampaignEventsAppended): void {
+  /** After the commit of `events` (at least one), appended to the game stream of `campaignId`. */
+  readonly publish = (campaignId: string, events: StoredEvent[]): void => {
+    const event = new CampaignEventsAppended(campaignId, events[events.length - 1].version);
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -32,5 +37,16 @@ export class AppendedListeners {
         this.onError(err);
       }
     }
+  };
+}
+
+/** A module's listener of appended events, registered at module init (before any write). */
+export abstract class AppendedHandler implements OnModuleInit {
+  constructor(private readonly appended: AppendedListeners) {}
+
+  onModuleInit(): void {
+    this.appended.add((event) => this.handle(event));
   }
+
+  abstract handle(event: CampaignEventsAppended): void;
 }

@@ -2,7 +2,7 @@ import { Clock, CLOCK } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { Global, Inject, Injectable, Logger, Module, OnModuleInit, Provider } from '@nestjs/common';
-import { AppendedListeners, CampaignEventsAppended } from './campaign-events-appended.event';
+import { AppendedListeners } from './campaign-events-appended.event';
 import { CampaignReader } from './campaign.reader';
 import { CAMPAIGN_RUNNER, CampaignRunner } from './campaign.runner';
 import { CommandHandlers } from './commands';
@@ -25,7 +25,7 @@ const runner: Provider = {
   ) =>
     new CampaignRunner(db, store, projector, clock, (campaignId, events) => {
       observe?.(campaignId, events);
-      appended.publish(new CampaignEventsAppended(campaignId, events[events.length - 1].version));
+      appended.publish(campaignId, events);
     }),
   inject: [
     DATABASE,
@@ -40,16 +40,8 @@ const runner: Provider = {
 /** Fork, rewind, delete (DESIGN §10); each owning module registers its participant at onModuleInit. */
 const timelines: Provider = {
   provide: TimelineService,
-  useFactory: (
-    db: Database,
-    store: EventStore,
-    projector: CampaignProjector,
-    clock: Clock,
-    appended: AppendedListeners,
-  ) =>
-    new TimelineService(db, store, projector, clock, (campaignId, events) =>
-      appended.publish(new CampaignEventsAppended(campaignId, events[events.length - 1].version)),
-    ),
+  useFactory: (db: Database, store: EventStore, projector: CampaignProjector, clock: Clock, on: AppendedListeners) =>
+    new TimelineService(db, store, projector, clock, on.publish),
   inject: [DATABASE, EVENT_STORE, CampaignProjector, CLOCK, AppendedListeners],
 };
 

@@ -1,4 +1,5 @@
 import {
+  AppendedHandler,
   AppendedListeners,
   CampaignEventsAppended,
   CampaignProjector,
@@ -10,7 +11,7 @@ import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore } from '@app/event-store';
 import { Summarizer, SUMMARIZER, UsageLedger } from '@app/summarizer';
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
-import { OnApplicationBootstrap, OnModuleInit, Provider } from '@nestjs/common';
+import { OnApplicationBootstrap, Provider } from '@nestjs/common';
 import { CheckpointProjection } from './checkpoint/checkpoint.projection';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
 import { CorrectionsProjection } from './corrections.projection';
@@ -47,13 +48,12 @@ type WorkerConfig = Pick<
 
 /** After each commit that appended events: the worker looks at that campaign again. */
 @Injectable()
-export class WakeWorkerHandler implements OnModuleInit {
+export class WakeWorkerHandler extends AppendedHandler {
   constructor(
     @Inject(MemoryWorker) private readonly worker: MemoryWorker,
-    @Inject(AppendedListeners) private readonly appended: AppendedListeners,
-  ) {}
-  onModuleInit(): void {
-    this.appended.add((event) => this.handle(event));
+    @Inject(AppendedListeners) appended: AppendedListeners,
+  ) {
+    super(appended);
   }
   handle(event: CampaignEventsAppended): void {
     this.worker.wake(event.campaignId);

@@ -1,4 +1,5 @@
 import {
+  AppendedHandler,
   AppendedListeners,
   CampaignEventsAppended,
   CampaignProjector,
@@ -14,7 +15,7 @@ import {
   SingleProcessOwnership,
 } from '@app/memory';
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
-import { OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit, Provider } from '@nestjs/common';
+import { OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
@@ -29,14 +30,13 @@ type ReplicaConfig = Pick<AppConfig, 'database' | 'replicaId' | 'leaseTtlMs' | '
 
 /** After each commit: wake every replica's worker (DESIGN §9); the poll covers a lost notification. */
 @Injectable()
-export class NotifyReplicasHandler implements OnModuleInit {
+export class NotifyReplicasHandler extends AppendedHandler {
   private readonly logger = new Logger('replica');
   constructor(
     @Inject(REPLICA_COORDINATOR) private readonly coordinator: ReplicaCoordinator | null,
-    @Inject(AppendedListeners) private readonly appended: AppendedListeners,
-  ) {}
-  onModuleInit(): void {
-    this.appended.add((event) => this.handle(event));
+    @Inject(AppendedListeners) appended: AppendedListeners,
+  ) {
+    super(appended);
   }
   handle(event: CampaignEventsAppended): void {
     this.coordinator

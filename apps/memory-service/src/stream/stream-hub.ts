@@ -1,8 +1,14 @@
-import { AppendedListeners, CampaignEventsAppended, CampaignReader, TimelineService } from '@app/campaign';
+import {
+  AppendedHandler,
+  AppendedListeners,
+  CampaignEventsAppended,
+  CampaignReader,
+  TimelineService,
+} from '@app/campaign';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { WorkerProgress } from '@app/memory';
 import { REPLICA_COORDINATOR, ReplicaCoordinator } from '@app/replica';
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { CampaignFeed } from './campaign-feed';
 import { eventId, FeedCursor, mapCursor, sseFrame, sseNotice } from './event-feed';
@@ -234,13 +240,12 @@ export class StreamHub implements BeforeApplicationShutdown, OnModuleDestroy {
 
 /** This process's game writes wake the streams of that campaign at once. */
 @Injectable()
-export class WakeStreamsHandler implements OnModuleInit {
+export class WakeStreamsHandler extends AppendedHandler {
   constructor(
     @Inject(StreamHub) private readonly hub: StreamHub,
-    @Inject(AppendedListeners) private readonly appended: AppendedListeners,
-  ) {}
-  onModuleInit(): void {
-    this.appended.add((event) => this.handle(event));
+    @Inject(AppendedListeners) appended: AppendedListeners,
+  ) {
+    super(appended);
   }
   handle(event: CampaignEventsAppended): void {
     this.hub.wake(event.campaignId);
