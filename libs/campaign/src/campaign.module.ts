@@ -2,8 +2,7 @@ import { Clock, CLOCK } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
 import { Global, Inject, Injectable, Logger, Module, OnModuleInit, Provider } from '@nestjs/common';
-import { EventBus } from '@nestjs/cqrs';
-import { CampaignEventsAppended } from './campaign-events-appended.event';
+import { AppendedListeners } from './campaign-events-appended.event';
 import { CampaignReader } from './campaign.reader';
 import { CAMPAIGN_RUNNER, CampaignRunner } from './campaign.runner';
 import { CommandHandlers } from './commands';
@@ -21,24 +20,37 @@ const runner: Provider = {
     store: EventStore,
     projector: CampaignProjector,
     clock: Clock,
-    bus: EventBus,
+    appended: AppendedListeners,
     observe?: AppendObserver,
   ) =>
     new CampaignRunner(db, store, projector, clock, (campaignId, events) => {
       observe?.(campaignId, events);
-      bus.publish(new CampaignEventsAppended(campaignId, events[events.length - 1].version));
+      appended.publish(campaignId, events);
     }),
-  inject: [DATABASE, EVENT_STORE, CampaignProjector, CLOCK, EventBus, { token: APPEND_OBSERVER, optional: true }],
+  inject: [
+    DATABASE,
+    EVENT_STORE,
+    CampaignProjector,
+    CLOCK,
+    AppendedListeners,
+    { token: APPEND_OBSERVER, optional: true },
+  ],
 };
 
 /** Fork, rewind, delete (DESIGN §10); each owning module registers its participant at onModuleInit. */
 const timelines: Provider = {
   provide: TimelineService,
-  useFactory: (db: Database, store: EventStore, projector: CampaignProjector, clock: Clock, bus: EventBus) =>
-    new TimelineService(db, store, projector, clock, (campaignId, events) =>
-      bus.publish(new CampaignEventsAppended(campaignId, events[events.length - 1].version)),
-    ),
-  inject: [DATABASE, EVENT_STORE, CampaignProjector, CLOCK, EventBus],
+  useFactory: (db: Database, store: EventStore, projector: CampaignProjector, clock: Clock, on: AppendedListeners) =>
+    new TimelineService(db, store, projector, clock, on.publish),
+  inject: [DATABASE, EVENT_STORE, CampaignProjector, CLOCK, AppendedListeners],
+};
+
+const appended: Provider = {
+  provide: AppendedListeners,
+  useFactory: () => {
+    const logger = new Logger('campaign');
+    return new AppendedListeners((err) => logger.error(`a listener of appended events failed: ${String(err)}`));
+  },
 };
 
 const reader: Provider = {
@@ -73,12 +85,13 @@ export class StateRowsBackfill implements OnModuleInit {
 @Module({
   providers: [
     { provide: CampaignProjector, useFactory: () => new CampaignProjector() },
+    appended,
     reader,
     runner,
     StateRowsBackfill,
     timelines,
     ...CommandHandlers,
   ],
-  exports: [CampaignProjector, CampaignReader, CAMPAIGN_RUNNER, TimelineService],
+  exports: [AppendedListeners, CampaignProjector, CampaignReader, CAMPAIGN_RUNNER, TimelineService],
 })
 export class CampaignModule {}

@@ -1,11 +1,17 @@
-import { CampaignEventsAppended, CampaignProjector, CampaignReader, TimelineService } from '@app/campaign';
+import {
+  AppendedHandler,
+  AppendedListeners,
+  CampaignEventsAppended,
+  CampaignProjector,
+  CampaignReader,
+  TimelineService,
+} from '@app/campaign';
 import { AppConfig } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore } from '@app/event-store';
 import { Summarizer, SUMMARIZER, UsageLedger } from '@app/summarizer';
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { OnApplicationBootstrap, Provider } from '@nestjs/common';
-import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
 import { CheckpointProjection } from './checkpoint/checkpoint.projection';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
 import { CorrectionsProjection } from './corrections.projection';
@@ -41,9 +47,14 @@ type WorkerConfig = Pick<
 >;
 
 /** After each commit that appended events: the worker looks at that campaign again. */
-@EventsHandler(CampaignEventsAppended)
-export class WakeWorkerHandler implements IEventHandler<CampaignEventsAppended> {
-  constructor(@Inject(MemoryWorker) private readonly worker: MemoryWorker) {}
+@Injectable()
+export class WakeWorkerHandler extends AppendedHandler {
+  constructor(
+    @Inject(MemoryWorker) private readonly worker: MemoryWorker,
+    @Inject(AppendedListeners) appended: AppendedListeners,
+  ) {
+    super(appended);
+  }
   handle(event: CampaignEventsAppended): void {
     this.worker.wake(event.campaignId);
   }

@@ -1,4 +1,11 @@
-import { CampaignEventsAppended, CampaignProjector, CampaignReader, TimelineService } from '@app/campaign';
+import {
+  AppendedHandler,
+  AppendedListeners,
+  CampaignEventsAppended,
+  CampaignProjector,
+  CampaignReader,
+  TimelineService,
+} from '@app/campaign';
 import { AppConfig } from '@app/common';
 import {
   CAMPAIGN_OWNERSHIP,
@@ -9,7 +16,6 @@ import {
 } from '@app/memory';
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { OnApplicationBootstrap, OnApplicationShutdown, Provider } from '@nestjs/common';
-import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
@@ -23,10 +29,15 @@ export const REPLICA_COORDINATOR = Symbol('REPLICA_COORDINATOR');
 type ReplicaConfig = Pick<AppConfig, 'database' | 'replicaId' | 'leaseTtlMs' | 'leasePollMs'>;
 
 /** After each commit: wake every replica's worker (DESIGN §9); the poll covers a lost notification. */
-@EventsHandler(CampaignEventsAppended)
-export class NotifyReplicasHandler implements IEventHandler<CampaignEventsAppended> {
+@Injectable()
+export class NotifyReplicasHandler extends AppendedHandler {
   private readonly logger = new Logger('replica');
-  constructor(@Inject(REPLICA_COORDINATOR) private readonly coordinator: ReplicaCoordinator | null) {}
+  constructor(
+    @Inject(REPLICA_COORDINATOR) private readonly coordinator: ReplicaCoordinator | null,
+    @Inject(AppendedListeners) appended: AppendedListeners,
+  ) {
+    super(appended);
+  }
   handle(event: CampaignEventsAppended): void {
     this.coordinator
       ?.notify(event.campaignId)

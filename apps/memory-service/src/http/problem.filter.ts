@@ -110,7 +110,10 @@ export class ProblemFilter implements ExceptionFilter {
     const req = ctx.getRequest<FastifyRequest>();
     const problem = toProblem(exception);
     if (problem.status >= 500)
-      this.logger.error(`${req.method} ${req.url} failed: ${(exception as Error)?.stack ?? exception}`);
+      // The request id in the text: below info, requests are not scoped for logs (observability/logger.ts).
+      this.logger.error(
+        `${req.method} ${req.url} (request ${req.id}) failed: ${(exception as Error)?.stack ?? exception}`,
+      );
     sendProblem(reply, problem);
   }
 }

@@ -43,6 +43,25 @@ describe('Logging', () => {
     expect(inside).toMatchObject({ campaignId: 'c1', context: 'ctx', correlationId: 'req-7' });
   });
 
+  it('below info writes no request lines and opens no per-request scope (it would cost every request)', async () => {
+    const out = capture();
+    const logging = new Logging({ level: 'warn', destination: out.destination });
+    const app = Fastify();
+    logging.installRequestLogging(app);
+    app.get('/warns', async () => {
+      logging.nestLogger().warn({ msg: 'odd input', campaignId: 'c1' }, 'ctx');
+      return { ok: true };
+    });
+    await app.ready();
+    await app.inject({ method: 'GET', url: '/warns', headers: { 'x-request-id': 'req-2' } });
+    await app.close();
+    const lines = out.parsed();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 40, msg: 'odd input', context: 'ctx' });
+    expect(lines[0]).not.toHaveProperty('req');
+    expect(lines[0]).not.toHaveProperty('correlationId');
+  });
+
   it('maps Nest calls like nestjs-pino: a string message, an Error, an exception handler stack', () => {
     const out = capture();
     const nest = new Logging({ level: 'info', destination: out.destination }).nestLogger();

@@ -1,9 +1,14 @@
-import { CampaignEventsAppended, CampaignReader, TimelineService } from '@app/campaign';
+import {
+  AppendedHandler,
+  AppendedListeners,
+  CampaignEventsAppended,
+  CampaignReader,
+  TimelineService,
+} from '@app/campaign';
 import { APP_CONFIG, AppConfig } from '@app/common';
 import { WorkerProgress } from '@app/memory';
 import { REPLICA_COORDINATOR, ReplicaCoordinator } from '@app/replica';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { EventsHandler, IEventHandler } from '@nestjs/cqrs';
 import type { ServerResponse } from 'node:http';
 import { CampaignFeed } from './campaign-feed';
 import { eventId, FeedCursor, mapCursor, sseFrame, sseNotice } from './event-feed';
@@ -234,9 +239,14 @@ export class StreamHub implements BeforeApplicationShutdown, OnModuleDestroy {
 }
 
 /** This process's game writes wake the streams of that campaign at once. */
-@EventsHandler(CampaignEventsAppended)
-export class WakeStreamsHandler implements IEventHandler<CampaignEventsAppended> {
-  constructor(@Inject(StreamHub) private readonly hub: StreamHub) {}
+@Injectable()
+export class WakeStreamsHandler extends AppendedHandler {
+  constructor(
+    @Inject(StreamHub) private readonly hub: StreamHub,
+    @Inject(AppendedListeners) appended: AppendedListeners,
+  ) {
+    super(appended);
+  }
   handle(event: CampaignEventsAppended): void {
     this.hub.wake(event.campaignId);
   }
