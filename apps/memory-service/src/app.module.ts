@@ -24,6 +24,7 @@ import { StreamHub, WakeStreamsHandler } from './stream/stream-hub';
 import { UsageController } from './http/controllers/usage.controller';
 import { RetractionsController } from './http/controllers/retractions.controller';
 import { MemoryEditsController } from './http/controllers/memory-edits.controller';
+import { ReadPool } from './reads/read-pool';
 
 @Module({})
 export class AppModule {
@@ -55,6 +56,7 @@ export class AppModule {
         { provide: APP_PIPE, useClass: SchemaValidationPipe },
         StreamHub,
         WakeStreamsHandler,
+        ReadPool,
         ...(overrides.checkResponses ? [{ provide: APP_INTERCEPTOR, useClass: ResponseCheckInterceptor }] : []),
       ],
     };

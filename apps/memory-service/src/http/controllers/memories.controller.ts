@@ -1,9 +1,8 @@
 import { CampaignReader } from '@app/campaign';
-import { AGENTS, ComposedContext, GetContextQuery, renderJson, renderText, SECTION_ORDER } from '@app/context';
+import { AGENTS, ContextService, GetContextQuery, SECTION_ORDER } from '@app/context';
 import { APP_CONFIG, AppConfig, DomainError } from '@app/common';
 import { MemoryReader } from '@app/memory';
 import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
-import { QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { asOfOf, asOfQuery, LIMITS, noWaitWithAsOf } from '../dto/campaign.dto';
@@ -11,6 +10,7 @@ import * as R from '../dto/responses';
 import { ApiRoute, ApiTags } from '../api-docs';
 import { idSchema, queryInt } from '../validation';
 import { callerOf, viewerBound, witnessOf } from '../caller';
+import { ReadPool, readKeyOf } from '../../reads/read-pool';
 
 export const MEMORY_EXAMPLE = {
   id: 'saltmere:9:location:tavern',
@@ -94,7 +94,8 @@ export const contextQuery = z.strictObject({
 @Controller('v1/campaigns/:cid')
 export class MemoriesController {
   constructor(
-    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(ContextService) private readonly contexts: ContextService,
+    @Inject(ReadPool) private readonly reads: ReadPool,
     @Inject(CampaignReader) private readonly campaigns: CampaignReader,
     @Inject(MemoryReader) private readonly memories: MemoryReader,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -211,12 +212,12 @@ export class MemoriesController {
       legacy,
     };
     const wait = q.minVersion !== undefined ? { minVersion: q.minVersion, waitMs: q.waitMs ?? 0 } : undefined;
-    const composed: ComposedContext = await this.queries.execute(new GetContextQuery(request, wait));
-    if (q.format === 'text') {
-      void reply.header('content-type', 'text/plain; charset=utf-8');
-      return renderText(composed, q.explain ?? true);
-    }
-    return renderJson(composed);
+    // §13: checks and the read-your-writes wait here, the build on a read worker.
+    await this.contexts.admit(new GetContextQuery(request, wait));
+    const format = q.format === 'text' ? 'text' : 'json';
+    const body = await this.reads.run({ kind: 'context', request, format, explain: q.explain ?? true }, readKeyOf(req));
+    if (format === 'text') void reply.header('content-type', 'text/plain; charset=utf-8');
+    return body;
   }
 }
 

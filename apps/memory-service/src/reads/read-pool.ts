@@ -1,0 +1,110 @@
+import { CampaignReader } from '@app/campaign';
+import { APP_CONFIG, AppConfig, Clock, CLOCK, DomainError } from '@app/common';
+import { ContextService } from '@app/context';
+import { MemoryReader } from '@app/memory';
+import { SearchService } from '@app/search';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { join, resolve } from 'node:path';
+import { Piscina } from 'piscina';
+import { callerOf } from '../http/caller';
+import { FairShare, FairTaskQueue } from './fair-queue';
+import { bodyOf, ContextTask, ReadServices, ReadTask, ReadWorkerData, runRead, SearchTask } from './read-task';
+import { WorkerAnswer } from './read-task';
+
+/** How long shutdown waits for running reads before the threads are stopped (in-flight requests finished first). */
+const CLOSE_TIMEOUT_MS = 5_000;
+
+/** 503 BUSY (DESIGN §13): READ_QUEUE reads already wait; the problem filter adds Retry-After. */
+export const busy = (queue: number): DomainError =>
+  new DomainError('unavailable', 'BUSY', `${queue} reads are already waiting; retry after a moment`);
+
+/** The caller a read is queued for (§13): its API key's id, or its address when no keys are configured. */
+export const readKeyOf = (req: FastifyRequest): string => {
+  const keyId = callerOf(req).keyId;
+  return keyId !== null ? `key:${keyId}` : `ip:${req.ip}`;
+};
+
+/** The worker's entry: compiled next to this file (dist), or loaded through the swc hook from the sources (jest). */
+function workerEntry(): { filename: string; entry?: string } {
+  if (!__filename.endsWith('.ts')) return { filename: join(__dirname, 'read.worker.js') };
+  const root = resolve(__dirname, '../../../..');
+  return { filename: join(root, 'scripts/ts-worker.js'), entry: join(__dirname, 'read.worker.ts') };
+}
+
+/** What a worker needs of the configuration: no secrets cross to the threads. */
+function workerConfig(config: AppConfig): AppConfig {
+  const { anthropicApiKey: _a, openaiApiKey: _o, apiKeys: _k, ...rest } = config;
+  return rest;
+}
+
+/**
+ * DESIGN §13 "Reads off the event loop": context builds and searches run in a piscina pool of READ_WORKERS threads,
+ * each with its own read connection; waiting reads (at most READ_QUEUE) are served round-robin across callers. With
+ * READ_WORKERS=0 they run on the main thread with the app's own services (unit tests; no isolation, no queue).
+ */
+@Injectable()
+export class ReadPool implements OnModuleInit, OnApplicationShutdown {
+  private pool: Piscina<ReadTask, WorkerAnswer> | null = null;
+  private readonly logger = new Logger('context');
+  private readonly local: ReadServices;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ContextService) context: ContextService,
+    @Inject(SearchService) search: SearchService,
+    @Inject(CampaignReader) campaigns: CampaignReader,
+    @Inject(MemoryReader) memories: MemoryReader,
+  ) {
+    this.local = { context, search, campaigns, memories };
+  }
+
+  onModuleInit(): void {
+    if (this.config.readWorkers === 0) return;
+    const { filename, entry } = workerEntry();
+    const workerData: ReadWorkerData = { config: workerConfig(this.config), entry };
+    this.pool = new Piscina<ReadTask, WorkerAnswer>({
+      filename,
+      workerData,
+      minThreads: this.config.readWorkers,
+      maxThreads: this.config.readWorkers,
+      idleTimeout: Infinity,
+      maxQueue: this.config.readQueue,
+      taskQueue: new FairTaskQueue(),
+      stricterFIFO: true,
+      concurrentTasksPerWorker: 1,
+      // A worker waits for its next read on its message port, not in Atomics.wait: its pool's timers keep running.
+      atomics: 'disabled',
+      closeTimeout: CLOSE_TIMEOUT_MS,
+    });
+    this.pool.on('error', (err: Error) => this.logger.error(`read worker failed: ${err.stack ?? err}`));
+  }
+
+  /** Runs a read for `key`'s caller: its body, or the DomainError it failed with; 503 BUSY past READ_QUEUE. */
+  async run(task: Omit<ContextTask, 'now'> | Omit<SearchTask, 'now'>, key: string): Promise<unknown> {
+    const full = { ...task, now: this.clock.now().getTime() } as ReadTask;
+    if (!this.pool) return bodyOf(await runRead(this.local, full));
+    if (this.pool.queueSize >= this.config.readQueue) throw busy(this.config.readQueue);
+    const share: FairShare = { key };
+    const answer = await this.pool
+      .run(Object.assign(full, { [Piscina.queueOptionsSymbol]: share }))
+      .catch((err: Error) => {
+        throw /queue is at limit/i.test(err.message) ? busy(this.config.readQueue) : err;
+      });
+    if (answer.log) this.logger.log(`context built ${JSON.stringify(answer.log)}`);
+    return bodyOf(answer);
+  }
+
+  /** Threads running, reads they completed and reads waiting (tests check that reads really ran in threads). */
+  stats(): { threads: number; completed: number; waiting: number } {
+    const pool = this.pool;
+    return { threads: pool?.threads.length ?? 0, completed: pool?.completed ?? 0, waiting: pool?.queueSize ?? 0 };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.close({ force: true });
+  }
+}
