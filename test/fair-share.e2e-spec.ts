@@ -2,7 +2,6 @@ import { FixedClock } from '@app/common';
 import { request as httpRequest } from 'node:http';
 import { connect, Socket } from 'node:net';
 import { ReadPool } from '../apps/memory-service/src/reads/read-pool';
-import { scenario } from './support/scenario';
 import { HttpResult, startTestApp, tempDb, TestApp } from './support/test-app';
 
 jest.setTimeout(120_000);

@@ -46,6 +46,7 @@ function workerConfig(config: AppConfig): AppConfig {
 @Injectable()
 export class ReadPool implements OnModuleInit, OnApplicationShutdown {
   private pool: Piscina<ReadTask, WorkerAnswer> | null = null;
+  private closed = false;
   private readonly logger = new Logger('context');
   private readonly local: ReadServices;
 
@@ -60,8 +61,17 @@ export class ReadPool implements OnModuleInit, OnApplicationShutdown {
     this.local = { context, search, campaigns, memories };
   }
 
+  /**
+   * From dist (the service) the threads start with the app, so the first read does not wait for them; from the
+   * TypeScript sources (tests, which boot the app hundreds of times) with the first read.
+   */
   onModuleInit(): void {
-    if (this.config.readWorkers === 0) return;
+    if (!__filename.endsWith('.ts')) this.threads();
+  }
+
+  /** The pool, started on first use; null with READ_WORKERS=0 or once the app is shutting down. */
+  private threads(): Piscina<ReadTask, WorkerAnswer> | null {
+    if (this.pool || this.closed || this.config.readWorkers === 0) return this.pool;
     const { filename, entry } = workerEntry();
     const workerData: ReadWorkerData = { config: workerConfig(this.config), entry };
     this.pool = new Piscina<ReadTask, WorkerAnswer>({
@@ -79,19 +89,19 @@ export class ReadPool implements OnModuleInit, OnApplicationShutdown {
       closeTimeout: CLOSE_TIMEOUT_MS,
     });
     this.pool.on('error', (err: Error) => this.logger.error(`read worker failed: ${err.stack ?? err}`));
+    return this.pool;
   }
 
   /** Runs a read for `key`'s caller: its body, or the DomainError it failed with; 503 BUSY past READ_QUEUE. */
   async run(task: Omit<ContextTask, 'now'> | Omit<SearchTask, 'now'>, key: string): Promise<unknown> {
     const full = { ...task, now: this.clock.now().getTime() } as ReadTask;
-    if (!this.pool) return bodyOf(await runRead(this.local, full));
-    if (this.pool.queueSize >= this.config.readQueue) throw busy(this.config.readQueue);
+    const pool = this.threads();
+    if (!pool) return bodyOf(await runRead(this.local, full));
+    if (pool.queueSize >= this.config.readQueue) throw busy(this.config.readQueue);
     const share: FairShare = { key };
-    const answer = await this.pool
-      .run(Object.assign(full, { [Piscina.queueOptionsSymbol]: share }))
-      .catch((err: Error) => {
-        throw /queue is at limit/i.test(err.message) ? busy(this.config.readQueue) : err;
-      });
+    const answer = await pool.run(Object.assign(full, { [Piscina.queueOptionsSymbol]: share })).catch((err: Error) => {
+      throw /queue is at limit/i.test(err.message) ? busy(this.config.readQueue) : err;
+    });
     if (answer.log) this.logger.log(`context built ${JSON.stringify(answer.log)}`);
     return bodyOf(answer);
   }
@@ -103,6 +113,7 @@ export class ReadPool implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
     const pool = this.pool;
     this.pool = null;
     await pool?.close({ force: true });
