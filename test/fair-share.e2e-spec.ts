@@ -29,6 +29,9 @@ async function seed(t: TestApp, cid: string, rounds: number, headers: Record<str
     await ok('POST', '/messages', { messages });
     await ok('POST', '/commands/end-round');
   }
+  // Settled: the memory worker has processed everything, so a later read of the same file answers the same.
+  const { version } = (await t.http('GET', `/v1/campaigns/${cid}`, undefined, headers)).body;
+  await ok('GET', `/context?minVersion=${version}&waitMs=30000`);
 }
 
 /** The reads the identity test compares: contexts of every shape and searches. */

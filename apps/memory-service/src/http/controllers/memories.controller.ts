@@ -167,13 +167,17 @@ export class MemoriesController {
   }
 
   @Get('context')
-  @ApiRoute('Prompt-ready context for an agent (JSON or text/plain); minVersion+waitMs wait for the worker', {
-    schema: R.contextResponse,
-    operationId: 'getContext',
-    text: true,
-    status: 200,
-    example: CONTEXT_EXAMPLE,
-  })
+  @ApiRoute(
+    'Prompt-ready context for an agent (JSON or text/plain); minVersion+waitMs wait for the worker',
+    {
+      schema: R.contextResponse,
+      operationId: 'getContext',
+      text: true,
+      status: 200,
+      example: CONTEXT_EXAMPLE,
+    },
+    [400, 404, 503],
+  )
   async context(
     @Param('cid', { schema: idSchema }) cid: string,
     @Query({ schema: contextQuery }) q: z.infer<typeof contextQuery>,

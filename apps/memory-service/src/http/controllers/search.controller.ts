@@ -52,6 +52,7 @@ export class SearchController {
         ],
       },
     },
+    [400, 404, 503],
   )
   @ApiZodQuery(searchQuery)
   async search(@Param('cid') cid: string, @Query() query: unknown, @Req() req: FastifyRequest) {
