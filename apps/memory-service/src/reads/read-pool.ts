@@ -12,6 +12,9 @@ import { FairShare, FairTaskQueue } from './fair-queue';
 import { bodyOf, ContextTask, ReadServices, ReadTask, ReadWorkerData, runRead, SearchTask } from './read-task';
 import { WorkerAnswer } from './read-task';
 
+/** How much lower a read worker's scheduling priority is than the main thread's (nice, 0–19). */
+const READ_WORKER_NICE = 5;
+
 /** How long shutdown waits for running reads before the threads are stopped (in-flight requests finished first). */
 const CLOSE_TIMEOUT_MS = 5_000;
 
@@ -86,6 +89,9 @@ export class ReadPool implements OnModuleInit, OnApplicationShutdown {
       concurrentTasksPerWorker: 1,
       // A worker waits for its next read on its message port, not in Atomics.wait: its pool's timers keep running.
       atomics: 'disabled',
+      // Below the main thread's priority: when the cores are all busy building contexts, the main thread still gets
+      // its turn at once for /health, writes and handing out the next read (Linux: per thread, via @napi-rs/nice).
+      niceIncrement: READ_WORKER_NICE,
       closeTimeout: CLOSE_TIMEOUT_MS,
     });
     this.pool.on('error', (err: Error) => this.logger.error(`read worker failed: ${err.stack ?? err}`));

@@ -17,10 +17,20 @@ import { ReadServices, ReadTask, ReadWorkerData, runRead, WorkerAnswer } from '.
  * last commit and never waits for the writer), or its own PostgreSQL pool — and its own readers and composer, the
  * classes the main thread uses. It never writes: on SQLite the connection is query-only.
  */
+/** PostgreSQL connections per read worker. */
+const WORKER_POOL_SIZE = 4;
+
 async function start(config: AppConfig): Promise<(task: ReadTask) => Promise<WorkerAnswer>> {
   // Nest's default logger would print from this thread past the app's LOG_LEVEL and pino: only what needs a look.
   Logger.overrideLogger(config.logLevel === 'silent' ? false : ['error', 'warn']);
-  const dataSource = createDataSource({ database: config.database, entities: ENTITIES, migrations: [] });
+  // A worker runs one read at a time; its sections read in parallel, a few connections each (replicas × workers
+  // must stay well under PostgreSQL's max_connections).
+  const dataSource = createDataSource({
+    database: config.database,
+    entities: ENTITIES,
+    migrations: [],
+    poolSize: WORKER_POOL_SIZE,
+  });
   await dataSource.initialize();
   const db = new Database(dataSource);
   if (db.dialect === 'sqlite') await sql(db.manager, 'PRAGMA query_only = ON');
