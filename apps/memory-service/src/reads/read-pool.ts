@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig, Clock, CLOCK, DomainError } from '@app/common';
 import { ContextService } from '@app/context';
 import { MemoryReader } from '@app/memory';
 import { SearchService } from '@app/search';
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { join, resolve } from 'node:path';
 import { Piscina } from 'piscina';
@@ -47,7 +47,7 @@ function workerConfig(config: AppConfig): AppConfig {
  * READ_WORKERS=0 they run on the main thread with the app's own services (unit tests; no isolation, no queue).
  */
 @Injectable()
-export class ReadPool implements OnModuleInit, OnApplicationShutdown {
+export class ReadPool implements OnApplicationShutdown {
   private pool: Piscina<ReadTask, WorkerAnswer> | null = null;
   private closed = false;
   private readonly logger = new Logger('context');
@@ -65,14 +65,10 @@ export class ReadPool implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * From dist (the service) the threads start with the app, so the first read does not wait for them; from the
-   * TypeScript sources (tests, which boot the app hundreds of times) with the first read.
+   * The pool, started by the first read: a thread costs ≈ 60 MB and ≈ 0.5 s of CPU to load, which a service that
+   * serves no reads (and every boot: issue 22's cold start and idle RSS) should not pay. Null with READ_WORKERS=0 or
+   * once the app is shutting down.
    */
-  onModuleInit(): void {
-    if (!__filename.endsWith('.ts')) this.threads();
-  }
-
-  /** The pool, started on first use; null with READ_WORKERS=0 or once the app is shutting down. */
   private threads(): Piscina<ReadTask, WorkerAnswer> | null {
     if (this.pool || this.closed || this.config.readWorkers === 0) return this.pool;
     const { filename, entry } = workerEntry();
