@@ -117,6 +117,9 @@ describe('DESIGN §13: the read queue', () => {
       expect(r.body).toMatchObject({ status: 503, code: 'BUSY' });
     }
     expect(new Set(served.map((r) => r.text)).size).toBe(1);
+    const metrics = await t.http('GET', '/metrics', undefined, as(ALICE));
+    expect(metrics.text).toContain(`lorekeeper_reads_refused_total ${busy.length}\n`);
+    expect(metrics.text).toContain('lorekeeper_reads_waiting 0\n');
     // Nothing stays queued, and the next read is served.
     expect((await context(ALICE)).status).toBe(200);
   });

@@ -7,6 +7,8 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import type { FastifyRequest } from 'fastify';
 import { join, resolve } from 'node:path';
 import { Piscina } from 'piscina';
+import { Counter, Gauge } from 'prom-client';
+import { Metrics } from '../observability/metrics';
 import { callerOf } from '../http/caller';
 import { FairShare, FairTaskQueue } from './fair-queue';
 import { bodyOf, ContextTask, ReadServices, ReadTask, ReadWorkerData, runRead, SearchTask } from './read-task';
@@ -50,6 +52,7 @@ function workerConfig(config: AppConfig): AppConfig {
 export class ReadPool implements OnApplicationShutdown {
   private pool: Piscina<ReadTask, WorkerAnswer> | null = null;
   private closed = false;
+  private readonly refused: Counter;
   private readonly logger = new Logger('context');
   private readonly local: ReadServices;
 
@@ -60,8 +63,23 @@ export class ReadPool implements OnApplicationShutdown {
     @Inject(SearchService) search: SearchService,
     @Inject(CampaignReader) campaigns: CampaignReader,
     @Inject(MemoryReader) memories: MemoryReader,
+    @Inject(Metrics) metrics: Metrics,
   ) {
     this.local = { context, search, campaigns, memories };
+    const stats = () => this.stats();
+    new Gauge({
+      name: 'lorekeeper_reads_waiting',
+      help: 'Reads (contexts, searches) waiting for a read worker thread (DESIGN §13; at most READ_QUEUE)',
+      registers: [metrics.registry],
+      collect() {
+        this.set(stats().waiting);
+      },
+    });
+    this.refused = new Counter({
+      name: 'lorekeeper_reads_refused_total',
+      help: 'Reads answered 503 BUSY because READ_QUEUE reads were already waiting',
+      registers: [metrics.registry],
+    });
   }
 
   /**
@@ -99,13 +117,18 @@ export class ReadPool implements OnApplicationShutdown {
     const full = { ...task, now: this.clock.now().getTime() } as ReadTask;
     const pool = this.threads();
     if (!pool) return bodyOf(await runRead(this.local, full));
-    if (pool.queueSize >= this.config.readQueue) throw busy(this.config.readQueue);
+    if (pool.queueSize >= this.config.readQueue) throw this.busy();
     const share: FairShare = { key };
     const answer = await pool.run(Object.assign(full, { [Piscina.queueOptionsSymbol]: share })).catch((err: Error) => {
       throw /queue is at limit/i.test(err.message) ? busy(this.config.readQueue) : err;
     });
     if (answer.log) this.logger.log(`context built ${JSON.stringify(answer.log)}`);
     return bodyOf(answer);
+  }
+
+  private busy(): DomainError {
+    this.refused.inc();
+    return busy(this.config.readQueue);
   }
 
   /** Threads running, reads they completed and reads waiting (tests check that reads really ran in threads). */
