@@ -270,10 +270,12 @@ export async function runFairShareBench(options: BenchOptions): Promise<Figures>
     : { messages: 5000, stormMs: 8000, storm: 50, flood: 200, samples: 40, idleSockets: 2000 };
   const tmp = tempDir('fair-share');
   const dbPath = join(tmp.path, 'fair.db');
+  // BENCH_SERVICE_ENTRY: another build's main.js (a "before" of this section on the same machine).
+  const entry = process.env.BENCH_SERVICE_ENTRY || undefined;
   const env = (workers: number) =>
     localServiceEnv(dbPath, { READ_WORKERS: String(workers), LOREKEEPER_API_KEYS: `${FLOODER},${OTHER}` });
   try {
-    let service = await spawnServer({ dir: tmp.path, env: env(2), timeoutMs: 120_000 });
+    let service = await spawnServer({ entry, dir: tmp.path, env: env(2), timeoutMs: 120_000 });
     const figures: Figures = {};
     try {
       await seed(service.url, s.messages);
@@ -282,7 +284,7 @@ export async function runFairShareBench(options: BenchOptions): Promise<Figures>
       Object.assign(figures, await fairness(service, s));
       Object.assign(figures, await idleSockets(service, s.idleSockets));
       await service.stop();
-      service = await spawnServer({ dir: tmp.path, env: env(1), timeoutMs: 120_000 });
+      service = await spawnServer({ entry, dir: tmp.path, env: env(1), timeoutMs: 120_000 });
       const one = await throughput(service.url, 8, s.stormMs / 2);
       figures[`contexts/s READ_WORKERS=2 ÷ 1 (target ≥ ${THROUGHPUT_TARGET})`] = ratio(two, one);
       figures.throughputRows = [

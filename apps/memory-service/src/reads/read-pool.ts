@@ -12,7 +12,7 @@ import { Metrics } from '../observability/metrics';
 import { callerOf } from '../http/caller';
 import { FairShare, FairTaskQueue } from './fair-queue';
 import { bodyOf, ContextTask, ReadServices, ReadTask, ReadWorkerData, runRead, SearchTask } from './read-task';
-import { WorkerAnswer } from './read-task';
+import type { WorkerAnswer } from './read-task';
 
 /** How much lower a read worker's scheduling priority is than the main thread's (nice, 0–19). */
 const READ_WORKER_NICE = 5;
