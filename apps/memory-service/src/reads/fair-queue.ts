@@ -14,7 +14,8 @@ const keyOf = (task: Task): string => (task[queueOptionsSymbol] as FairShare | n
 
 /**
  * DESIGN §13: waiting reads are served round-robin across callers, so one caller's burst delays itself only. One FIFO
- * per caller and a ring of the callers with reads waiting: `shift` takes the head of the next caller's FIFO. Every
+ * per caller and a ring of the callers with reads waiting: `shift` takes the head of the next caller's FIFO; a caller
+ * with nothing waiting joins the ring as the next served. Every
  * operation is O(1) but `remove` (an aborted read: O(its caller's reads)).
  */
 export class FairTaskQueue implements TaskQueue {
@@ -34,10 +35,9 @@ export class FairTaskQueue implements TaskQueue {
     if (own) own.push(task);
     else {
       this.waiting.set(key, [task]);
-      // A caller that had nothing waiting joins just before the caller served next: it waits one round at most.
+      // A caller that had nothing waiting is served next (as fair queuing serves a new flow): a caller reading one
+      // at a time never waits behind another's burst, only for the reads already running.
       this.ring.splice(this.next, 0, key);
-      this.next++;
-      if (this.next >= this.ring.length) this.next = 0;
     }
     this.count++;
   }
