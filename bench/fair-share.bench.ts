@@ -17,6 +17,8 @@ const FLOODER = 'flooder-token-0123456789abcdef';
 const OTHER = 'other-token-0123456789abcdef';
 const PLAYERS = ['aria', 'bo', 'cass', 'dain'];
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+/** A read not answered by then counts as failed (0). */
+const CALL_TIMEOUT_MS = 30_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Sizes {
@@ -39,7 +41,7 @@ function call(url: string, init: { method?: string; headers?: Record<string, str
       res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
     });
     req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
-    req.setTimeout(30_000, () => req.destroy());
+    req.setTimeout(CALL_TIMEOUT_MS, () => req.destroy());
     req.end(body);
   });
 }
@@ -127,17 +129,18 @@ async function writes(url: string, ms: number): Promise<number[]> {
 async function storm(url: string, clients: number, until: () => boolean, token = FLOODER) {
   let ok = 0;
   let busy = 0;
+  let failed = 0;
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
       while (!until()) {
         const r = await call(`${url}${contextPath(c)}`, { headers: auth(token) });
         if (r.status === 200) ok++;
         else if (r.status === 503) busy++;
-        else throw new Error(`context → ${r.status}`);
+        else failed++;
       }
     }),
   );
-  return { ok, busy };
+  return { ok, busy, failed };
 }
 
 /** Read storm: /health and single writes while `storm` player contexts run, against the same with nothing running. */
@@ -164,6 +167,7 @@ async function readStorm(service: ServerProcess, s: Sizes): Promise<Figures> {
         '/health p99': round(percentile(idleHealth, 99), 1),
         'write p99 ms': round(percentile(idleWrites, 99), 1),
         contexts: 0,
+        'contexts failed': 0,
       },
       {
         phase: `${s.storm} player contexts`,
@@ -171,6 +175,7 @@ async function readStorm(service: ServerProcess, s: Sizes): Promise<Figures> {
         '/health p99': round(percentile(health, 99), 1),
         'write p99 ms': round(percentile(stormWrites, 99), 1),
         contexts: reads.ok,
+        'contexts failed': reads.failed + reads.busy,
       },
     ],
   };
@@ -187,9 +192,11 @@ async function throughput(url: string, clients: number, ms: number): Promise<num
 
 /** Another key's single reads, idle and while the flooder keeps `flood` reads queued. */
 async function fairness(service: ServerProcess, s: Sizes): Promise<Figures> {
+  // Bounded in time too: without fair share (a "before" build) each read waits for the whole flood.
   const single = async () => {
     const out: number[] = [];
-    for (let i = 0; i < s.samples; i++)
+    const until = performance.now() + s.stormMs * 2;
+    for (let i = 0; i < s.samples && (i < 3 || performance.now() < until); i++)
       out.push((await call(`${service.url}${contextPath(i)}`, { headers: auth(OTHER) })).ms);
     return out;
   };
@@ -234,7 +241,8 @@ async function idleSockets(service: ServerProcess, count: number): Promise<Figur
   const sockets = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
   for (const sock of sockets) sock.on('error', () => undefined);
   const statuses: number[] = [];
-  for (let i = 0; i < 100; i++) {
+  const until = performance.now() + 60_000;
+  for (let i = 0; i < 100 && (i < 10 || performance.now() < until); i++) {
     const path = i % 2 === 0 ? '/health' : contextPath(i);
     const status = await new Promise<number>((resolve) => {
       const req = httpRequest(
@@ -246,6 +254,8 @@ async function idleSockets(service: ServerProcess, count: number): Promise<Figur
         },
       );
       req.on('error', () => resolve(0));
+      // A request not answered within 5 s counts as not served (a client would have given up).
+      req.setTimeout(5_000, () => req.destroy());
       req.end();
     });
     statuses.push(status);
