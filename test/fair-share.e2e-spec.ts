@@ -1,6 +1,7 @@
 import { FixedClock } from '@app/common';
 import { request as httpRequest } from 'node:http';
 import { connect, Socket } from 'node:net';
+import type { Worker } from 'node:worker_threads';
 import { ReadPool } from '../apps/memory-service/src/reads/read-pool';
 import { HttpResult, startTestApp, tempDb, TestApp } from './support/test-app';
 
@@ -66,11 +67,14 @@ describe('DESIGN §13: reads in worker threads answer exactly what the main thre
           const r = await t.http('GET', `/v1/campaigns/same${path}`);
           out.push([r.status, r.headers.get('content-type'), r.text]);
         }
-        return { out, stats: t.app.get(ReadPool).stats() };
+        const pool = t.app.get(ReadPool);
+        threads = (pool as unknown as { pool: { threads: Worker[] } | null }).pool?.threads ?? [];
+        return { out, stats: pool.stats() };
       } finally {
         await t.close();
       }
     };
+    let threads: Worker[] = [];
     const inline = await answers('0');
     const threaded = await answers('2');
     expect(inline.stats).toEqual({ threads: 0, completed: 0, waiting: 0 });
@@ -79,6 +83,9 @@ describe('DESIGN §13: reads in worker threads answer exactly what the main thre
     expect(threaded.stats.completed).toBe(READS.length);
     expect(threaded.out.map((o) => o[0])).toEqual([200, 200, 200, 200, 200, 200, 404, 200, 200, 400]);
     expect(threaded.out).toEqual(inline.out);
+    // The threads stopped with the app (graceful shutdown closes the pool).
+    expect(threads).toHaveLength(2);
+    for (const w of threads) expect(w.threadId).toBe(-1);
   });
 });
 
