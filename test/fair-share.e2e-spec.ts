@@ -96,7 +96,7 @@ describe('DESIGN §13: the read queue', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({
-      env: { READ_WORKERS: '1', READ_QUEUE: '4', LOREKEEPER_API_KEYS: `${ALICE},${BOB}` },
+      env: { READ_WORKERS: '1', READ_QUEUE: '3', LOREKEEPER_API_KEYS: `${ALICE},${BOB}` },
       checkResponses: false,
     });
     await seed(t, 'busy', 6, as(ALICE));
@@ -112,12 +112,12 @@ describe('DESIGN §13: the read queue', () => {
     );
 
   it('past READ_QUEUE waiting reads, 503 BUSY problem+json with Retry-After; the others are served, identical', async () => {
-    const results = await Promise.all(Array.from({ length: 30 }, () => context(ALICE)));
+    const results = await Promise.all(Array.from({ length: 40 }, () => context(ALICE)));
     const busy = results.filter((r) => r.status === 503);
     const served = results.filter((r) => r.status === 200);
     expect(busy.length).toBeGreaterThan(0);
-    expect(served.length).toBeGreaterThanOrEqual(5); // one running, READ_QUEUE (4) waiting
-    expect(busy.length + served.length).toBe(30);
+    expect(served.length).toBeGreaterThanOrEqual(4); // one running, READ_QUEUE (3) waiting
+    expect(busy.length + served.length).toBe(40);
     for (const r of busy) {
       expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(r.headers.get('retry-after')).toBe('1');
@@ -133,12 +133,12 @@ describe('DESIGN §13: the read queue', () => {
 
   it("one key's burst delays itself: another key's read is served before most of the burst", async () => {
     const order: string[] = [];
-    const burst = Array.from({ length: 4 }, () => context(ALICE).then((r) => void order.push(`alice:${r.status}`)));
+    const burst = Array.from({ length: 3 }, () => context(ALICE).then((r) => void order.push(`alice:${r.status}`)));
     await new Promise((r) => setTimeout(r, 5));
     const single = context(BOB).then((r) => void order.push(`bob:${r.status}`));
     await Promise.all([...burst, single]);
     expect(order).toContain('bob:200');
-    // Round-robin: Bob's read waits for the one running and at most one more of Alice's, never for all four.
+    // Bob's read waits for the one running (and one more of Alice's if the first ended before it came), never for all.
     expect(order.indexOf('bob:200')).toBeLessThanOrEqual(2);
   });
 });
