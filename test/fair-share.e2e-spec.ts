@@ -89,6 +89,20 @@ describe('DESIGN §13: reads in worker threads answer exactly what the main thre
   });
 });
 
+describe('DESIGN §13 on sqlite::memory:', () => {
+  it('reads run on the main thread: no other connection can see an in-memory database', async () => {
+    const t = await startTestApp({ env: { DATABASE_URL: 'sqlite::memory:', READ_WORKERS: '2' } });
+    try {
+      await seed(t, 'mem', 1);
+      expect((await t.http('GET', '/v1/campaigns/mem/context?agent=player&viewer=aria')).status).toBe(200);
+      expect((await t.http('GET', '/v1/campaigns/mem/search?q=iron')).body.items.length).toBeGreaterThan(0);
+      expect(t.app.get(ReadPool).stats().threads).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('DESIGN §13: the read queue', () => {
   const ALICE = 'alice-token-0123456789abcdef';
   const BOB = 'bob-token-0123456789abcdef';

@@ -37,6 +37,10 @@ function workerEntry(): { filename: string; entry?: string } {
   return { filename: join(root, 'scripts/ts-worker.js'), entry: join(__dirname, 'read.worker.ts') };
 }
 
+/** `sqlite::memory:` lives in the main thread's connection only: no other connection can read it. */
+const inMemory = (config: AppConfig): boolean =>
+  config.database.type === 'sqlite' && config.database.path === ':memory:';
+
 /** What a worker needs of the configuration: no secrets cross to the threads. */
 function workerConfig(config: AppConfig): AppConfig {
   const { anthropicApiKey: _a, openaiApiKey: _o, apiKeys: _k, ...rest } = config;
@@ -46,7 +50,8 @@ function workerConfig(config: AppConfig): AppConfig {
 /**
  * DESIGN §13 "Reads off the event loop": context builds and searches run in a piscina pool of READ_WORKERS threads,
  * each with its own read connection; waiting reads (at most READ_QUEUE) are served round-robin across callers. With
- * READ_WORKERS=0 they run on the main thread with the app's own services (unit tests; no isolation, no queue).
+ * READ_WORKERS=0, or on `sqlite::memory:`, they run on the main thread with the app's own services (no isolation, no
+ * queue).
  */
 @Injectable()
 export class ReadPool implements OnApplicationShutdown {
@@ -88,7 +93,7 @@ export class ReadPool implements OnApplicationShutdown {
    * once the app is shutting down.
    */
   private threads(): Piscina<ReadTask, WorkerAnswer> | null {
-    if (this.pool || this.closed || this.config.readWorkers === 0) return this.pool;
+    if (this.pool || this.closed || this.config.readWorkers === 0 || inMemory(this.config)) return this.pool;
     const { filename, entry } = workerEntry();
     const workerData: ReadWorkerData = { config: workerConfig(this.config), entry };
     this.pool = new Piscina<ReadTask, WorkerAnswer>({
