@@ -14,6 +14,7 @@ import { runStreamBench } from './stream.bench';
 import { runHostileBench } from './hostile.bench';
 import { runUsageBench } from './usage.bench';
 import { runTimelinesBench } from './timelines.bench';
+import { runFairShareBench } from './fair-share.bench';
 
 /**
  * Every benchmark suite, in the order `npm run bench` runs them. Adding one = one import + one line:
@@ -58,5 +59,11 @@ export const SUITES: BenchSuite[] = [
     name: 'timelines',
     title: '15. Timelines: as-of context vs current, fork time at 10k/100k/1M, retraction cost (§10)',
     run: runTimelinesBench,
+  },
+  {
+    name: 'fair-share',
+    title:
+      '16. Fair share: read storm vs /health and writes, 2 read workers ÷ 1, another key while one floods, idle sockets (§13)',
+    run: runFairShareBench,
   },
 ];

@@ -66,21 +66,23 @@ function rewriteAliases(code, outFile, outDir) {
   });
 }
 
+/** How a TypeScript source becomes CommonJS (also scripts/ts-worker.js, which compiles on load in worker threads). */
+const SWC_OPTIONS = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+    keepClassNames: true,
+  },
+  module: { type: 'commonjs' },
+};
+
 async function build(root = ROOT) {
   const started = Date.now();
   const swc = require('@swc/core');
   const outDir = join(root, 'dist');
   const { files, listHash } = scan(root);
-  const options = {
-    jsc: {
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true },
-      target: 'es2022',
-      keepClassNames: true,
-    },
-    module: { type: 'commonjs' },
-    sourceMaps: true,
-  };
+  const options = { ...SWC_OPTIONS, sourceMaps: true };
   await Promise.all(
     files.map(async (file) => {
       const outFile = join(outDir, file.replace(/\.ts$/, '.js'));
@@ -129,7 +131,7 @@ function warmBootCache(root = ROOT) {
   return 'boot cache failed';
 }
 
-module.exports = { scan, staleReason, build, rewriteAliases, warmBootCache };
+module.exports = { scan, staleReason, build, rewriteAliases, warmBootCache, SWC_OPTIONS, ROOT };
 
 if (require.main === module) {
   const ifStale = process.argv.includes('--if-stale');

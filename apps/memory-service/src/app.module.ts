@@ -25,6 +25,7 @@ import { UsageController } from './http/controllers/usage.controller';
 import { RetractionsController } from './http/controllers/retractions.controller';
 import { MemoryEditsController } from './http/controllers/memory-edits.controller';
 import { CallerController } from './http/controllers/caller.controller';
+import { ReadPool } from './reads/read-pool';
 
 @Module({})
 export class AppModule {
@@ -57,6 +58,7 @@ export class AppModule {
         { provide: APP_PIPE, useClass: SchemaValidationPipe },
         StreamHub,
         WakeStreamsHandler,
+        ReadPool,
         ...(overrides.checkResponses ? [{ provide: APP_INTERCEPTOR, useClass: ResponseCheckInterceptor }] : []),
       ],
     };

@@ -92,6 +92,24 @@ describe('configuration', () => {
     expect(prices['claude-haiku-4-5']).toBeDefined();
   });
 
+  it('§13 fair-share settings: defaults, and a bad value stops the boot naming it', () => {
+    const c = loadConfig({});
+    expect(c.readWorkers).toBeGreaterThanOrEqual(1);
+    expect([c.readQueue, c.headersTimeoutMs, c.maxConnectionsPerIp]).toEqual([256, 5000, 256]);
+    expect(loadConfig({ READ_WORKERS: '0' }).readWorkers).toBe(0);
+    for (const [name, value] of [
+      ['READ_WORKERS', '-1'],
+      ['READ_WORKERS', '65'],
+      ['READ_QUEUE', '0'],
+      ['HEADERS_TIMEOUT_MS', '50'],
+      ['MAX_CONNECTIONS_PER_IP', '0'],
+      ['MAX_CONNECTIONS_PER_IP', 'many'],
+    ]) {
+      expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: value })).toThrow(name);
+    }
+  });
+
   it('documents every variable in the configuration table (docs/configuration.md), and nothing else', () => {
     // The README keeps a short table; the full one moved to docs/configuration.md (issue 22).
     const section = readFileSync(join(__dirname, '../../../docs/configuration.md'), 'utf8');

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseApiKeys } from './api-keys';
 import { ModelPrices, parseModelPrices } from './model-prices';
@@ -56,6 +57,11 @@ export const configSchema = z
     STREAM_STALL_MS: int(30000, 10, 3_600_000),
     REQUEST_TIMEOUT_MS: int(30000, 1000, 600000),
     MAX_CONNECTIONS: int(1024, 1, 1_000_000),
+    // §13 fair share: 0 runs reads on the main thread (unit tests; no isolation).
+    READ_WORKERS: int(availableParallelism(), 0, 64),
+    READ_QUEUE: int(256, 1, 100_000),
+    HEADERS_TIMEOUT_MS: int(5000, 100, 600_000),
+    MAX_CONNECTIONS_PER_IP: int(256, 1, 1_000_000),
     // Read by apps/memory-service/src/boot-cache.ts before anything loads; validated here like the rest.
     BOOT_CACHE: z.enum(['on', 'off', 'warm']).default('on'),
   })
@@ -135,6 +141,14 @@ export interface AppConfig {
   requestTimeoutMs: number;
   /** Open connections beyond this are refused at accept time. */
   maxConnections: number;
+  /** §13: worker threads that build contexts and run searches (0: on the main thread). */
+  readWorkers: number;
+  /** §13: reads that may wait for a worker; past it 503 BUSY. */
+  readQueue: number;
+  /** §13: a connection without a complete request head after this many ms is closed (at most REQUEST_TIMEOUT_MS). */
+  headersTimeoutMs: number;
+  /** §13: open connections per client address; more are closed at accept time. */
+  maxConnectionsPerIp: number;
   /** BOOT_CACHE: `on` (default), `off`, or `warm` (boot, write the cache, exit; run by the build). */
   bootCache: 'on' | 'off' | 'warm';
 }
@@ -193,6 +207,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamStallMs: e.STREAM_STALL_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     maxConnections: e.MAX_CONNECTIONS,
+    readWorkers: e.READ_WORKERS,
+    readQueue: e.READ_QUEUE,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
     bootCache: e.BOOT_CACHE,
   };
 }

@@ -7,7 +7,7 @@ import { DynamicModule, Global, Inject, Logger, Module, Provider } from '@nestjs
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { ContextComposer, DEFAULT_RECALL_SHARE } from './context.composer';
 import { ContextService, GetContextQuery } from './get-context.query';
-import { buildSections } from './sections';
+import { buildSections, SectionDeps } from './sections';
 import { TiktokenCounter, TOKEN_COUNTER, TokenCounter } from './token-counter.port';
 
 @QueryHandler(GetContextQuery)
@@ -16,6 +16,11 @@ export class GetContextHandler implements IQueryHandler<GetContextQuery> {
   execute(query: GetContextQuery) {
     return this.service.build(query);
   }
+}
+
+/** The composer over every section: built by ContextModule, and by each read worker (DESIGN §13) over its own readers. */
+export function createComposer(deps: SectionDeps, config: AppConfig): ContextComposer {
+  return new ContextComposer(deps.counter, buildSections(deps, config), DEFAULT_RECALL_SHARE, config.minRecentMessages);
 }
 
 function composerProvider(config: AppConfig): Provider {
@@ -29,10 +34,7 @@ function composerProvider(config: AppConfig): Provider {
       layers: LayersReader,
       snapshots: SnapshotStore,
       index: SearchIndex,
-    ) => {
-      const sections = buildSections({ counter, clock, campaigns, memories, layers, snapshots, index }, config);
-      return new ContextComposer(counter, sections, DEFAULT_RECALL_SHARE, config.minRecentMessages);
-    },
+    ) => createComposer({ counter, clock, campaigns, memories, layers, snapshots, index }, config),
     inject: [TOKEN_COUNTER, CLOCK, CampaignReader, MemoryReader, LayersReader, SnapshotStore, SEARCH_INDEX],
   };
 }

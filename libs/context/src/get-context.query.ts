@@ -40,7 +40,15 @@ export class ContextService {
   ) {}
 
   async build(q: GetContextQuery): Promise<ComposedContext> {
-    const started = performance.now();
+    await this.admit(q);
+    return this.compose(q.request);
+  }
+
+  /**
+   * What runs where the request arrived (DESIGN §13: the main thread): the request's own checks, the campaign's
+   * existence and the optional read-your-writes wait, which only the thread running the memory worker can end early.
+   */
+  async admit(q: GetContextQuery): Promise<void> {
     const { request, wait } = q;
     if ((request.agent === 'player' || request.agent === 'npc') && request.viewer === undefined) {
       throw invalid(
@@ -64,6 +72,11 @@ export class ContextService {
       const { timeline } = await mark();
       await this.progress.waitFor(request.campaignId, wait.minVersion, wait.waitMs, mark, undefined, timeline);
     }
+  }
+
+  /** The build itself, on any thread with a read connection (DESIGN §13: a read worker). */
+  async compose(request: ContextRequest): Promise<ComposedContext> {
+    const started = performance.now();
     // The checkpoint before the state: read later, the state's version can only be further on (processed ≤ version).
     const processed = (await this.checkpoints.get(request.campaignId)).processedVersion;
     // §10: a past state holds only the kinds the asked sections read.

@@ -10,6 +10,8 @@ export interface DataSourceSpec {
   migrations: MixedList<Function>;
   /** Tests may build the schema from entities; the service always runs migrations. */
   synchronize?: boolean;
+  /** PostgreSQL: most connections the pool opens (pg's default, 10, when unset). */
+  poolSize?: number;
 }
 
 /** A TypeORM DataSource for SQLite (better-sqlite3, WAL) or PostgreSQL. */
@@ -24,6 +26,7 @@ export function createDataSource(spec: DataSourceSpec): DataSource {
     return new DataSource({
       type: 'postgres',
       url: spec.database.url,
+      ...(spec.poolSize ? { poolSize: spec.poolSize } : {}),
       ...common,
       migrationsTransactionMode: 'each',
     } as DataSourceOptions);

@@ -72,7 +72,7 @@ const PROBLEM_TEXT: Record<number, string> = {
   413: 'Body larger than 1 MiB (BODY_TOO_LARGE)',
   422: 'Idempotency-Key reused with a different body (IDEMPOTENCY_KEY_REUSED)',
   403: 'The bearer key may not use this campaign (FORBIDDEN)',
-  503: 'Unhealthy: the database does not answer',
+  503: 'Unavailable: the database does not answer (health), or BUSY: READ_QUEUE reads already wait (Retry-After)',
 };
 
 /** Metadata key of a route's success schema (read by ResponseCheckInterceptor). */

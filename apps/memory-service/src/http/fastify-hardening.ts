@@ -55,25 +55,49 @@ export const hardenedFastifyOptions = {
 /** How often Node looks for requests past REQUEST_TIMEOUT_MS (its default, 30 s, let slow bodies linger long). */
 const CONNECTIONS_CHECK_MS = 1_000;
 
+type ServerLimits = Pick<AppConfig, 'requestTimeoutMs' | 'maxConnections' | 'headersTimeoutMs' | 'maxConnectionsPerIp'>;
+
 /**
  * The HTTP server (Fastify's `serverFactory`): a request must arrive whole within REQUEST_TIMEOUT_MS (slow bodies
- * were never timed out: 50 trickling sockets stayed open for minutes), and at most MAX_CONNECTIONS are open.
+ * were never timed out: 50 trickling sockets stayed open for minutes), and at most MAX_CONNECTIONS are open. DESIGN
+ * §13: a connection that has not sent a complete request head within HEADERS_TIMEOUT_MS is closed (idle sockets
+ * held the connection cap for the whole request timeout), and one address holds at most MAX_CONNECTIONS_PER_IP.
  */
-export function serverOptions(config: Pick<AppConfig, 'requestTimeoutMs' | 'maxConnections'>) {
+export function serverOptions(config: ServerLimits) {
   return {
     serverFactory: (handler: RequestListener): Server => {
       const server = createServer(
         {
           requestTimeout: config.requestTimeoutMs,
-          headersTimeout: Math.min(config.requestTimeoutMs, 60_000),
+          headersTimeout: Math.min(config.headersTimeoutMs, config.requestTimeoutMs),
           connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
         },
         handler,
       );
       server.maxConnections = config.maxConnections;
+      capConnectionsPerAddress(server, config.maxConnectionsPerIp);
       return server;
     },
   };
+}
+
+/** Closes, as it is accepted, each connection past `max` open from one address (before it can send anything). */
+function capConnectionsPerAddress(server: Server, max: number): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = open.get(address) ?? 0;
+    if (count >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
 }
 
 /**

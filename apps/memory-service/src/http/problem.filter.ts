@@ -99,6 +99,9 @@ export function sendProblem(reply: FastifyReply, problem: Problem): void {
     .send(JSON.stringify(problem));
 }
 
+/** Codes answered with `Retry-After` (seconds): DESIGN §13's BUSY, past READ_QUEUE waiting reads. */
+const RETRY_AFTER_SECONDS: Record<string, number> = { BUSY: 1 };
+
 /** The one global exception filter. */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
@@ -109,7 +112,10 @@ export class ProblemFilter implements ExceptionFilter {
     const reply = ctx.getResponse<FastifyReply>();
     const req = ctx.getRequest<FastifyRequest>();
     const problem = toProblem(exception);
-    if (problem.status >= 500)
+    // A refusal the caller can act on (503 BUSY) is no failure of the service: told when to retry, not logged.
+    const retryAfter = exception instanceof DomainError ? RETRY_AFTER_SECONDS[exception.code] : undefined;
+    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
+    else if (problem.status >= 500)
       // The request id in the text: below info, requests are not scoped for logs (observability/logger.ts).
       this.logger.error(
         `${req.method} ${req.url} (request ${req.id}) failed: ${(exception as Error)?.stack ?? exception}`,

@@ -1,9 +1,8 @@
 import { CampaignReader } from '@app/campaign';
-import { AGENTS, ComposedContext, GetContextQuery, renderJson, renderText, SECTION_ORDER } from '@app/context';
+import { AGENTS, ContextService, GetContextQuery, SECTION_ORDER } from '@app/context';
 import { APP_CONFIG, AppConfig, DomainError } from '@app/common';
 import { MemoryReader } from '@app/memory';
 import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
-import { QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { asOfOf, asOfQuery, LIMITS, noWaitWithAsOf } from '../dto/campaign.dto';
@@ -13,7 +12,8 @@ import { idSchema, queryInt } from '../validation';
 import { callerOf, viewerBound, witnessOf } from '../caller';
 import { prefersText } from '../negotiate';
 import { Access } from '../route-access';
-import { contextInSeq, memoryInSeq, ViewerOrdinals } from '../viewer-ordinals';
+import { memoryInSeq, ViewerOrdinals } from '../viewer-ordinals';
+import { ReadPool, readKeyOf } from '../../reads/read-pool';
 
 export const MEMORY_EXAMPLE = {
   id: 'saltmere:9:location:tavern',
@@ -100,7 +100,8 @@ export const contextQuery = z.strictObject({
 @Controller('v1/campaigns/:cid')
 export class MemoriesController {
   constructor(
-    @Inject(QueryBus) private readonly queries: QueryBus,
+    @Inject(ContextService) private readonly contexts: ContextService,
+    @Inject(ReadPool) private readonly reads: ReadPool,
     @Inject(CampaignReader) private readonly campaigns: CampaignReader,
     @Inject(MemoryReader) private readonly memories: MemoryReader,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -187,6 +188,7 @@ export class MemoriesController {
       status: 200,
       example: CONTEXT_EXAMPLE,
     },
+    [400, 404, 503],
   )
   async context(
     @Param('cid', { schema: idSchema }) cid: string,
@@ -226,18 +228,18 @@ export class MemoriesController {
       legacy,
     };
     const wait = q.minVersion !== undefined ? { minVersion: q.minVersion, waitMs: q.waitMs ?? 0 } : undefined;
-    const composed: ComposedContext = await this.queries.execute(new GetContextQuery(request, wait));
+    // §13: checks and the read-your-writes wait here, the build on a read worker.
+    await this.contexts.admit(new GetContextQuery(request, wait));
     // The answer depends on Accept (unless format pins it): caches must key on it.
     void reply.header('vary', 'Accept');
-    if (q.format === 'text' || (q.format === undefined && prefersText(req.headers.accept))) {
-      void reply.header('content-type', 'text/plain; charset=utf-8');
-      return renderText(composed, q.explain ?? true);
-    }
-    const witness = witnessOf(callerOf(req));
-    if (!bound || witness === undefined) return renderJson(composed);
-    // DESIGN §8: a bound key's refs are seqs (the text form prints no message numbers to a player or NPC).
-    const ordinals = await ViewerOrdinals.of(this.campaigns, cid, witness, await this.campaigns.horizon(cid, asOf));
-    return contextInSeq(renderJson(composed), ordinals);
+    const text = q.format === 'text' || (q.format === undefined && prefersText(req.headers.accept));
+    const format = text ? ('text' as const) : ('json' as const);
+    // DESIGN §8: a bound key's JSON refs are seqs (its text form prints no message numbers at all).
+    const witness = bound ? witnessOf(callerOf(req)) : undefined;
+    const task = { kind: 'context' as const, request, format, explain: q.explain ?? true, witness };
+    const body = await this.reads.run(task, readKeyOf(req));
+    if (format === 'text') void reply.header('content-type', 'text/plain; charset=utf-8');
+    return body;
   }
 }
 

@@ -1,7 +1,6 @@
-import { CampaignReader, Horizon, MESSAGE_ROLES } from '@app/campaign';
+import { MESSAGE_ROLES } from '@app/campaign';
 import { DomainError } from '@app/common';
-import { MemoryReader } from '@app/memory';
-import { SEARCH_IN, SearchHit, SearchService } from '@app/search';
+import { SEARCH_IN } from '@app/search';
 import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -11,7 +10,7 @@ import { idSchema, parse, pathId, queryInt } from '../validation';
 import { asOfOf, asOfQuery } from '../dto/campaign.dto';
 import { callerOf, viewerBound, witnessOf } from '../caller';
 import { Access } from '../route-access';
-import { ViewerOrdinals } from '../viewer-ordinals';
+import { ReadPool, readKeyOf } from '../../reads/read-pool';
 
 export const SEARCH_LIMIT = { default: 20, max: 100 };
 
@@ -32,11 +31,7 @@ const WITNESSED_POOL_MAX = 500;
 @ApiTags('search')
 @Controller('v1/campaigns/:cid/search')
 export class SearchController {
-  constructor(
-    @Inject(SearchService) private readonly searches: SearchService,
-    @Inject(CampaignReader) private readonly campaigns: CampaignReader,
-    @Inject(MemoryReader) private readonly memories: MemoryReader,
-  ) {}
+  constructor(@Inject(ReadPool) private readonly reads: ReadPool) {}
 
   @Access('viewer')
   @Get()
@@ -59,6 +54,7 @@ export class SearchController {
         ],
       },
     },
+    [400, 404, 503],
   )
   @ApiZodQuery(searchQuery)
   async search(@Param('cid') cid: string, @Query() query: unknown, @Req() req: FastifyRequest) {
@@ -80,48 +76,11 @@ export class SearchController {
     const limit = q.limit ?? SEARCH_LIMIT.default;
     // A viewer sees the hits it witnessed: ask the index for more, keep the witnessed ones, best first.
     const asked = witness ? Math.min(WITNESSED_POOL_MAX, limit * WITNESSED_POOL_FACTOR) : limit;
-    const asOf = asOfOf(q.asOf);
-    const ranked = await this.searches.search(cid, q.q ?? '', {
-      in: scope,
-      role: q.role,
-      locationId: q.locationId,
-      limit: asked,
-      asOf,
-    });
-    const horizon = await this.campaigns.horizon(cid, asOf);
-    const hits = (await this.servedHits(cid, witness, ranked, horizon)).slice(0, limit);
-    // DESIGN §8: a bound key's message hits are its own seqs, not campaign indexes.
-    const ordinals = witness ? await ViewerOrdinals.of(this.campaigns, cid, witness, horizon) : undefined;
-    const ref = (h: SearchHit) => (ordinals && h.kind !== 'memory' ? ordinals.seqAtOrAfter(Number(h.ref)) : h.ref);
-    return {
-      items: hits.map((h) => ({
-        kind: h.kind,
-        ref: ref(h),
-        snippet: h.snippet,
-        score: h.score,
-        at: h.at,
-        round: h.round,
-      })),
-    };
-  }
-
-  /**
-   * The hits the caller may be served at the horizon: a viewer's witnessed ones (§8), and for everyone only messages
-   * not retracted by then and memories active then (§10: the index keeps rows of both; primary-key lookups of the
-   * hits only).
-   */
-  private async servedHits(
-    cid: string,
-    witness: string | undefined,
-    hits: SearchHit[],
-    at: Horizon,
-  ): Promise<SearchHit[]> {
-    const indexes = hits.filter((h) => h.kind !== 'memory').map((h) => Number(h.ref));
-    const visible = witness
-      ? await this.campaigns.witnessed(cid, witness, indexes, at)
-      : new Set((await this.campaigns.messagesByIndex(cid, indexes, at)).map((m) => m.index));
-    const memoryIds = hits.filter((h) => h.kind === 'memory').map((h) => String(h.ref));
-    const memories = new Set((await this.memories.byIds(cid, memoryIds, witness, at)).map((m) => m.id));
-    return hits.filter((h) => (h.kind === 'memory' ? memories.has(String(h.ref)) : visible.has(Number(h.ref))));
+    const options = { in: scope, role: q.role, locationId: q.locationId, limit: asked, asOf: asOfOf(q.asOf) };
+    // §13: the index search and the filtering of its hits run on a read worker (reads/read-task.ts).
+    return this.reads.run(
+      { kind: 'search', campaignId: cid, text: q.q ?? '', options, witness, limit },
+      readKeyOf(req),
+    );
   }
 }

@@ -1,0 +1,151 @@
+import { CampaignReader } from '@app/campaign';
+import { APP_CONFIG, AppConfig, Clock, CLOCK, DomainError } from '@app/common';
+import { ContextService } from '@app/context';
+import { MemoryReader } from '@app/memory';
+import { SearchService } from '@app/search';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { join, resolve } from 'node:path';
+import { Piscina } from 'piscina';
+import { Counter, Gauge } from 'prom-client';
+import { Metrics } from '../observability/metrics';
+import { callerOf } from '../http/caller';
+import { FairShare, FairTaskQueue } from './fair-queue';
+import { bodyOf, ContextTask, ReadServices, ReadTask, ReadWorkerData, runRead, SearchTask } from './read-task';
+import type { WorkerAnswer } from './read-task';
+
+/** How much lower a read worker's scheduling priority is than the main thread's (nice, 0–19). */
+const READ_WORKER_NICE = 5;
+
+/** How long shutdown waits for running reads before the threads are stopped (in-flight requests finished first). */
+const CLOSE_TIMEOUT_MS = 5_000;
+
+/** 503 BUSY (DESIGN §13): READ_QUEUE reads already wait; the problem filter adds Retry-After. */
+export const busy = (queue: number): DomainError =>
+  new DomainError('unavailable', 'BUSY', `${queue} reads are already waiting; retry after a moment`);
+
+/** The caller a read is queued for (§13): its API key's id, or its address when no keys are configured. */
+export const readKeyOf = (req: FastifyRequest): string => {
+  const keyId = callerOf(req).keyId;
+  return keyId !== null ? `key:${keyId}` : `ip:${req.ip}`;
+};
+
+/** The worker's entry: compiled next to this file (dist), or loaded through the swc hook from the sources (jest). */
+function workerEntry(): { filename: string; entry?: string } {
+  if (!__filename.endsWith('.ts')) return { filename: join(__dirname, 'read.worker.js') };
+  const root = resolve(__dirname, '../../../..');
+  return { filename: join(root, 'scripts/ts-worker.js'), entry: join(__dirname, 'read.worker.ts') };
+}
+
+/** `sqlite::memory:` lives in the main thread's connection only: no other connection can read it. */
+const inMemory = (config: AppConfig): boolean =>
+  config.database.type === 'sqlite' && config.database.path === ':memory:';
+
+/** What a worker needs of the configuration: no secrets cross to the threads. */
+function workerConfig(config: AppConfig): AppConfig {
+  const { anthropicApiKey: _a, openaiApiKey: _o, apiKeys: _k, ...rest } = config;
+  return rest;
+}
+
+/**
+ * DESIGN §13 "Reads off the event loop": context builds and searches run in a piscina pool of READ_WORKERS threads,
+ * each with its own read connection; waiting reads (at most READ_QUEUE) are served round-robin across callers. With
+ * READ_WORKERS=0, or on `sqlite::memory:`, they run on the main thread with the app's own services (no isolation, no
+ * queue).
+ */
+@Injectable()
+export class ReadPool implements OnApplicationShutdown {
+  private pool: Piscina<ReadTask, WorkerAnswer> | null = null;
+  private closed = false;
+  private readonly refused: Counter;
+  private readonly logger = new Logger('context');
+  private readonly local: ReadServices;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ContextService) context: ContextService,
+    @Inject(SearchService) search: SearchService,
+    @Inject(CampaignReader) campaigns: CampaignReader,
+    @Inject(MemoryReader) memories: MemoryReader,
+    @Inject(Metrics) metrics: Metrics,
+  ) {
+    this.local = { context, search, campaigns, memories };
+    const stats = () => this.stats();
+    new Gauge({
+      name: 'lorekeeper_reads_waiting',
+      help: 'Reads (contexts, searches) waiting for a read worker thread (DESIGN §13; at most READ_QUEUE)',
+      registers: [metrics.registry],
+      collect() {
+        this.set(stats().waiting);
+      },
+    });
+    this.refused = new Counter({
+      name: 'lorekeeper_reads_refused_total',
+      help: 'Reads answered 503 BUSY because READ_QUEUE reads were already waiting',
+      registers: [metrics.registry],
+    });
+  }
+
+  /**
+   * The pool, started by the first read: a thread costs ≈ 60 MB and ≈ 0.5 s of CPU to load, which a service that
+   * serves no reads (and every boot: issue 22's cold start and idle RSS) should not pay. Null with READ_WORKERS=0 or
+   * once the app is shutting down.
+   */
+  private threads(): Piscina<ReadTask, WorkerAnswer> | null {
+    if (this.pool || this.closed || this.config.readWorkers === 0 || inMemory(this.config)) return this.pool;
+    const { filename, entry } = workerEntry();
+    const workerData: ReadWorkerData = { config: workerConfig(this.config), entry };
+    this.pool = new Piscina<ReadTask, WorkerAnswer>({
+      filename,
+      workerData,
+      minThreads: this.config.readWorkers,
+      maxThreads: this.config.readWorkers,
+      idleTimeout: Infinity,
+      maxQueue: this.config.readQueue,
+      taskQueue: new FairTaskQueue(),
+      stricterFIFO: true,
+      concurrentTasksPerWorker: 1,
+      // A worker waits for its next read on its message port, not in Atomics.wait: its pool's timers keep running.
+      atomics: 'disabled',
+      // Below the main thread's priority: when the cores are all busy building contexts, the main thread still gets
+      // its turn at once for /health, writes and handing out the next read (Linux: per thread, via @napi-rs/nice).
+      niceIncrement: READ_WORKER_NICE,
+      closeTimeout: CLOSE_TIMEOUT_MS,
+    });
+    this.pool.on('error', (err: Error) => this.logger.error(`read worker failed: ${err.stack ?? err}`));
+    return this.pool;
+  }
+
+  /** Runs a read for `key`'s caller: its body, or the DomainError it failed with; 503 BUSY past READ_QUEUE. */
+  async run(task: Omit<ContextTask, 'now'> | Omit<SearchTask, 'now'>, key: string): Promise<unknown> {
+    const full = { ...task, now: this.clock.now().getTime() } as ReadTask;
+    const pool = this.threads();
+    if (!pool) return bodyOf(await runRead(this.local, full));
+    if (pool.queueSize >= this.config.readQueue) throw this.busy();
+    const share: FairShare = { key };
+    const answer = await pool.run(Object.assign(full, { [Piscina.queueOptionsSymbol]: share })).catch((err: Error) => {
+      throw /queue is at limit/i.test(err.message) ? busy(this.config.readQueue) : err;
+    });
+    if (answer.log) this.logger.log(`context built ${JSON.stringify(answer.log)}`);
+    return bodyOf(answer);
+  }
+
+  private busy(): DomainError {
+    this.refused.inc();
+    return busy(this.config.readQueue);
+  }
+
+  /** Threads running, reads they completed and reads waiting (tests check that reads really ran in threads). */
+  stats(): { threads: number; completed: number; waiting: number } {
+    const pool = this.pool;
+    return { threads: pool?.threads.length ?? 0, completed: pool?.completed ?? 0, waiting: pool?.queueSize ?? 0 };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.close({ force: true });
+  }
+}

@@ -1,0 +1,316 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { connect, Socket } from 'node:net';
+import { join } from 'node:path';
+import { BenchOptions, Figures } from './support/bench-suite';
+import { tempDir } from './support/paths';
+import { localServiceEnv, ServerProcess, spawnServer } from './support/service-process';
+import { percentile, ratio, round } from './support/stats';
+
+const HEALTH_P99_TARGET = 50;
+const HEALTH_MAX_TARGET = 150;
+const WRITE_TARGET = 2;
+const THROUGHPUT_TARGET = 1.6;
+const FAIRNESS_TARGET = 3;
+const SERVED_TARGET = 99;
+const FLOODER = 'flooder-token-0123456789abcdef';
+const OTHER = 'other-token-0123456789abcdef';
+const PLAYERS = ['aria', 'bo', 'cass', 'dain'];
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+/** A read not answered by then counts as failed (0). */
+const CALL_TIMEOUT_MS = 30_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Sizes {
+  messages: number;
+  stormMs: number;
+  storm: number;
+  flood: number;
+  samples: number;
+  idleSockets: number;
+}
+
+/** One request on a connection of its own (no pool: every client of the storm is its own caller). */
+function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+  return new Promise<{ status: number; ms: number }>((resolve) => {
+    const started = performance.now();
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    const headers = { ...(init.headers ?? {}), ...(body ? { 'content-type': 'application/json' } : {}) };
+    const req = httpRequest(url, { method: init.method ?? 'GET', headers, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+    });
+    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
+    req.setTimeout(CALL_TIMEOUT_MS, () => req.destroy());
+    req.end(body);
+  });
+}
+
+/** A campaign of `messages` messages, 500 a request, four players in one tavern; returns its version. */
+async function seed(url: string, messages: number): Promise<number> {
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${url}/v1/campaigns/storm${path}`, {
+      method,
+      headers: { ...auth(FLOODER), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${(await r.text()).slice(0, 200)}`);
+    return r.json() as Promise<{ version: number; processedVersion?: number }>;
+  };
+  const created = await call(`${url}/v1/campaigns`, {
+    method: 'POST',
+    headers: auth(FLOODER),
+    body: { id: 'storm', name: 'Storm' },
+  });
+  if (created.status !== 201) throw new Error(`create → ${created.status}`);
+  await ok('PUT', '/locations/tavern', { name: 'The Rusty Anchor' });
+  for (const p of PLAYERS) await ok('PUT', `/players/${p}`, { name: p[0].toUpperCase() + p.slice(1) });
+  await ok('POST', '/commands/change-location', { toLocationId: 'tavern' });
+  for (let done = 0; done < messages; done += 500) {
+    const batch = Array.from({ length: Math.min(500, messages - done) }, (_, i) => ({
+      role: i % 5 === 0 ? 'dm' : 'player',
+      ...(i % 5 === 0 ? {} : { speaker: PLAYERS[i % 4][0].toUpperCase() + PLAYERS[i % 4].slice(1) }),
+      content: `Line ${done + i}: the iron ore crates go down to the docks; Mira counts ${i % 90} silver and frowns.`,
+    }));
+    await ok('POST', '/messages', { messages: batch });
+    await ok('POST', '/commands/end-round');
+  }
+  const { version } = await ok('GET', '');
+  // The memory worker summarizes the whole campaign first: measured, it would be load of its own.
+  for (let tries = 0; tries < 10; tries++) {
+    const c = (await ok('GET', `/context?minVersion=${version}&waitMs=30000`)) as { processedVersion?: number };
+    if ((c.processedVersion ?? 0) >= version) break;
+  }
+  return version;
+}
+
+const contextPath = (i: number) =>
+  `/v1/campaigns/storm/context?agent=player&viewer=${PLAYERS[i % PLAYERS.length]}&budget=4000`;
+
+/**
+ * `/health` polled every 20 ms by a process of its own (DESIGN §13: "blocks others" is measured from another
+ * process, never from the loaded service's loop or this one's). `stop()` returns the latencies it saw.
+ */
+function startProber(url: string): { stop(): Promise<number[]> } {
+  const source = `
+    const http = require('node:http'); const samples = []; let on = true;
+    const probe = () => { const t = performance.now();
+      const req = http.get(${JSON.stringify(`${url}/health`)}, { agent: false }, (res) => { res.resume();
+        res.on('end', () => { samples.push(performance.now() - t); if (on) setTimeout(probe, 20); }); });
+      req.on('error', () => { samples.push(30000); if (on) setTimeout(probe, 20); }); };
+    probe();
+    process.on('message', () => { on = false; process.send(samples, () => process.exit(0)); });`;
+  const child: ChildProcess = spawn(process.execPath, ['-e', source], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('message', (samples) => resolve(samples as number[]));
+        child.send('stop');
+      }),
+  };
+}
+
+/** Single-message writes one after the other for `ms`, their latencies. */
+async function writes(url: string, ms: number): Promise<number[]> {
+  const out: number[] = [];
+  const until = performance.now() + ms;
+  for (let i = 0; performance.now() < until; i++) {
+    const body = { messages: [{ role: 'dm', content: `A gull lands on crate ${i}.` }] };
+    const r = await call(`${url}/v1/campaigns/storm/messages`, { method: 'POST', headers: auth(OTHER), body });
+    if (r.status === 201 || r.status === 200) out.push(r.ms);
+    await sleep(20);
+  }
+  return out;
+}
+
+/** `clients` callers each reading contexts back to back until `until`; the reads completed and their statuses. */
+async function storm(url: string, clients: number, until: () => boolean, token = FLOODER) {
+  let ok = 0;
+  let busy = 0;
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      while (!until()) {
+        const r = await call(`${url}${contextPath(c)}`, { headers: auth(token) });
+        if (r.status === 200) ok++;
+        else if (r.status === 503) busy++;
+        else failed++;
+      }
+    }),
+  );
+  return { ok, busy, failed };
+}
+
+/** Read storm: /health and single writes while `storm` player contexts run, against the same with nothing running. */
+async function readStorm(service: ServerProcess, s: Sizes): Promise<Figures> {
+  const idleProbe = startProber(service.url);
+  const idleWrites = await writes(service.url, s.stormMs / 2);
+  const idleHealth = await idleProbe.stop();
+  const stop = performance.now() + s.stormMs;
+  const probe = startProber(service.url);
+  const load = storm(service.url, s.storm, () => performance.now() > stop);
+  const stormWrites = await writes(service.url, s.stormMs);
+  const [health, reads] = [await probe.stop(), await load];
+  return {
+    [`/health p99 during the storm, ms (target ≤ ${HEALTH_P99_TARGET})`]: round(percentile(health, 99), 1),
+    [`/health max during the storm, ms (target ≤ ${HEALTH_MAX_TARGET})`]: round(Math.max(...health), 1),
+    [`write p99 storm / idle (target ≤ ${WRITE_TARGET})`]: ratio(
+      percentile(stormWrites, 99),
+      percentile(idleWrites, 99),
+    ),
+    stormRows: [
+      {
+        phase: 'idle',
+        '/health p50': round(percentile(idleHealth, 50), 1),
+        '/health p99': round(percentile(idleHealth, 99), 1),
+        'write p99 ms': round(percentile(idleWrites, 99), 1),
+        contexts: 0,
+        'contexts failed': 0,
+      },
+      {
+        phase: `${s.storm} player contexts`,
+        '/health p50': round(percentile(health, 50), 1),
+        '/health p99': round(percentile(health, 99), 1),
+        'write p99 ms': round(percentile(stormWrites, 99), 1),
+        contexts: reads.ok,
+        'contexts failed': reads.failed + reads.busy,
+      },
+    ],
+  };
+}
+
+/** Contexts per second with `clients` callers for `ms`. */
+async function throughput(url: string, clients: number, ms: number): Promise<number> {
+  const warm = performance.now() + 300; // the first reads of each thread load its tokenizer
+  await storm(url, clients, () => performance.now() > warm);
+  const end = performance.now() + ms;
+  const { ok } = await storm(url, clients, () => performance.now() > end);
+  return ok / (ms / 1000);
+}
+
+/** Another key's single reads, idle and while the flooder keeps `flood` reads queued. */
+async function fairness(service: ServerProcess, s: Sizes): Promise<Figures> {
+  // Bounded in time too: without fair share (a "before" build) each read waits for the whole flood.
+  const single = async () => {
+    const out: number[] = [];
+    const until = performance.now() + s.stormMs * 2;
+    for (let i = 0; i < s.samples && (i < 3 || performance.now() < until); i++)
+      out.push((await call(`${service.url}${contextPath(i)}`, { headers: auth(OTHER) })).ms);
+    return out;
+  };
+  const idle = await single();
+  let done = false;
+  const flood = storm(service.url, s.flood, () => done);
+  await sleep(300);
+  const loaded = await single();
+  done = true;
+  await flood;
+  return {
+    [`other key's context p99 with ${s.flood} queued / idle (target ≤ ${FAIRNESS_TARGET})`]: ratio(
+      percentile(loaded, 99),
+      percentile(idle, 99),
+    ),
+    fairnessRows: [
+      { phase: 'idle', 'p50 ms': round(percentile(idle, 50), 1), 'p99 ms': round(percentile(idle, 99), 1) },
+      {
+        phase: `${s.flood} reads of another key queued`,
+        'p50 ms': round(percentile(loaded, 50), 1),
+        'p99 ms': round(percentile(loaded, 99), 1),
+      },
+    ],
+  };
+}
+
+/** `count` sockets from 127.0.0.1 that never send a byte, then other addresses' requests: the share answered 200. */
+async function idleSockets(service: ServerProcess, count: number): Promise<Figures> {
+  const { port } = new URL(service.url);
+  const opened = await Promise.allSettled(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const sock = connect({ port: Number(port), host: '127.0.0.1', localAddress: '127.0.0.1' }, () =>
+            resolve(sock),
+          );
+          sock.on('error', reject);
+        }),
+    ),
+  );
+  const sockets = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+  for (const sock of sockets) sock.on('error', () => undefined);
+  const statuses: number[] = [];
+  const until = performance.now() + 60_000;
+  for (let i = 0; i < 100 && (i < 10 || performance.now() < until); i++) {
+    const path = i % 2 === 0 ? '/health' : contextPath(i);
+    const status = await new Promise<number>((resolve) => {
+      const req = httpRequest(
+        `${service.url}${path}`,
+        { headers: auth(OTHER), localAddress: `127.0.0.${2 + (i % 5)}`, agent: false },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', () => resolve(0));
+      // A request not answered within 5 s counts as not served (a client would have given up).
+      req.setTimeout(5_000, () => req.destroy());
+      req.end();
+    });
+    statuses.push(status);
+  }
+  const held = sockets.filter((x) => !x.destroyed).length;
+  for (const sock of sockets) sock.destroy();
+  return {
+    [`other clients' requests served with ${count} idle sockets open from one address, % (target ≥ ${SERVED_TARGET})`]:
+      round((100 * statuses.filter((x) => x === 200).length) / statuses.length, 1),
+    'idle sockets the service still held after the requests': held,
+  };
+}
+
+/**
+ * Fair share (DESIGN §13), on the built service (a child process): a storm of player contexts of a 5,000-message
+ * campaign against /health (probed from a third process) and single writes; context throughput with 2 read workers
+ * ÷ 1; another key's reads while one key keeps reads queued; other clients while one address holds 2,000 idle sockets.
+ */
+export async function runFairShareBench(options: BenchOptions): Promise<Figures> {
+  const s: Sizes = options.quick
+    ? { messages: 1000, stormMs: 2000, storm: 20, flood: 60, samples: 15, idleSockets: 2000 }
+    : { messages: 5000, stormMs: 8000, storm: 50, flood: 200, samples: 40, idleSockets: 2000 };
+  const tmp = tempDir('fair-share');
+  const dbPath = join(tmp.path, 'fair.db');
+  // BENCH_SERVICE_ENTRY: another build's main.js (a "before" of this section on the same machine).
+  const entry = process.env.BENCH_SERVICE_ENTRY || undefined;
+  const env = (workers: number) =>
+    localServiceEnv(dbPath, { READ_WORKERS: String(workers), LOREKEEPER_API_KEYS: `${FLOODER},${OTHER}` });
+  try {
+    let service = await spawnServer({ entry, dir: tmp.path, env: env(2), timeoutMs: 120_000 });
+    const figures: Figures = {};
+    try {
+      await seed(service.url, s.messages);
+      Object.assign(figures, await readStorm(service, s));
+      const two = await throughput(service.url, 8, s.stormMs / 2);
+      Object.assign(figures, await fairness(service, s));
+      Object.assign(figures, await idleSockets(service, s.idleSockets));
+      await service.stop();
+      service = await spawnServer({ entry, dir: tmp.path, env: env(1), timeoutMs: 120_000 });
+      const one = await throughput(service.url, 8, s.stormMs / 2);
+      figures[`contexts/s READ_WORKERS=2 ÷ 1 (target ≥ ${THROUGHPUT_TARGET})`] = ratio(two, one);
+      figures.throughputRows = [
+        { READ_WORKERS: 2, 'contexts/s': round(two, 1) },
+        { READ_WORKERS: 1, 'contexts/s': round(one, 1) },
+      ];
+    } finally {
+      await service.stop();
+    }
+    figures.notes = [
+      `${s.messages} messages in one tavern, 4 players; player contexts at budget=4000; ${s.storm} concurrent callers in the storm, each on a connection of its own.`,
+      '/health is polled every 20 ms by a separate process; writes are single-message POSTs one after the other.',
+      'The machine is shared: absolute numbers and the throughput ratio move with what else runs (see the load average).',
+    ];
+    return figures;
+  } finally {
+    tmp.cleanup();
+  }
+}
