@@ -1,4 +1,5 @@
 import { CampaignState, glossaryKey } from '@app/campaign';
+import { cutText } from '@app/common';
 import { capWords } from '@app/summarizer';
 import { allCoinedTerms } from './coined-terms';
 
@@ -14,9 +15,8 @@ export const MAX_DEFINITION_CHARS = 300;
 /** A definition as stored and served: at most MAX_DEFINITION_WORDS words and MAX_DEFINITION_CHARS characters. */
 export function capDefinition(text: string): string {
   const words = capWords(text, MAX_DEFINITION_WORDS);
-  if (words.length <= MAX_DEFINITION_CHARS) return words;
-  const chars = Array.from(words); // code points, so an emoji is never cut in half
-  return chars.length <= MAX_DEFINITION_CHARS ? words : `${chars.slice(0, MAX_DEFINITION_CHARS - 1).join('')}…`;
+  // §13: by grapheme (UTF-16 units), so neither an emoji nor an accented letter is cut in half.
+  return cutText(words, MAX_DEFINITION_CHARS);
 }
 
 /** Names the glossary must not coin again, compared case-insensitively; grows as terms are added. */
