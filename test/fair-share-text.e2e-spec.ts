@@ -44,7 +44,11 @@ describe('fair share: text is bounded and cut by grapheme', () => {
     await s.create();
     const emoji = (n: number) => Array.from({ length: n }, (_, i) => ['🐉', 'e\u0301', '👩‍👩‍👧'][i % 3]).join('');
     // Runs after one and after two letters: a cut at a fixed length lands inside a pair in one of them.
-    for (const [at, pad] of [['hall', 'x'], ['yard', 'xy'], ['gate', 'xyz']]) {
+    for (const [at, pad] of [
+      ['hall', 'x'],
+      ['yard', 'xy'],
+      ['gate', 'xyz'],
+    ]) {
       await s.location(at, at);
       await s.move(at);
       await s.say(
