@@ -56,6 +56,12 @@ export const configSchema = z
     STREAM_STALL_MS: int(30000, 10, 3_600_000),
     REQUEST_TIMEOUT_MS: int(30000, 1000, 600000),
     MAX_CONNECTIONS: int(1024, 1, 1_000_000),
+    // §13 fair share: bodies refused by a linear scan, and the glossary bounded per request, per campaign and per context.
+    MAX_JSON_KEYS: int(10_000, 1, 1_000_000),
+    MAX_NEW_TERMS_PER_REQUEST: int(20, 0, 10_000),
+    MAX_GLOSSARY_TERMS: int(2_000, 0, 1_000_000),
+    // Unset: 20 % of each context's budget.
+    GLOSSARY_MAX_TOKENS: z.coerce.number().int().min(0).max(200_000).optional(),
     // Read by apps/memory-service/src/boot-cache.ts before anything loads; validated here like the rest.
     BOOT_CACHE: z.enum(['on', 'off', 'warm']).default('on'),
   })
@@ -135,6 +141,14 @@ export interface AppConfig {
   requestTimeoutMs: number;
   /** Open connections beyond this are refused at accept time. */
   maxConnections: number;
+  /** §13: a JSON body with more keys than this (all objects together) is refused before it is parsed. */
+  maxJsonKeys: number;
+  /** §13: glossary terms one request's messages may coin (MAX_NEW_TERMS_PER_REQUEST). */
+  maxNewTermsPerRequest: number;
+  /** §13: coined glossary terms a campaign holds at most, bible and GM terms aside (MAX_GLOSSARY_TERMS). */
+  maxGlossaryTerms: number;
+  /** §13: the Glossary tokens a context never drops (GLOSSARY_MAX_TOKENS); null: 20 % of its budget. */
+  glossaryMaxTokens: number | null;
   /** BOOT_CACHE: `on` (default), `off`, or `warm` (boot, write the cache, exit; run by the build). */
   bootCache: 'on' | 'off' | 'warm';
 }
@@ -193,6 +207,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamStallMs: e.STREAM_STALL_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     maxConnections: e.MAX_CONNECTIONS,
+    maxJsonKeys: e.MAX_JSON_KEYS,
+    maxNewTermsPerRequest: e.MAX_NEW_TERMS_PER_REQUEST,
+    maxGlossaryTerms: e.MAX_GLOSSARY_TERMS,
+    glossaryMaxTokens: e.GLOSSARY_MAX_TOKENS ?? null,
     bootCache: e.BOOT_CACHE,
   };
 }

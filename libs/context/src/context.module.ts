@@ -31,7 +31,9 @@ function composerProvider(config: AppConfig): Provider {
       index: SearchIndex,
     ) => {
       const sections = buildSections({ counter, clock, campaigns, memories, layers, snapshots, index }, config);
-      return new ContextComposer(counter, sections, DEFAULT_RECALL_SHARE, config.minRecentMessages);
+      return new ContextComposer(counter, sections, DEFAULT_RECALL_SHARE, config.minRecentMessages, {
+        glossaryMaxTokens: config.glossaryMaxTokens,
+      });
     },
     inject: [TOKEN_COUNTER, CLOCK, CampaignReader, MemoryReader, LayersReader, SnapshotStore, SEARCH_INDEX],
   };

@@ -29,6 +29,7 @@ import { CampaignLease, CampaignOwnership, LeaseLostError } from './ownership/ca
 import { WorkerProgress } from './progress';
 import {
   CallAbout,
+  DEFAULT_TRIGGER_OPTIONS,
   planTasks,
   SceneAbout,
   ScopeTask,
@@ -60,6 +61,9 @@ export interface WorkerOptions {
   hotRounds?: number;
   /** §8: the longest "Previously" (ROLLING_SUMMARY_WORDS, 150). */
   rollingSummaryWords?: number;
+  /** §13 MAX_NEW_TERMS_PER_REQUEST (20) and MAX_GLOSSARY_TERMS (2,000). */
+  maxNewTermsPerRequest?: number;
+  maxGlossaryTerms?: number;
 }
 
 export interface WorkerLogger {
@@ -112,6 +116,9 @@ interface Pass {
 
 type Planned = { trigger: Trigger; task: ScopeTask }[];
 
+/** Requests whose glossary coining count is kept (see CampaignDrain.requestTerms). */
+const REQUESTS_KEPT = 1024;
+
 /** Campaigns whose last pass's end state is kept: a caught-up worker folds on from it instead of loading. */
 const ENDED_STATES = 256;
 
@@ -126,6 +133,11 @@ export class CampaignDrain {
   private readonly triggerOptions: TriggerOptions;
   /** The state each campaign's last pass ended at, with its timeline (a rewind reuses version numbers). */
   private readonly ended = new Map<string, { timeline: number; state: CampaignState }>();
+  /**
+   * §13: terms coined per request (campaign and correlation id), kept across passes: a 500-message request spans
+   * batches. The newest REQUESTS_KEPT only; a restart forgets them (a request then coins at most that many again).
+   */
+  private readonly requestTerms = new Map<string, { coined: number }>();
 
   /** `stop` aborts when the worker stops: in-flight summaries are abandoned and nothing of them commits. */
   constructor(
@@ -140,6 +152,8 @@ export class CampaignDrain {
       summaryIntervalRounds: o.summaryIntervalRounds ?? 4,
       hotRounds: o.hotRounds ?? 4,
       rollingSummaryWords: o.rollingSummaryWords ?? 150,
+      maxNewTermsPerRequest: o.maxNewTermsPerRequest ?? DEFAULT_TRIGGER_OPTIONS.maxNewTermsPerRequest,
+      maxGlossaryTerms: o.maxGlossaryTerms ?? DEFAULT_TRIGGER_OPTIONS.maxGlossaryTerms,
     };
   }
 
@@ -288,7 +302,20 @@ export class CampaignDrain {
       attempt: (about, call) => this.attempt({ campaignId, event, signal, calls }, about, call),
       skipped: (about, outcome, since, through) => this.skipped(campaignId, about, outcome, event, since, through),
       log: (message, context) => this.deps.logger.log(message, context),
+      requestTerms: this.requestTermsOf(campaignId, event),
     };
+  }
+
+  /** The coining count of the request that recorded `event` (its correlation id; an event without one is its own). */
+  private requestTermsOf(campaignId: string, event: StoredEvent): { coined: number } {
+    const key = `${campaignId}\n${event.metadata.correlationId ?? `@${event.version}`}`;
+    let count = this.requestTerms.get(key);
+    if (!count) {
+      count = { coined: 0 };
+      this.requestTerms.set(key, count);
+      if (this.requestTerms.size > REQUESTS_KEPT) this.requestTerms.delete(this.requestTerms.keys().next().value!);
+    }
+    return count;
   }
 
   private readsOf(pass: Pass, beforeVersion: number): TriggerReads {
