@@ -80,7 +80,7 @@ export async function createApp(
     app.useLogger(logging.nestLogger());
     logging.installRequestLogging(fastify);
   }
-  acceptJsonOnly(fastify);
+  acceptJsonOnly(fastify, config);
   installHooks(app, fastify);
   installApiKeyAuth(fastify, config);
   serveOpenApi(app);
