@@ -160,7 +160,7 @@ export async function runHostileBench(options: BenchOptions): Promise<Figures> {
     loop.disable();
     const p50 = (xs: number[]) => round(percentile(xs, 50));
     const dates = await relativeDatePair(t, options.quick, options.quick ? 5 : 15);
-    const blocking = await singleRequestBlocking(t, options.quick);
+    const blocking = await singleRequestBlocking(t);
     return {
       [`context p50 hostile / prose (target ≤ ${RATIO_TARGET})`]: ratio(p50(hostileMs), p50(proseMs)),
       [`event-loop delay p99 during the hostile reads, ms (target ≤ ${LOOP_TARGET_MS})`]: round(

@@ -1,3 +1,4 @@
+import { giveBack } from '@app/common';
 import { Audience, BuiltSection, ContextRequest, ContextSection, ContextSnapshot, DroppedEntry } from './context.types';
 import { OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
 import { DROP_ORDER, PRESETS } from './sections';
@@ -316,9 +317,6 @@ function pickVictim(members: ComposedSection[]): { section: ComposedSection; ind
   }
   return best;
 }
-
-/** Lets the event loop run what waits (other requests' I/O, timers) before the caller goes on. */
-const giveBack = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const sum = (sections: ComposedSection[]) => sections.reduce((n, s) => n + s.tokens, 0);
 
