@@ -1,8 +1,18 @@
-import Sqlite from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WalCheckpointer } from './wal-checkpointer';
+
+/** The slice of better-sqlite3 this spec uses (the package ships no types). */
+interface SqliteDb {
+  prepare(sql: string): { run(...params: unknown[]): unknown; get(): unknown };
+  exec(sql: string): void;
+  pragma(sql: string): unknown;
+  transaction(fn: () => void): () => void;
+  close(): void;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- no types: the slice above
+const Sqlite = require('better-sqlite3') as new (path: string) => SqliteDb;
 
 describe('WalCheckpointer (§13: checkpoints off the event loop)', () => {
   it("folds the service connection's WAL into the database file from its own thread", async () => {
