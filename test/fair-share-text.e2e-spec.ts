@@ -1,4 +1,5 @@
 import { hasLoneSurrogate } from '@app/common';
+import { readEverything } from './support/read-everything';
 import { scenario } from './support/scenario';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -61,6 +62,8 @@ describe('fair share: text is bounded and cut by grapheme', () => {
     await s.move('end');
     await s.settled();
     const served = [
+      // Every read a client can make (memories, events, messages, glossary, contexts, search…), and these:
+      await readEverything(t, 'emoji-cuts'),
       await s.memories(),
       (await t.http('GET', '/v1/campaigns/emoji-cuts/glossary')).body,
       (await s.context('?agent=dm&format=json&query=Ember%20Court')).body,
