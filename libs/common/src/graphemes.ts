@@ -6,6 +6,12 @@ const ELLIPSIS = '…';
 
 /** True when `code` (a UTF-16 unit) is printable ASCII other than a line break: a grapheme always starts there. */
 const startsGrapheme = (code: number) => code >= 0x20 && code < 0x7f;
+/** How far back from a cut a known boundary is looked for before segmenting from the start. */
+const RESYNC_UNITS = 1_024;
+
+/** True when a grapheme surely starts at `i`: printable ASCII after anything below the combining marks. */
+const boundaryAt = (text: string, i: number) =>
+  i === 0 || (startsGrapheme(text.charCodeAt(i)) && text.charCodeAt(i - 1) < 0x300);
 
 /**
  * The longest prefix of `text` of at most `max` UTF-16 units that ends between two graphemes. Linear in `max`. A first
@@ -16,11 +22,16 @@ export function graphemePrefix(text: string, max: number): string {
   if (text.length <= max) return text;
   if (max <= 0) return '';
   // Fast path: before a printable ASCII unit that follows anything below the combining marks, a grapheme ends.
-  if (startsGrapheme(text.charCodeAt(max)) && text.charCodeAt(max - 1) < 0x300) return text.slice(0, max);
-  let end = 0;
-  for (const { index, segment } of SEGMENTER.segment(text)) {
-    if (index + segment.length > max) break;
-    end = index + segment.length;
+  if (boundaryAt(text, max)) return text.slice(0, max);
+  // Segmenting is slow (µs a grapheme): start from the nearest sure boundary before the cut, else from the start.
+  let from = max - 1;
+  while (from > 0 && from > max - RESYNC_UNITS && !boundaryAt(text, from)) from--;
+  if (!boundaryAt(text, from)) from = 0;
+  let end = from;
+  // Up to the whole code point at the cut: whether a grapheme ends there depends on it.
+  for (const { index, segment } of SEGMENTER.segment(text.slice(from, max + 2))) {
+    if (from + index + segment.length > max) break;
+    end = from + index + segment.length;
   }
   if (end > 0) return text.slice(0, end);
   const last = text.charCodeAt(max - 1);
