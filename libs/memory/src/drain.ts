@@ -21,6 +21,7 @@ import {
 } from '@app/summarizer';
 import { EntityManager } from 'typeorm';
 import { KnownTerms, knownTermsOf } from './glossary/known-terms';
+import { RequestTerms } from './glossary/request-terms';
 import { LayersReader } from './layers.reader';
 import { MemoryEvent } from './memory-events';
 import { MemoryProjector } from './memory.projector';
@@ -119,9 +120,6 @@ type Planned = { trigger: Trigger; task: ScopeTask }[];
 /** Work the drain does between two turns of the event loop, ms. */
 const SLICE_MS = 10;
 
-/** Requests whose glossary coining count is kept (see CampaignDrain.requestTerms). */
-const REQUESTS_KEPT = 1024;
-
 /** Campaigns whose last pass's end state is kept: a caught-up worker folds on from it instead of loading. */
 const ENDED_STATES = 256;
 
@@ -136,11 +134,8 @@ export class CampaignDrain {
   private readonly triggerOptions: TriggerOptions;
   /** The state each campaign's last pass ended at, with its timeline (a rewind reuses version numbers). */
   private readonly ended = new Map<string, { timeline: number; state: CampaignState }>();
-  /**
-   * §13: terms coined per request (campaign and correlation id), kept across passes: a 500-message request spans
-   * batches. The newest REQUESTS_KEPT only; a restart forgets them (a request then coins at most that many again).
-   */
-  private readonly requestTerms = new Map<string, { coined: number }>();
+  /** §13: terms coined per request, kept across passes. */
+  private readonly requestTerms = new RequestTerms();
 
   /** `stop` aborts when the worker stops: in-flight summaries are abandoned and nothing of them commits. */
   constructor(
@@ -312,20 +307,8 @@ export class CampaignDrain {
       attempt: (about, call) => this.attempt({ campaignId, event, signal, calls }, about, call),
       skipped: (about, outcome, since, through) => this.skipped(campaignId, about, outcome, event, since, through),
       log: (message, context) => this.deps.logger.log(message, context),
-      requestTerms: this.requestTermsOf(campaignId, event),
+      requestTerms: this.requestTerms.of(campaignId, event),
     };
-  }
-
-  /** The coining count of the request that recorded `event` (its correlation id; an event without one is its own). */
-  private requestTermsOf(campaignId: string, event: StoredEvent): { coined: number } {
-    const key = `${campaignId}\n${event.metadata.correlationId ?? `@${event.version}`}`;
-    let count = this.requestTerms.get(key);
-    if (!count) {
-      count = { coined: 0 };
-      this.requestTerms.set(key, count);
-      if (this.requestTerms.size > REQUESTS_KEPT) this.requestTerms.delete(this.requestTerms.keys().next().value!);
-    }
-    return count;
   }
 
   private readsOf(pass: Pass, beforeVersion: number): TriggerReads {
