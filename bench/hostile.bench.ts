@@ -4,6 +4,7 @@ import { startTestApp, TestApp, tempDb } from '../test/support/test-app';
 import { BenchOptions, Figures } from './support/bench-suite';
 import { percentile, ratio, round } from './support/stats';
 import { rng, TEMPLATES } from './support/story-text';
+import { BLOCK_TARGET_MS, singleRequestBlocking } from './single-request.bench';
 
 const RATIO_TARGET = 2;
 const LOOP_TARGET_MS = 50;
@@ -53,6 +54,51 @@ async function campaign(
   for (const content of texts) await ok('POST', '/messages', { messages: [{ role: 'npc', speaker: 'Mira', content }] });
   const { version } = await ok('GET', '');
   await ok('GET', `/context?minVersion=${version}&waitMs=30000`);
+}
+
+/** Posts `texts` as npc lines, 60 a request (under the 1 MiB body), then ends a round: the window is every round. */
+async function windowCampaign(t: TestApp, cid: string, texts: string[]): Promise<void> {
+  const created = await t.http('POST', '/v1/campaigns', { id: cid, name: cid });
+  if (created.status !== 201) throw new Error(`create ${cid} → ${created.status}`);
+  for (let i = 0; i < texts.length; i += 60) {
+    const messages = texts.slice(i, i + 60).map((content) => ({ role: 'npc', speaker: 'Mira', content }));
+    const res = await t.http('POST', `/v1/campaigns/${cid}/messages`, { messages });
+    if (res.status !== 201) throw new Error(`messages ${cid} → ${res.status} ${res.text.slice(0, 200)}`);
+  }
+  const ended = await t.http('POST', `/v1/campaigns/${cid}/commands/end-round`, {});
+  if (ended.status >= 300) throw new Error(`end-round ${cid} → ${ended.status}`);
+  const { version } = (await t.http('GET', `/v1/campaigns/${cid}`)).body;
+  await t.http('GET', `/v1/campaigns/${cid}/context?minVersion=${version}&waitMs=60000`);
+}
+
+/**
+ * §13 (issue 29): "two days ago " repeated to the content limit in every message of a whole-story window against prose
+ * of the same size; the annotator once ran over every phrase of every message (4–5.5 s a context at 600 messages).
+ */
+async function relativeDatePair(t: TestApp, quick: boolean, reads: number): Promise<{ dates: number; prose: number }> {
+  const n = quick ? 100 : 600;
+  await windowCampaign(
+    t,
+    'dates',
+    Array.from({ length: n }, () => 'two days ago '.repeat(1_300).slice(0, CONTENT)),
+  );
+  await windowCampaign(
+    t,
+    'dates-prose',
+    Array.from({ length: n }, (_, i) => prose(CONTENT, 1_000 + i)),
+  );
+  const timed = async (cid: string) => {
+    const started = performance.now();
+    const res = await fetch(`${t.url}/v1/campaigns/${cid}/context?agent=dm&budget=4000&format=json`);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`context ${cid} → ${res.status}`);
+    return performance.now() - started;
+  };
+  await timed('dates-prose');
+  await timed('dates');
+  const ms: Record<string, number[]> = { dates: [], 'dates-prose': [] };
+  for (let i = 0; i < reads; i++) for (const cid of ['dates-prose', 'dates']) ms[cid].push(await timed(cid));
+  return { dates: percentile(ms.dates, 50), prose: percentile(ms['dates-prose'], 50) };
 }
 
 /**
@@ -113,6 +159,8 @@ export async function runHostileBench(options: BenchOptions): Promise<Figures> {
     for (let i = 0; i < reads; i++) hostileMs.push(await timed('hostile'));
     loop.disable();
     const p50 = (xs: number[]) => round(percentile(xs, 50));
+    const dates = await relativeDatePair(t, options.quick, options.quick ? 5 : 15);
+    const blocking = await singleRequestBlocking(t);
     return {
       [`context p50 hostile / prose (target ≤ ${RATIO_TARGET})`]: ratio(p50(hostileMs), p50(proseMs)),
       [`event-loop delay p99 during the hostile reads, ms (target ≤ ${LOOP_TARGET_MS})`]: round(
@@ -122,7 +170,15 @@ export async function runHostileBench(options: BenchOptions): Promise<Figures> {
       'event-loop delay max during the hostile reads (first read included), ms': round(loop.max / 1e6, 1),
       'event-loop delay p99 during the prose reads, ms': round(proseLoop.percentile(99) / 1e6, 1),
       'first (uncached) context: hostile / prose': ratio(coldHostile, coldProse),
+      [`context p50 "two days ago" × 16,000 / prose, whole-story window (target ≤ ${RATIO_TARGET})`]: ratio(
+        round(dates.dates),
+        round(dates.prose),
+      ),
+      [`single request: worst /health from another process, ms (target ≤ ${BLOCK_TARGET_MS})`]: round(
+        Math.max(...blocking.map((r) => Number(r['/health max ms']))),
+      ),
       'CPU per context p50 (service and client): hostile / prose': ratio(p50(cpuMs.hostile), p50(cpuMs.prose)),
+      blocking,
       rows: [
         {
           campaign: 'hostile',
@@ -141,6 +197,8 @@ export async function runHostileBench(options: BenchOptions): Promise<Figures> {
       ],
       notes: [
         `${hostile.length} messages of ${CONTENT} characters (${HOSTILE_KINDS.join(', ')}; each repeated and pseudo-random) and a bible of 2 × ${BIBLE}; prose of equal lengths in characters (the hostile text is 1–3× the UTF-8 bytes).`,
+        `"two days ago" pair: ${options.quick ? 100 : 600} messages of ${CONTENT} characters each, a round ended so the window is the whole story; p50 ${round(dates.dates)} ms vs ${round(dates.prose)} ms.`,
+        'Single requests: /health polled every 10 ms by a child process; the slowest round trip that overlapped the request.',
         'Token counts are cached per text: the first read pays the counting (in slices that give the event loop back), later reads do not.',
         'The app runs in the bench process, so the event-loop delay is the service’s own; the machine is shared, so numbers are noisy.',
       ],

@@ -89,7 +89,7 @@ export async function createApp(
     logging.installRequestLogging(fastify);
   }
   installSecurityHeaders(fastify);
-  acceptJsonOnly(fastify);
+  acceptJsonOnly(fastify, config);
   installHooks(app, fastify);
   installApiKeyAuth(fastify, config);
   serveOpenApi(app);

@@ -8,3 +8,6 @@ export class AsyncMutex {
     return result;
   }
 }
+
+/** Lets the event loop run what waits (other requests' I/O, timers) before the caller goes on. */
+export const giveBack = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));

@@ -10,6 +10,20 @@ describe('configuration', () => {
     expect(c.summarizer).toBe('local');
     expect(c.summaryAttempts).toBe(2);
     expect(c.contextMemoryLimit).toBe(3);
+    expect([c.maxJsonKeys, c.maxNewTermsPerRequest, c.maxGlossaryTerms, c.glossaryMaxTokens]).toEqual([
+      10_000,
+      20,
+      2_000,
+      null,
+    ]);
+  });
+
+  it('validates the §13 limits at boot, naming the variable', () => {
+    expect(() => loadConfig({ MAX_JSON_KEYS: '0' })).toThrow(/MAX_JSON_KEYS/);
+    expect(() => loadConfig({ MAX_NEW_TERMS_PER_REQUEST: 'many' })).toThrow(/MAX_NEW_TERMS_PER_REQUEST/);
+    expect(() => loadConfig({ MAX_GLOSSARY_TERMS: '-1' })).toThrow(/MAX_GLOSSARY_TERMS/);
+    expect(() => loadConfig({ GLOSSARY_MAX_TOKENS: '1.5' })).toThrow(/GLOSSARY_MAX_TOKENS/);
+    expect(loadConfig({ GLOSSARY_MAX_TOKENS: '300' }).glossaryMaxTokens).toBe(300);
   });
 
   it('picks the Anthropic summarizer when a key is set', () => {

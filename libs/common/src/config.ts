@@ -62,6 +62,12 @@ export const configSchema = z
     READ_QUEUE: int(256, 1, 100_000),
     HEADERS_TIMEOUT_MS: int(5000, 100, 600_000),
     MAX_CONNECTIONS_PER_IP: int(256, 1, 1_000_000),
+    // §13 fair share: bodies refused by a linear scan, and the glossary bounded per request, per campaign and per context.
+    MAX_JSON_KEYS: int(10_000, 1, 1_000_000),
+    MAX_NEW_TERMS_PER_REQUEST: int(20, 0, 10_000),
+    MAX_GLOSSARY_TERMS: int(2_000, 0, 1_000_000),
+    // Unset: 20 % of each context's budget.
+    GLOSSARY_MAX_TOKENS: z.coerce.number().int().min(0).max(200_000).optional(),
     // Read by apps/memory-service/src/boot-cache.ts before anything loads; validated here like the rest.
     BOOT_CACHE: z.enum(['on', 'off', 'warm']).default('on'),
   })
@@ -149,6 +155,14 @@ export interface AppConfig {
   headersTimeoutMs: number;
   /** §13: open connections per client address; more are closed at accept time. */
   maxConnectionsPerIp: number;
+  /** §13: a JSON body with more keys than this (all objects together) is refused before it is parsed. */
+  maxJsonKeys: number;
+  /** §13: glossary terms one request's messages may coin (MAX_NEW_TERMS_PER_REQUEST). */
+  maxNewTermsPerRequest: number;
+  /** §13: coined glossary terms a campaign holds at most, bible and GM terms aside (MAX_GLOSSARY_TERMS). */
+  maxGlossaryTerms: number;
+  /** §13: the Glossary tokens a context never drops (GLOSSARY_MAX_TOKENS); null: 20 % of its budget. */
+  glossaryMaxTokens: number | null;
   /** BOOT_CACHE: `on` (default), `off`, or `warm` (boot, write the cache, exit; run by the build). */
   bootCache: 'on' | 'off' | 'warm';
 }
@@ -211,6 +225,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     readQueue: e.READ_QUEUE,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     maxConnectionsPerIp: e.MAX_CONNECTIONS_PER_IP,
+    maxJsonKeys: e.MAX_JSON_KEYS,
+    maxNewTermsPerRequest: e.MAX_NEW_TERMS_PER_REQUEST,
+    maxGlossaryTerms: e.MAX_GLOSSARY_TERMS,
+    glossaryMaxTokens: e.GLOSSARY_MAX_TOKENS ?? null,
     bootCache: e.BOOT_CACHE,
   };
 }

@@ -6,3 +6,4 @@ export * from './config';
 export * from './async-mutex';
 export * from './api-keys';
 export * from './model-prices';
+export * from './graphemes';

@@ -1,9 +1,11 @@
+import { giveBack } from '@app/common';
 import { Audience, BuiltSection, ContextRequest, ContextSection, ContextSnapshot, DroppedEntry } from './context.types';
 import { OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
 import { DROP_ORDER, PRESETS } from './sections';
 import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
 import { layoutTokens } from './text-layout';
 import { TokenCounter } from './token-counter.port';
+import { glossaryRoom, leastRecentlyUsed, markGlossaryUse } from './glossary-budget';
 
 /** See ContextComposer's `recallShare`. */
 export const DEFAULT_RECALL_SHARE = 0.95;
@@ -59,6 +61,8 @@ export class ContextComposer {
      */
     private readonly recallShare = DEFAULT_RECALL_SHARE,
     private readonly minRecent = DEFAULT_MIN_RECENT_MESSAGES,
+    /** §13 GLOSSARY_MAX_TOKENS: Glossary tokens never dropped (null: 20 % of the budget). */
+    private readonly limits: { glossaryMaxTokens: number | null } = { glossaryMaxTokens: null },
   ) {
     for (const s of sections) this.table.set(s.key, s);
   }
@@ -249,10 +253,16 @@ export class ContextComposer {
     // Whether the budget took anything that goes after Recall (memories, the newest Recent Messages): then Recall
     // gets no room back, however much is left.
     let pastRecall = false;
+    // §13: the Glossary keeps `room` tokens; past them its terms go with memories, least recently used first.
+    const room = glossaryRoom(budget, this.limits.glossaryMaxTokens);
+    const glossary = sections.find((s) => s.key === 'glossary');
+    if (glossary && glossary.tokens > room && used > budget) markGlossaryUse(glossary.entries, recent?.entries ?? []);
+    const droppable = (s: ComposedSection, keepNewest?: true) =>
+      (!keepNewest || s.entries.length > this.minRecent) && (s !== glossary || s.tokens > room);
     for (const group of DROP_ORDER) {
       const members = sections.filter((s) => group.keys.includes(s.key));
       while (used > budget) {
-        const victim = pickVictim(members.filter((s) => !group.keepNewest || s.entries.length > this.minRecent));
+        const victim = pickVictim(members.filter((s) => droppable(s, group.keepNewest)));
         if (!victim) break;
         pastRecall ||= DROP_ORDER.indexOf(group) > DROP_ORDER.findIndex((g) => g.keys.includes('recall'));
         drop(victim.section, victim.index);
@@ -295,20 +305,18 @@ export class ContextComposer {
   }
 }
 
-/** Recent and memories lose their oldest entry first; recall (ranked best first) its lowest rank. */
+/** Recent and memories lose their oldest entry first, the Glossary its least recently used; recall its lowest rank. */
 function pickVictim(members: ComposedSection[]): { section: ComposedSection; index: number } | null {
   let best: { section: ComposedSection; index: number; at: string } | null = null;
   for (const section of members) {
     if (section.entries.length === 0) continue;
     if (section.key === 'recall') return { section, index: section.entries.length - 1 };
-    const at = section.entries[0].createdAt ?? '';
-    if (!best || at < best.at) best = { section, index: 0, at };
+    const index = section.key === 'glossary' ? leastRecentlyUsed(section.entries) : 0;
+    const at = (section.key === 'glossary' ? section.entries[index].usedAt : section.entries[0].createdAt) ?? '';
+    if (!best || at < best.at) best = { section, index, at };
   }
   return best;
 }
-
-/** Lets the event loop run what waits (other requests' I/O, timers) before the caller goes on. */
-const giveBack = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const sum = (sections: ComposedSection[]) => sections.reduce((n, s) => n + s.tokens, 0);
 

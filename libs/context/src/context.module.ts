@@ -20,7 +20,15 @@ export class GetContextHandler implements IQueryHandler<GetContextQuery> {
 
 /** The composer over every section: built by ContextModule, and by each read worker (DESIGN §13) over its own readers. */
 export function createComposer(deps: SectionDeps, config: AppConfig): ContextComposer {
-  return new ContextComposer(deps.counter, buildSections(deps, config), DEFAULT_RECALL_SHARE, config.minRecentMessages);
+  return new ContextComposer(
+    deps.counter,
+    buildSections(deps, config),
+    DEFAULT_RECALL_SHARE,
+    config.minRecentMessages,
+    {
+      glossaryMaxTokens: config.glossaryMaxTokens,
+    },
+  );
 }
 
 function composerProvider(config: AppConfig): Provider {

@@ -9,7 +9,7 @@ export function renderJson(c: ComposedContext): Record<string, unknown> {
       processedVersion: c.processedVersion,
       sections: c.sections.map((s) => ({
         title: s.title,
-        entries: s.entries.map(({ tokens: _t, body: _b, ...e }) => e),
+        entries: s.entries.map(({ tokens: _t, body: _b, usedAt: _u, ...e }) => e),
       })),
     };
   }
@@ -23,7 +23,7 @@ export function renderJson(c: ComposedContext): Record<string, unknown> {
       key: s.key,
       title: s.title,
       tokens: s.tokens,
-      entries: s.entries.map(({ body: _b, ...e }) => e),
+      entries: s.entries.map(({ body: _b, usedAt: _u, ...e }) => e),
     })),
     tokens: { budget: c.budget, used: c.used },
     dropped: c.dropped,

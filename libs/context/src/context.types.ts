@@ -53,6 +53,8 @@ export interface SectionEntry {
   tokens?: number;
   /** A message's own words (no index or speaker): what the no-sentence-twice rule compares. Not in the response. */
   body?: string;
+  /** §13: when a Glossary term was last used (the budget drops the least recently used first). Not in the response. */
+  usedAt?: string;
 }
 
 export interface BuiltSection {

@@ -1,4 +1,4 @@
-import { annotateRelativeDates } from './relative-dates';
+import { annotateRelativeDates, MAX_DATE_MATCHES } from './relative-dates';
 
 // Monday 8 May 2023, 13:56 story time.
 const MONDAY = '2023-05-08T13:56:00.000Z';
@@ -62,5 +62,19 @@ describe('annotateRelativeDates', () => {
     expect(annotateRelativeDates(once, MONDAY)).toBe(once);
     expect(annotateRelativeDates('yesterday', undefined)).toBe('yesterday');
     expect(annotateRelativeDates('yesterday', 'not a date')).toBe('yesterday');
+  });
+
+  it('annotates at most MAX_DATE_MATCHES expressions of a message and leaves the rest of a hostile text as it is', () => {
+    const text = 'two days ago '.repeat(1300).slice(0, 16_000);
+    const out = annotateRelativeDates(text, MONDAY);
+    expect(out.split('two days ago [6 May 2023]')).toHaveLength(MAX_DATE_MATCHES + 1);
+    const cut = out.lastIndexOf('[6 May 2023]') + '[6 May 2023]'.length;
+    expect(out.slice(cut)).toBe(text.slice(cut - MAX_DATE_MATCHES * ' [6 May 2023]'.length));
+  });
+
+  it('finds "for N years" after a present perfect up to eight words back, and not further', () => {
+    expect(annotateRelativeDates("I've had them for 3 years", MONDAY)).toBe("I've had them for 3 years [since 2020]");
+    const far = 'I have a b c d e f g h i for 3 years';
+    expect(annotateRelativeDates(far, MONDAY)).toBe(far);
   });
 });

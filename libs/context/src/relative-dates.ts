@@ -32,14 +32,20 @@ const RELATIVE = new RegExp(
     `(?<ago>${COUNT}\\s+(day|week|month|year)s?\\s+ago)`,
     `(?<!\\bthe\\s)(?<shift>(last|next|this\\s+past)\\s+(week|weekend|month|year|${WEEKDAYS.join('|')}))`,
     // A duration up to now: "I've had them for 3 years", "seven years now" (after a present perfect, or with "now").
-    `(?<=\\b(?:'ve|have|has)\\s+(?:\\w+\\s+){0,8}?)` +
-      `(?<since>for\\s+(?:about\\s+)?${COUNT}\\s+(month|year)s?(?:\\s+now)?)`,
+    // The look-behind follows "for" so that it runs only where "for" is, not at every word (issue 29: linear scans).
+    `(?<since>for(?<=\\b(?:'ve|have|has)\\s+(?:\\w+\\s+){0,8}?for)\\s+(?:about\\s+)?${COUNT}\\s+(month|year)s?` +
+      `(?:\\s+now)?)`,
     `(?<sincenow>(?:for\\s+(?:about\\s+)?)?${COUNT}\\s+(month|year)s?\\s+now)`,
   ]
     .map((p) => `\\b${p}\\b`)
     .join('|'),
   'giu',
 );
+
+/** The most expressions of one message that are looked at (annotated or not); the rest of the text is left as is. */
+export const MAX_DATE_MATCHES = 16;
+/** An expression already followed by its date ("yesterday [7 May 2023]") is left alone. */
+const ANNOTATED = /\s*\[/uy;
 
 /**
  * A message's relative time expressions followed by the absolute story date they name, computed from the message's
@@ -54,13 +60,23 @@ export function annotateRelativeDates(text: string, at: string | undefined): str
   const now = new Date(at);
   if (Number.isNaN(now.getTime())) return text;
   const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return text.replace(RELATIVE, (match: string, ...args: unknown[]) => {
-    const offset = args[args.length - 3] as number;
-    const whole = args[args.length - 2] as string;
-    if (/^\s*\[/u.test(whole.slice(offset + match.length))) return match;
-    const date = resolve(match.toLowerCase().replace(/\s+/gu, ' '), day);
-    return date ? `${match} [${date}]` : match;
-  });
+  let out = '';
+  let from = 0;
+  RELATIVE.lastIndex = 0;
+  // §13: at most MAX_DATE_MATCHES expressions a message, then the scan stops: "two days ago" × 16,000 characters
+  // cost one scan of the text, not a date per phrase.
+  for (let n = 0; n < MAX_DATE_MATCHES; n++) {
+    const m = RELATIVE.exec(text);
+    if (!m) break;
+    const end = m.index + m[0].length;
+    ANNOTATED.lastIndex = end;
+    if (ANNOTATED.test(text)) continue;
+    const date = resolve(m[0].toLowerCase().replace(/\s+/gu, ' '), day);
+    if (!date) continue;
+    out += `${text.slice(from, end)} [${date}]`;
+    from = end;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /** The absolute date one matched expression names, relative to `day` (midnight UTC, ms). */

@@ -7,7 +7,7 @@ import {
   retractedAmong,
   StoredMessage,
 } from '@app/campaign';
-import { DomainError } from '@app/common';
+import { DomainError, giveBack } from '@app/common';
 import { Database } from '@app/database';
 import { EventStore, gameStream, memoryStream, NewEvent, StoredEvent } from '@app/event-store';
 import {
@@ -21,6 +21,7 @@ import {
 } from '@app/summarizer';
 import { EntityManager } from 'typeorm';
 import { KnownTerms, knownTermsOf } from './glossary/known-terms';
+import { RequestTerms } from './glossary/request-terms';
 import { LayersReader } from './layers.reader';
 import { MemoryEvent } from './memory-events';
 import { MemoryProjector } from './memory.projector';
@@ -29,6 +30,7 @@ import { CampaignLease, CampaignOwnership, LeaseLostError } from './ownership/ca
 import { WorkerProgress } from './progress';
 import {
   CallAbout,
+  DEFAULT_TRIGGER_OPTIONS,
   planTasks,
   SceneAbout,
   ScopeTask,
@@ -60,6 +62,9 @@ export interface WorkerOptions {
   hotRounds?: number;
   /** §8: the longest "Previously" (ROLLING_SUMMARY_WORDS, 150). */
   rollingSummaryWords?: number;
+  /** §13 MAX_NEW_TERMS_PER_REQUEST (20) and MAX_GLOSSARY_TERMS (2,000). */
+  maxNewTermsPerRequest?: number;
+  maxGlossaryTerms?: number;
 }
 
 export interface WorkerLogger {
@@ -112,6 +117,9 @@ interface Pass {
 
 type Planned = { trigger: Trigger; task: ScopeTask }[];
 
+/** Work the drain does between two turns of the event loop, ms. */
+const SLICE_MS = 10;
+
 /** Campaigns whose last pass's end state is kept: a caught-up worker folds on from it instead of loading. */
 const ENDED_STATES = 256;
 
@@ -126,6 +134,8 @@ export class CampaignDrain {
   private readonly triggerOptions: TriggerOptions;
   /** The state each campaign's last pass ended at, with its timeline (a rewind reuses version numbers). */
   private readonly ended = new Map<string, { timeline: number; state: CampaignState }>();
+  /** §13: terms coined per request, kept across passes. */
+  private readonly requestTerms = new RequestTerms();
 
   /** `stop` aborts when the worker stops: in-flight summaries are abandoned and nothing of them commits. */
   constructor(
@@ -140,6 +150,8 @@ export class CampaignDrain {
       summaryIntervalRounds: o.summaryIntervalRounds ?? 4,
       hotRounds: o.hotRounds ?? 4,
       rollingSummaryWords: o.rollingSummaryWords ?? 150,
+      maxNewTermsPerRequest: o.maxNewTermsPerRequest ?? DEFAULT_TRIGGER_OPTIONS.maxNewTermsPerRequest,
+      maxGlossaryTerms: o.maxGlossaryTerms ?? DEFAULT_TRIGGER_OPTIONS.maxGlossaryTerms,
     };
   }
 
@@ -162,8 +174,15 @@ export class CampaignDrain {
     if (this.deps.options.writeAhead) await this.deps.options.usage?.sweep(campaignId);
     const pass: Pass = { lease, timeline, state, processed, memoryVersion, plain: null, cursors: null, known: null };
     try {
+      let slice = performance.now();
       for (const event of events) {
         if (this.halted(lease)) return false;
+        // §13: over SQLite a batch never waits for I/O; the loop is given back every SLICE_MS of work (a 500-message
+        // post's batch of coining and planning held it 50–100 ms after the post was answered).
+        if (performance.now() - slice > SLICE_MS) {
+          await giveBack();
+          slice = performance.now();
+        }
         await this.handle(pass, event);
       }
       if (pass.plain !== null) pass.processed = await this.advance(pass, pass.processed, pass.plain);
@@ -288,6 +307,7 @@ export class CampaignDrain {
       attempt: (about, call) => this.attempt({ campaignId, event, signal, calls }, about, call),
       skipped: (about, outcome, since, through) => this.skipped(campaignId, about, outcome, event, since, through),
       log: (message, context) => this.deps.logger.log(message, context),
+      requestTerms: this.requestTerms.of(campaignId, event),
     };
   }
 

@@ -44,6 +44,8 @@ type WorkerConfig = Pick<
   | 'summaryIntervalRounds'
   | 'hotRounds'
   | 'rollingSummaryWords'
+  | 'maxNewTermsPerRequest'
+  | 'maxGlossaryTerms'
 >;
 
 /** After each commit that appended events: the worker looks at that campaign again. */
@@ -93,6 +95,8 @@ function workerOptions(
     summaryIntervalRounds: config.summaryIntervalRounds,
     hotRounds: config.hotRounds,
     rollingSummaryWords: config.rollingSummaryWords,
+    maxNewTermsPerRequest: config.maxNewTermsPerRequest,
+    maxGlossaryTerms: config.maxGlossaryTerms,
     onOutcome: hooks?.onOutcome,
     usage: ledger,
     writeAhead: options.writeAhead,

@@ -1,5 +1,6 @@
 import { partialUsageOf } from './call-error';
-import { ChunkingSummarizer } from './chunking.summarizer';
+import { hasLoneSurrogate } from '@app/common';
+import { ChunkingSummarizer, DEFAULT_MAX_INPUT_CHARS } from './chunking.summarizer';
 import { LocalSummarizer } from './local.summarizer';
 import {
   LocationSummaryInput,
@@ -138,6 +139,21 @@ describe('ChunkingSummarizer', () => {
     const { text } = await chunking.summarizeLocation({ campaignId: 'c', location, messages });
     expect(text.startsWith('At Crypt: ')).toBe(true);
     expect(text.match(/At Crypt/g)).toHaveLength(1);
+  });
+
+  it('converges on a window its model cannot shorten: each chunk summary is capped to its share of the merge', async () => {
+    // An echoing model: what a run of one letter gets from a summarizer that keeps its "sentence" whole.
+    const echo = new RecordingSummarizer();
+    echo.summarizeLocation = (input: Call['input']) =>
+      Promise.resolve({ text: input.messages.map((m) => m.content).join(' '), inputTokens: 1, outputTokens: 1 });
+    const chunking = new ChunkingSummarizer(echo);
+    const messages = [...'abcdef'].map((letter, i) => msg(i, `${letter}${'🐉'.repeat(8_000)}`.slice(0, 16_000)));
+    const { text } = await chunking.summarizeLocation({ campaignId: 'c', location, messages });
+    expect(text.length).toBeLessThanOrEqual(DEFAULT_MAX_INPUT_CHARS);
+    expect(hasLoneSurrogate(text)).toBe(false);
+    const local = new ChunkingSummarizer(new LocalSummarizer());
+    const runs = [...'abcdef'].map((letter, i) => msg(i, letter.repeat(16_000)));
+    expect((await local.summarizeLocation({ campaignId: 'c', location, messages: runs })).text).toMatch(/^At Crypt: /u);
   });
 });
 

@@ -10,6 +10,8 @@ import {
 } from './summarizer.port';
 import { partialUsageOf, withPartialUsage } from './call-error';
 import { splitIntoChunks, transcriptSize } from './transcript-chunks';
+import { renderedSize } from './transcript-block';
+import { cutText } from '@app/common';
 
 type Spent = Required<
   Pick<SummaryResult, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'requests'>
@@ -30,6 +32,12 @@ function sum(spent: Spent, deeper?: Partial<SummaryResult>): Spent {
 export const DEFAULT_MAX_INPUT_CHARS = 48_000;
 // Merges of merges only happen with absurd inputs; past this depth something is wrong, so fail loudly.
 const MAX_MERGE_DEPTH = 4;
+
+/**
+ * The least room a chunk summary gets when a window has so many chunks that an equal share of the merge would be less:
+ * each merge round then still shrinks the window by maxInputChars / MIN_CHUNK_SHARE.
+ */
+export const MIN_CHUNK_SHARE = 400;
 
 type Method = 'summarizeLocation' | 'summarizeNpc' | 'summarizeWorld' | 'summarizeRolling' | 'defineTerm';
 type InputWithMessages = { messages: TranscriptLine[]; previousSummary?: string | null };
@@ -91,6 +99,9 @@ export class ChunkingSummarizer implements Summarizer {
     if (depth >= MAX_MERGE_DEPTH)
       throw new Error(`transcript still over ${this.maxInputChars} chars after ${depth} merge rounds`);
     const chunks = splitIntoChunks(input.messages, this.maxInputChars);
+    // §13: each chunk summary is capped to its share of the merge, so a window that cannot be summarized shorter (runs
+    // of one letter, echoed back) still fits in the merge rounds instead of skipping its scope forever.
+    const share = Math.max(MIN_CHUNK_SHARE, Math.floor(this.maxInputChars / chunks.length));
     const summaries: TranscriptLine[] = [];
     const spent: Spent = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, requests: 0 };
     const add = (part: SummaryResult) => {
@@ -111,7 +122,9 @@ export class ChunkingSummarizer implements Summarizer {
         // An empty chunk summary would silently lose that chunk: fail the attempt instead.
         if (!text) throw new Error(`empty summary for chunk ${n + 1}/${chunks.length}`);
         const last = chunk[chunk.length - 1];
-        summaries.push({ index: last.index, role: 'summary', speaker: null, content: text, at: last.at });
+        summaries.push(
+          capToSize({ index: last.index, role: 'summary', speaker: null, content: text, at: last.at }, share),
+        );
       }
       signal?.throwIfAborted();
       const merged = await this.run(method, { ...input, messages: summaries }, signal, depth + 1);
@@ -124,4 +137,16 @@ export class ChunkingSummarizer implements Summarizer {
       throw withPartialUsage(error, { ...sum(spent, partialUsageOf(error)), ...model });
     }
   }
+}
+
+/** `line` with its content cut by grapheme so that its prompt line takes at most `size` characters. */
+export function capToSize(line: TranscriptLine, size: number): TranscriptLine {
+  let capped = line;
+  let room = line.content.length;
+  // Escapes make a prompt line longer than its content: shrink by the excess (and a tenth) until it fits.
+  while (renderedSize(capped) > size && room > 1) {
+    room = Math.max(1, Math.min(room - (renderedSize(capped) - size), Math.floor(room * 0.9)));
+    capped = { ...line, content: cutText(line.content, room) };
+  }
+  return capped;
 }

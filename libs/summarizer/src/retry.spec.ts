@@ -1,3 +1,4 @@
+import { hasLoneSurrogate } from '@app/common';
 import { MAX_SUMMARY_CHARS, normalizeSummary, summarizeWithRetry } from './retry';
 import { SummaryResult } from './summarizer.port';
 
@@ -109,6 +110,15 @@ describe('summarizeWithRetry', () => {
 });
 
 describe('normalizeSummary', () => {
+  it('cuts a long run of emoji between graphemes, never leaving half a pair (§13)', () => {
+    for (const pad of ['', 'x', 'xy']) {
+      const text = normalizeSummary(`${pad}${'🐉'.repeat(2_000)}`);
+      expect(text.length).toBeLessThanOrEqual(MAX_SUMMARY_CHARS);
+      expect(hasLoneSurrogate(text)).toBe(false);
+      expect(text.endsWith('🐉…')).toBe(true);
+    }
+  });
+
   it('makes one paragraph of single spaces', () => {
     expect(normalizeSummary('  One.\n\n  Two\tthree.\r\n')).toBe('One. Two three.');
   });

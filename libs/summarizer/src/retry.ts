@@ -1,3 +1,4 @@
+import { cutText, graphemePrefix } from '@app/common';
 import { partialUsageOf } from './call-error';
 import { SummaryResult } from './summarizer.port';
 
@@ -43,7 +44,8 @@ export interface RetryOptions {
 export function normalizeSummary(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   if (flat.length <= MAX_SUMMARY_CHARS) return flat;
-  const head = flat.slice(0, MAX_SUMMARY_CHARS - 1);
+  // §13: by grapheme, so a summary never ends in half an emoji.
+  const head = graphemePrefix(flat, MAX_SUMMARY_CHARS - 1);
   const space = head.lastIndexOf(' ');
   // A word longer than half the cap is cut inside the word rather than dropping most of the text.
   const cut = space >= MAX_SUMMARY_CHARS / 2 ? head.slice(0, space) : head;
@@ -67,7 +69,7 @@ function describeError(error: unknown): string {
       ? (error as { message: string }).message
       : String(error);
   const line = redactSecrets(message.replace(/\s+/g, ' ').trim()) || 'unknown error';
-  return `error: ${line.length > REASON_MAX_CHARS ? `${line.slice(0, REASON_MAX_CHARS - 1)}…` : line}`;
+  return `error: ${cutText(line, REASON_MAX_CHARS)}`;
 }
 
 type AttemptResult =

@@ -69,7 +69,7 @@ const PROBLEM_TEXT: Record<number, string> = {
   404: 'Unknown campaign, location, NPC, quest, objective…',
   409: 'State conflict (already there, already completed, id taken…)',
   412: 'If-Match does not match the campaign version (VERSION_MISMATCH)',
-  413: 'Body larger than 1 MiB (BODY_TOO_LARGE)',
+  413: 'Body larger than 1 MiB (BODY_TOO_LARGE), or holding more than MAX_JSON_KEYS keys (JSON_TOO_MANY_KEYS)',
   422: 'Idempotency-Key reused with a different body (IDEMPOTENCY_KEY_REUSED)',
   403: 'The bearer key may not use this campaign (FORBIDDEN)',
   503: 'Unavailable: the database does not answer (health), or BUSY: READ_QUEUE reads already wait (Retry-After)',

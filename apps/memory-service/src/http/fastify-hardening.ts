@@ -1,9 +1,9 @@
-import { AppConfig, DomainError } from '@app/common';
+import { AppConfig, DomainError, invalid } from '@app/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUtf8 } from 'node:buffer';
 import { createServer, IncomingMessage, RequestListener, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { findDuplicateKey } from './json-duplicates';
+import { JsonShapeIssue, scanJsonShape } from './json-duplicates';
 import { Problem, sendProblem, toProblem } from './problem.filter';
 import { applySecurityHeaders, SECURITY_HEADERS } from './security-headers';
 
@@ -105,9 +105,12 @@ function capConnectionsPerAddress(server: Server, max: number): void {
  * (1 MiB, `__proto__`/`constructor` refused); text/plain goes too, so any other body is 415. Form
  * bodies would let any web page drive an unauthenticated local service with a plain HTML form.
  * The JSON parser is strict: invalid UTF-8 is 400 INVALID_UTF8 (it was stored as U+FFFD) and a key twice in one
- * object is 400 DUPLICATE_KEY (the last one silently won).
+ * object is 400 DUPLICATE_KEY (the last one silently won). §13: a value nested deeper than 64 is 400 VALIDATION_FAILED
+ * (naming the field) and more than MAX_JSON_KEYS keys 413 JSON_TOO_MANY_KEYS, found by a linear scan that stops at the
+ * first problem, before any parse.
  */
-export function acceptJsonOnly(fastify: FastifyInstance): void {
+export function acceptJsonOnly(fastify: FastifyInstance, config: Pick<AppConfig, 'maxJsonKeys'>): void {
+  const limits = { maxDepth: MAX_JSON_DEPTH, maxKeys: config.maxJsonKeys };
   fastify.removeContentTypeParser('text/plain');
   // §8: a JSON write with no body at all (`POST …/commands/end-round` from a client that always sends the header) is
   // `{}`.
@@ -118,20 +121,30 @@ export function acceptJsonOnly(fastify: FastifyInstance): void {
     if (!isUtf8(body))
       return done(new DomainError('invalid', 'INVALID_UTF8', 'the body is not valid UTF-8'), undefined);
     const text = body.toString('utf8');
-    const duplicate = findDuplicateKey(text);
-    if (duplicate !== null) {
-      return done(
-        new DomainError(
-          'invalid',
-          'DUPLICATE_KEY',
-          `the key ${JSON.stringify(duplicate.slice(0, 100))} appears twice in one object`,
-        ),
-        undefined,
-      );
-    }
+    const issue = scanJsonShape(text, limits);
+    if (issue !== null) return done(shapeError(issue), undefined);
     json(req, text, done);
   });
   lingerOnEarlyReply(fastify);
+}
+
+/** §13: values nested deeper than this inside the body are refused before it is parsed (as content's 64 were). */
+export const MAX_JSON_DEPTH = 64;
+
+function shapeError(issue: JsonShapeIssue): DomainError {
+  if (issue.kind === 'duplicate')
+    return new DomainError(
+      'invalid',
+      'DUPLICATE_KEY',
+      `the key ${JSON.stringify(issue.key.slice(0, 100))} appears twice in one object`,
+    );
+  if (issue.kind === 'keys')
+    return new DomainError('too_large', 'JSON_TOO_MANY_KEYS', `the body holds more than ${issue.max} keys`);
+  // The answer the schema gave once the body was parsed, now given before: 400 naming the field.
+  const message = `must nest at most ${issue.max} levels deep`;
+  return invalid('VALIDATION_FAILED', `invalid body: ${issue.path || '(body)'}: ${message}`, [
+    { path: issue.path, message },
+  ]);
 }
 
 /** Bytes and time a refused request may still send before its connection is closed. */

@@ -18,7 +18,8 @@ export class CampaignTimeline implements TimelineParticipant {
   async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
     const n = [at.messageCount];
     const retraction = retractionAt(m, at.version);
-    await copyCampaignRows(m, { table: 'messages', from, to, where: '"idx" < ?', params: n, ...retraction });
+    const slice = { column: 'idx', below: at.messageCount };
+    await copyCampaignRows(m, { table: 'messages', from, to, where: '"idx" < ?', params: n, slice, ...retraction });
     await copyCampaignRows(m, { table: 'message_witnesses', from, to, where: '"idx" < ?', params: n });
     await copyCampaignRows(m, { table: 'tool_calls', from, to, where: '"message_index" < ?', params: n });
     await copyCampaignRows(m, {

@@ -20,7 +20,12 @@ export class GlossarySection implements ContextSection {
     return {
       key: this.key,
       title: this.title,
-      entries: terms.map((t) => ({ ref: t.term, text: `- ${oneLine(t.term)}: ${oneLine(t.definition)}` })),
+      entries: terms.map((t) => ({
+        ref: t.term,
+        text: `- ${oneLine(t.term)}: ${oneLine(t.definition)}`,
+        // Coined then; the composer moves it to the newest Recent Message that uses the term (§13).
+        ...(t.createdAt ? { usedAt: t.createdAt } : {}),
+      })),
     };
   }
 }

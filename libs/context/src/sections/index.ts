@@ -114,7 +114,8 @@ export const PRESETS = Object.fromEntries(
 export const DROP_ORDER: { keys: SectionKey[]; keepNewest?: true }[] = [
   { keys: ['recent'], keepNewest: true },
   { keys: ['recall'] },
-  { keys: ['location', 'npc', 'world'] },
+  // §13: Glossary terms past GLOSSARY_MAX_TOKENS go like memories, least recently used first.
+  { keys: ['location', 'npc', 'world', 'glossary'] },
   { keys: ['recent'] },
 ];
 

@@ -1,4 +1,5 @@
 import { CampaignReader, CampaignState, Horizon, StoredMessage } from '@app/campaign';
+import { cutText } from '@app/common';
 import { GlossaryEntry, LayersReader, MemoryReader } from '@app/memory';
 import { QueryNode, queryWords, recallQuery, SearchHit, SearchIndex, servedWordings } from '@app/search';
 import { BuiltSection, ContextSection, SectionEntry, SectionInput } from '../context.types';
@@ -305,7 +306,7 @@ export class RecallSection implements ContextSection {
  */
 function messageEntry(m: StoredMessage, state?: CampaignState): SectionEntry {
   const text = oneLine(m.content);
-  const cut = text.length > MAX_RECALLED_CHARS ? `${text.slice(0, MAX_RECALLED_CHARS - 1)}…` : text;
+  const cut = cutText(text, MAX_RECALLED_CHARS);
   // Read out of its day, "yesterday" needs the date it meant (from the message's story time).
   const dated = annotateRelativeDates(cut, m.at);
   // §8: the dm (given the state) reads which recalled lines are secret.

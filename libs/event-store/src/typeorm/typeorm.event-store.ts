@@ -3,6 +3,10 @@ import { EventStore, NewEvent, ReadOptions, StoredEvent, StreamCopy, Tx } from '
 import { WrongExpectedVersionError } from '../event-store.port';
 import { Database, insertRows, isUniqueViolation, sql, tableColumns } from '@app/database';
 import { EventRecord } from './event.entity';
+import { giveBack } from '@app/common';
+
+/** Event positions per statement of a stream copy (a fork; see copyStreams). */
+const COPY_SLICE_POSITIONS = 1_000;
 
 const INSERT_CHUNK = 500;
 
@@ -92,9 +96,24 @@ export class TypeOrmEventStore implements EventStore {
       const list = columns.map((c) => `"${c}"`).join(', ');
       const text =
         `INSERT INTO "events" ("stream_id", ${list}) SELECT CASE "stream_id" ${rename} END, ${list} ` +
-        `FROM "events" WHERE ${pick} ORDER BY "position"`;
-      const params = [...copies.flatMap((c) => [c.from, c.to]), ...copies.flatMap((c) => [c.from, c.until])];
-      return (await sql(m, text, params)).changes;
+        `FROM "events" WHERE (${pick}) AND "position" BETWEEN ? AND ? ORDER BY "position"`;
+      const picked = copies.flatMap((c) => [c.from, c.until]);
+      const params = [...copies.flatMap((c) => [c.from, c.to]), ...picked];
+      const bounds = await sql<{ lo: number | null; hi: number | null }>(
+        m,
+        `SELECT MIN("position") AS lo, MAX("position") AS hi FROM "events" WHERE ${pick}`,
+        picked,
+      );
+      const { lo, hi } = bounds.rows[0] ?? { lo: null, hi: null };
+      if (lo === null || hi === null) return 0;
+      // §13: in slices of positions, in source order, giving the event loop back between them (one statement over a
+      // 5,000-message campaign held it ≈ 100 ms).
+      let changes = 0;
+      for (let from = Number(lo); from <= Number(hi); from += COPY_SLICE_POSITIONS) {
+        if (from > Number(lo)) await giveBack();
+        changes += (await sql(m, text, [...params, from, from + COPY_SLICE_POSITIONS - 1])).changes;
+      }
+      return changes;
     };
     return tx ? run(tx as EntityManager) : this.db.transaction(run);
   }

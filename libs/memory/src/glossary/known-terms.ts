@@ -1,4 +1,5 @@
 import { CampaignState, glossaryKey } from '@app/campaign';
+import { cutText } from '@app/common';
 import { capWords } from '@app/summarizer';
 import { allCoinedTerms } from './coined-terms';
 
@@ -14,15 +15,17 @@ export const MAX_DEFINITION_CHARS = 300;
 /** A definition as stored and served: at most MAX_DEFINITION_WORDS words and MAX_DEFINITION_CHARS characters. */
 export function capDefinition(text: string): string {
   const words = capWords(text, MAX_DEFINITION_WORDS);
-  if (words.length <= MAX_DEFINITION_CHARS) return words;
-  const chars = Array.from(words); // code points, so an emoji is never cut in half
-  return chars.length <= MAX_DEFINITION_CHARS ? words : `${chars.slice(0, MAX_DEFINITION_CHARS - 1).join('')}…`;
+  // §13: by grapheme (UTF-16 units), so neither an emoji nor an accented letter is cut in half.
+  return cutText(words, MAX_DEFINITION_CHARS);
 }
 
 /** Names the glossary must not coin again, compared case-insensitively; grows as terms are added. */
 export interface KnownTerms {
   has(term: string): boolean;
+  /** A term just coined: known from now on, and counted in `coined`. */
   add(term: string): void;
+  /** §13 MAX_GLOSSARY_TERMS: how many coined terms the campaign holds (bible and GM terms aside). */
+  readonly coined: number;
 }
 
 // State documents written before players existed have no map.
@@ -37,6 +40,7 @@ export const playerIdsOf = (state: CampaignState): string[] => Object.keys(playe
  */
 export function knownTermsOf(state: CampaignState, glossaryTermKeys: Iterable<string>): KnownTerms {
   const keys = new Set<string>(glossaryTermKeys);
+  let coined = keys.size;
   // "the Warden" is known as "Warden" too: the coining rule takes the word after "the".
   const add = (name: string | undefined) => {
     if (!name) return;
@@ -55,7 +59,13 @@ export function knownTermsOf(state: CampaignState, glossaryTermKeys: Iterable<st
   const mentionsHidden = (term: string) => hidden.length > 0 && hidden.some((h) => ` ${variantKey(term)} `.includes(h));
   return {
     has: (term) => keys.has(glossaryKey(term)) || mentionsHidden(term),
-    add: (term) => void keys.add(glossaryKey(term)),
+    add: (term) => {
+      keys.add(glossaryKey(term));
+      coined++;
+    },
+    get coined() {
+      return coined;
+    },
   };
 }
 

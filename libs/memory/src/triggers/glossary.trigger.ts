@@ -36,7 +36,11 @@ export const glossary: Trigger<Fires<'MessageRecorded'>> = {
     const message = run.event.data as Message;
     const known = await run.reads.knownTerms();
     const out: MemoryEvent[] = [];
+    const { maxNewTermsPerRequest, maxGlossaryTerms } = run.options;
     for (const term of newTerms(message, known)) {
+      // §13: one request coins at most MAX_NEW_TERMS_PER_REQUEST, a campaign holds at most MAX_GLOSSARY_TERMS; a term
+      // left out is still unknown, so a later request that uses it may coin it.
+      if (run.requestTerms.coined >= maxNewTermsPerRequest || known.coined >= maxGlossaryTerms) break;
       const about = { scope: 'glossary' as const, subjectId: term };
       const input = { campaignId: run.campaignId, term, messages: [toTranscript(message)] };
       const outcome = await run.attempt(about, (summarizer, signal) => summarizer.defineTerm(input, signal));
@@ -45,6 +49,7 @@ export const glossary: Trigger<Fires<'MessageRecorded'>> = {
         continue;
       }
       known.add(term);
+      run.requestTerms.coined++;
       out.push({
         type: 'GlossaryTermAdded',
         data: {

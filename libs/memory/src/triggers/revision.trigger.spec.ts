@@ -86,6 +86,7 @@ async function runRevision(w: World, recorder: Recorder, at = stored(20, 'Messag
     state: w.state,
     cursors: new Map(),
     options: DEFAULT_TRIGGER_OPTIONS,
+    requestTerms: { coined: 0 },
     reads: {
       messages: () => Promise.reject(new Error('a revision selects no scope')),
       witnessed: () => Promise.reject(new Error('a revision selects no scope')),

@@ -27,12 +27,18 @@ export interface TriggerOptions {
   hotRounds: number;
   /** §8: the longest "Previously" (ROLLING_SUMMARY_WORDS). */
   rollingSummaryWords: number;
+  /** §13: terms the messages of one request may coin (MAX_NEW_TERMS_PER_REQUEST). */
+  maxNewTermsPerRequest: number;
+  /** §13: coined terms a campaign holds at most (MAX_GLOSSARY_TERMS). */
+  maxGlossaryTerms: number;
 }
 
 export const DEFAULT_TRIGGER_OPTIONS: TriggerOptions = {
   summaryIntervalRounds: 4,
   hotRounds: 4,
   rollingSummaryWords: 150,
+  maxNewTermsPerRequest: 20,
+  maxGlossaryTerms: 2_000,
 };
 
 /** What a trigger may read while it runs: the drain binds them to the campaign and to before the trigger event. */
@@ -128,6 +134,8 @@ export interface TriggerRun {
   /** The MemorySkipped of a failed summary (logged): the cursor stays, the messages are offered again. */
   skipped(about: SceneAbout, outcome: SummaryOutcome & { ok: false }, since: number, through: number): MemoryEvent;
   log(message: string, context: Record<string, unknown>): void;
+  /** §13: the terms coined so far from the request that recorded `event` (its correlation id); the glossary adds to it. */
+  requestTerms: { coined: number };
 }
 
 /**

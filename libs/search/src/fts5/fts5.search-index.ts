@@ -1,3 +1,4 @@
+import { giveBack } from '@app/common';
 import { atGroupEnd, Database, sql, transactionLocal } from '@app/database';
 import { CORRECTION_ROWS } from '@app/memory';
 import { EntityManager } from 'typeorm';
@@ -247,6 +248,8 @@ const snippet = (table: string) =>
 async function insert(m: EntityManager, target: string, width: number, rows: unknown[][]): Promise<void> {
   const tuple = `((? << 32) + ?${', ?'.repeat(width - 2)})`;
   for (let i = 0; i < rows.length; i += CHUNK) {
+    // §13: FTS5 tokenizes each chunk; between them the event loop is given back (500 long messages held it 60 ms).
+    if (i > 0) await giveBack();
     const chunk = rows.slice(i, i + CHUNK);
     await sql(m, `INSERT INTO ${target} VALUES ${chunk.map(() => tuple).join(', ')}`, chunk.flat());
   }

@@ -1,8 +1,15 @@
 import type { Horizon, TimelineParticipant } from '@app/campaign';
+import { giveBack } from '@app/common';
 import { atGroupEnd, sql } from '@app/database';
 import { CORRECTION_ROWS } from '@app/memory';
 import { EntityManager } from 'typeorm';
 import { LOW_32 } from './fts5.search-index';
+
+/**
+ * Rows a fork copies per statement (§13): FTS5 re-tokenizes each, and 5,000 messages in one statement held the event
+ * loop for a third of a second; between slices it is given back (the transaction stays open, behind the write mutex).
+ */
+export const FORK_SLICE_ROWS = 200;
 
 /** Where a campaign's rows sit: `(num << 32) + local id`, local ids from `lo` to `hi`. */
 const RANGE = 'rowid BETWEEN (? << 32) + ? AND (? << 32) + ?';
@@ -21,18 +28,21 @@ export class Fts5Timeline implements TimelineParticipant {
       const parent = await numOf(m, from);
       if (parent === null) return;
       const child = await numOf(m, to, true);
-      const copy = async (table: string, columns: string, lo: number, hi: number) => {
-        if (hi < lo) return;
-        await sql(
-          m,
-          `INSERT INTO ${table} (rowid, ${columns}) SELECT (? << 32) + (rowid & ${LOW_32}), ${columns} ` +
-            `FROM ${table} WHERE ${RANGE}`,
-          [child, ...range(parent, lo, hi)],
-        );
+      // Message rows are dense (local id = index): sliced by id. Memory rows are sparse over the versions: one go.
+      const copy = async (table: string, columns: string, lo: number, hi: number, slice = hi - lo + 1) => {
+        for (let from = lo; from <= hi; from += slice) {
+          if (from > lo) await giveBack();
+          await sql(
+            m,
+            `INSERT INTO ${table} (rowid, ${columns}) SELECT (? << 32) + (rowid & ${LOW_32}), ${columns} ` +
+              `FROM ${table} WHERE ${RANGE}`,
+            [child, ...range(parent, from, Math.min(hi, from + slice - 1))],
+          );
+        }
       };
       const last = at.messageCount - 1;
-      await copy('search_messages', 'content, role, location_id, at, round', 0, last);
-      await copy('search_reasoning', 'reasoning, role, location_id, at, round', 0, last);
+      await copy('search_messages', 'content, role, location_id, at, round', 0, last, FORK_SLICE_ROWS);
+      await copy('search_reasoning', 'reasoning, role, location_id, at, round', 0, last, FORK_SLICE_ROWS);
       const memories = 'summary, memory_id, location_id, at, round';
       await copy('search_memories', memories, 0, Math.min(at.memoryVersion, CORRECTION_ROWS - 1));
       await copy('search_memories', memories, CORRECTION_ROWS, CORRECTION_ROWS + at.version);

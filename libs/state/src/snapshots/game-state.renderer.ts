@@ -1,3 +1,4 @@
+import { cutText } from '@app/common';
 import { isJsonObject } from './deep-merge';
 import { Age, ageOf, ageSpan, recency } from './recency';
 import { isOverAge, ToolRule } from './staleness';
@@ -184,5 +185,5 @@ function arrayLine(name: string, items: unknown[]): string {
 
 function scalar(value: unknown, max = MAX_VALUE_CHARS): string {
   const text = typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : (JSON.stringify(value) ?? 'null');
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return cutText(text, max);
 }
