@@ -215,7 +215,8 @@ describe('timeline commands over HTTP: retract, correct, delete, history', () =>
 
     it('lists the recorded wording and each correction, oldest first; asOf before a correction stops there (needs the corrections projection)', async () => {
       const { body } = await admin('GET', `/memories/${memoryId}/history`);
-      expect(body.items[0]).toMatchObject({ revision: 1, origin: 'model', reason: 'recorded' });
+      // DESIGN §8: the first wording was built from message 2, which the swipe above retracted: withdrawn, no text.
+      expect(body.items[0]).toMatchObject({ revision: 1, origin: 'model', reason: 'withdrawn', summary: '' });
       const corrected = body.items.filter((i: { reason: string }) => i.reason === 'corrected');
       expect(corrected.map((i: { summary: string; origin: string }) => [i.summary, i.origin])).toEqual([
         ['Mira lied: nobody owes her anything.', 'dm'],
