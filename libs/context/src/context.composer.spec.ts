@@ -6,7 +6,7 @@ import { TokenCounter as Counter } from './token-counter.port';
 
 /** These specs test the drop order itself: MIN_RECENT_MESSAGES off (its own spec sets it). */
 const composerOf = (counter: Counter, sections: Section[], share = DEFAULT_RECALL_SHARE) =>
-  new ContextComposer(counter, sections, share, 0);
+  new ContextComposer(counter, sections, share, 0, false);
 import {
   BuiltSection,
   ContextRequest,

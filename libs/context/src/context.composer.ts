@@ -4,6 +4,7 @@ import { DROP_ORDER, PRESETS } from './sections';
 import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
 import { layoutTokens } from './text-layout';
 import { TokenCounter } from './token-counter.port';
+import { settleTrailer, Trailer, trailerReserve } from './trailer';
 
 /** See ContextComposer's `recallShare`. */
 export const DEFAULT_RECALL_SHARE = 0.95;
@@ -41,6 +42,8 @@ export interface ComposedContext {
   used: number;
   dropped: DroppedEntry[];
   overBudget: boolean;
+  /** The text form's counted last line (§8); null for a §2 request, which has none. */
+  trailer: Trailer | null;
   extra: Record<string, unknown>;
 }
 
@@ -59,6 +62,8 @@ export class ContextComposer {
      */
     private readonly recallShare = DEFAULT_RECALL_SHARE,
     private readonly minRecent = DEFAULT_MIN_RECENT_MESSAGES,
+    /** §8's counted text trailer; off only where a test looks at the fitting alone. */
+    private readonly countTrailer = true,
   ) {
     for (const s of sections) this.table.set(s.key, s);
   }
@@ -104,14 +109,19 @@ export class ContextComposer {
     await this.sentences.warm(sections.flatMap((s) => s.entries.map((e) => dedupeText(s, e))));
     this.dedupe(sections, dropped);
     await giveBack();
+    // §8 the trailer is counted: the content is fitted to what the longest trailer it can get leaves.
+    const counted = this.countTrailer && budget !== null;
+    const room = !counted ? budget : Math.max(0, budget! - this.trailerRoom(sections, dropped, budget!));
     let used = sum(sections);
-    const fitted = budget === null ? null : this.fit(sections, budget, dropped);
+    const fitted = room === null ? null : this.fit(sections, room, dropped);
     if (fitted) used = fitted.used;
     used -= this.dropHeldByRecent(sections, dropped);
     if (fitted?.refill) {
       const recent = sections.find((s) => s.key === 'recent');
-      used = this.refill(fitted.refill.recall, fitted.refill.gone, dropped, budget!, used, recent);
+      used = this.refill(fitted.refill.recall, fitted.refill.gone, dropped, room!, used, recent);
     }
+    const trailer = counted ? settleTrailer(this.counter, used, budget!, dropped) : null;
+    if (trailer) used = trailer.used;
     const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
     return {
       version: snapshot.state.version,
@@ -123,8 +133,16 @@ export class ContextComposer {
       used,
       dropped,
       overBudget: budget !== null && used > budget,
+      trailer: trailer && { line: trailer.line, tokens: trailer.tokens },
       extra,
     };
+  }
+
+  /** The longest the trailer can become: drops so far plus every entry, under every reason that may still occur. */
+  private trailerRoom(sections: ComposedSection[], dropped: DroppedEntry[], budget: number): number {
+    const entries = sections.reduce((n, s) => n + s.entries.length, 0);
+    const reasons = new Set<string>(['budget', 'duplicate', ...dropped.map((d) => d.reason)]);
+    return trailerReserve(this.counter, budget, dropped.length + entries, reasons);
   }
 
   /**

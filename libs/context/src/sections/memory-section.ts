@@ -9,5 +9,7 @@ export function memoryEntries(newestFirst: MemoryView[]): SectionEntry[] {
     subjectId: m.subjectId,
     createdAt: m.createdAt,
     text: memoryLine(m.createdAt, m.summary),
+    revision: m.revision,
+    origin: m.origin,
   }));
 }

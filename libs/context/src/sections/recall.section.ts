@@ -92,8 +92,8 @@ export class RecallSection implements ContextSection {
         .search(cid, query, { in: 'memories', limit: ask, at })
         .then((hits) => servedWordings(this.memories, cid, hits, at)),
     ]);
-    // §8: only lines read without a witness filter (the dm's) carry secret marks.
-    const marked = witness === null ? snapshot.state : undefined;
+    // §8 secrets are marked in every view: a player's model must know which lines it may not blurt out.
+    const marked = snapshot.state;
     const found = await this.messages(
       cid,
       at,
@@ -265,6 +265,8 @@ export class RecallSection implements ContextSection {
             subjectId: m.subjectId,
             createdAt: m.createdAt,
             text: `- [${when}] Memory (${m.scope} ${m.subjectId}): ${oneLine(m.summary)}`,
+            revision: m.revision,
+            origin: m.origin,
           },
           score: h.score / top,
           kind: 1,
@@ -308,7 +310,7 @@ function messageEntry(m: StoredMessage, state?: CampaignState): SectionEntry {
   const cut = text.length > MAX_RECALLED_CHARS ? `${text.slice(0, MAX_RECALLED_CHARS - 1)}…` : text;
   // Read out of its day, "yesterday" needs the date it meant (from the message's story time).
   const dated = annotateRelativeDates(cut, m.at);
-  // §8: the dm (given the state) reads which recalled lines are secret.
+  // §8: every view reads which recalled lines are secret.
   const mark = state ? secretMark(state, m) : '';
   return {
     ref: String(m.index),

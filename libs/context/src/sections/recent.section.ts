@@ -59,8 +59,6 @@ export class RecentSection implements ContextSection {
     });
     const tools = await this.snapshotTools.toolsFor(request.campaignId);
     const { kept, compacted } = compactSnapshots(window.messages, window.toolNames, tools);
-    // §8: the dm reads which lines are secret; nobody else is shown one it may not see.
-    const marks = audience?.dm === true || !audience?.witness;
     const entry = (m: (typeof kept)[number]): SectionEntry => {
       const body = oneLine(m.content);
       return {
@@ -71,7 +69,8 @@ export class RecentSection implements ContextSection {
         text: recentLine(
           m,
           window.toolNames,
-          marks ? secretMark(snapshot.state, m) : '',
+          // §8 secrets are marked in every view (a player's model must not blurt out a whisper).
+          secretMark(snapshot.state, m),
           annotateRelativeDates(body, m.at),
         ),
         body,

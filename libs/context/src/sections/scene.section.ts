@@ -1,5 +1,5 @@
 import { CampaignState } from '@app/campaign';
-import { BuiltSection, ContextSection, DroppedEntry, SectionEntry, SectionInput } from '../context.types';
+import { Audience, BuiltSection, ContextSection, DroppedEntry, SectionEntry, SectionInput } from '../context.types';
 import { oneLine } from '../format';
 import { TokenCounter } from '../token-counter.port';
 
@@ -23,6 +23,7 @@ export class SceneSection implements ContextSection {
     const npcViewer = audience?.viewer?.kind === 'npc' ? state.npcs[audience.viewer.id] : undefined;
     const here = npcViewer ? npcViewer.locationId : state.currentLocationId;
     const entries: SectionEntry[] = [
+      ...youAre(state, audience?.dm ? null : audience?.viewer),
       {
         ref: 'round',
         text: `Round ${state.round}${state.currentActId ? ` · act ${oneLine(state.currentActId)}` : ''}`,
@@ -79,6 +80,13 @@ export class SceneSection implements ContextSection {
     }
     return dropped;
   }
+}
+
+/** §8: a player's or NPC's Scene opens with whose view it is, `You are Aria (player).`; the dm's has no such line. */
+function youAre(state: CampaignState, viewer?: Audience['viewer']): SectionEntry[] {
+  if (!viewer) return [];
+  const who = viewer.kind === 'player' ? state.players?.[viewer.id] : state.npcs[viewer.id];
+  return [{ ref: 'viewer', text: `You are ${oneLine(who?.name ?? viewer.id)} (${viewer.kind}).` }];
 }
 
 /** NPCs at the location, by name (the viewing NPC itself left out: it knows it is there). */

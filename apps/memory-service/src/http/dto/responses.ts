@@ -146,6 +146,8 @@ const entry = z.object({
   group: z.string().optional(),
   seq: int.optional(),
   tokens: count.optional(),
+  revision: int.min(1).optional().describe('a memory entry: 1 as recorded, +1 per revision or correction (DESIGN §10)'),
+  origin: z.enum(['model', 'dm']).optional().describe('a memory entry: `dm` after a game master’s correction'),
 });
 const dropped = z.object({
   section: z.string(),
@@ -167,7 +169,13 @@ export const contextResponse = z
     sections: z.array(
       z.object({ key: sectionKey.optional(), title: z.string(), tokens: count.optional(), entries: z.array(entry) }),
     ),
-    tokens: z.object({ budget: count.nullable(), used: count }).optional(),
+    tokens: z
+      .object({
+        budget: count.nullable(),
+        used: count.describe('the sections and the text trailer (DESIGN §8)'),
+        trailer: count.optional().describe('tokens of the text form’s last line, counted in `used`'),
+      })
+      .optional(),
     dropped: z.array(dropped).optional(),
     overBudget: z.boolean().optional(),
   })
