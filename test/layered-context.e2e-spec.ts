@@ -152,7 +152,11 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     // perRoleMemory: the player's own "Previously", the dm's is everyone's.
     expect(section(player, 'previously').entries).toHaveLength(1);
     expect(section(dm, 'previously').entries).toHaveLength(1);
-    expect(dm.tokens).toEqual({ budget: 4000, used: dm.sections.reduce((n: number, x: any) => n + x.tokens, 0) });
+    // `used` is the sections plus the text trailer (§8 amended: the pasted text never exceeds the budget).
+    const sectionsTokens = dm.sections.reduce((n: number, x: any) => n + x.tokens, 0);
+    expect(dm.tokens).toEqual({ budget: 4000, used: sectionsTokens + dm.tokens.trailer, trailer: expect.any(Number) });
+    expect(dm.tokens.trailer).toBeGreaterThan(0);
+    expect(dm.tokens.trailer).toBeLessThanOrEqual(40);
 
     // Nothing new asked: exactly the §2 narrative shape, no explain line.
     const legacy = await json('');
@@ -167,7 +171,7 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     expect(tight.tokens.budget).toBe(800);
     expect(tight.overBudget).toBe(false);
     expect(tight.tokens.used).toBeLessThanOrEqual(800);
-    expect(tight.tokens.used).toBe(tight.sections.reduce((n: number, x: any) => n + x.tokens, 0));
+    expect(tight.tokens.used).toBe(tight.sections.reduce((n: number, x: any) => n + x.tokens, tight.tokens.trailer));
     for (const key of ['bible', 'glossary', 'hud', 'digest', 'previously']) {
       expect(section(full, key).entries.length).toBeGreaterThan(0);
       expect(section(tight, key)).toEqual(section(full, key));
@@ -179,12 +183,12 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     const kept = section(tight, 'recent').entries.map((e: any) => e.ref);
     expect(kept.length).toBeGreaterThan(0);
     expect([...dropped.map((d: any) => d.ref), ...kept]).toEqual(fullRecent); // oldest first
-    const savedTokens = full.tokens.used - tight.tokens.used;
+    const savedTokens = full.tokens.used - full.tokens.trailer - (tight.tokens.used - tight.tokens.trailer);
     expect(dropped.reduce((n: number, d: any) => n + d.tokens, 0)).toBe(savedTokens);
 
     const text = (await s().context('?agent=player&viewer=aria&budget=800&format=text')).text;
     expect(text.trimEnd().split('\n').pop()).toBe(
-      `<!-- context: ${tight.tokens.used}/800 tokens; dropped ${tight.dropped.length}: ${tight.dropped.map((d: any) => `${d.section}#${d.ref} ${d.tokens}t ${d.reason}`).join(', ')} -->`,
+      `<!-- context: ${tight.tokens.used}/800 tokens; dropped ${tight.dropped.length} (budget ${tight.dropped.length}) -->`,
     );
     expect((await s().context('?agent=player&viewer=aria&budget=800&format=text&explain=false')).text).not.toContain(
       '<!--',

@@ -174,17 +174,25 @@ describe('a context a game master would paste (DESIGN §8)', () => {
   it('each player reads the party’s scene and only what it witnessed; one dm-only note hides no memory (text)', async () => {
     const aria = await text('?agent=player&viewer=aria&budget=200000');
     const brannoc = await text('?agent=player&viewer=brannoc&budget=200000');
-    for (const p of [aria, brannoc]) {
-      expect(section(p, 'Scene')!.slice(0, 2)).toEqual(['Round 2', 'Location: The Sunken Gallery (danger CLEARED)']);
+    for (const [p, name] of [
+      [aria, 'Aria'],
+      [brannoc, 'Brannoc'],
+    ]) {
+      // §8 amended: a viewer's Scene opens with whose view it is.
+      expect(section(p, 'Scene')!.slice(0, 3)).toEqual([
+        `You are ${name} (player).`,
+        'Round 2',
+        'Location: The Sunken Gallery (danger CLEARED)',
+      ]);
       expect(p).not.toContain('reports to the Stone Warden');
-      expect(p).not.toContain('(private');
       expect(p).not.toContain('(dm only)');
       expect(p).not.toContain('Not logged in');
       // The world memory of the inn's public lines reaches both players.
       expect(section(p, 'World Memory')!.length).toBe(2);
     }
     expect(aria).toMatch(/^HUD: HP 18\/20$/m);
-    expect(aria).toContain('[2] Mira Vell: The gallery key hides under the Drowned Altar, she whispers.');
+    // §8 amended: the whisper is marked in Aria's own view too, so her model knows it is a secret.
+    expect(aria).toContain('(private: Aria) Mira Vell: The gallery key hides under the Drowned Altar, she whispers.');
     expect(brannoc).not.toContain('gallery key hides');
     // Brannoc learned the term from Brannoc's own words, and its definition comes from them, not from the whisper.
     expect(section(brannoc, 'Glossary')).toContain('- Drowned Altar: Brannoc says the Drowned Altar must be near.');
@@ -196,6 +204,7 @@ describe('a context a game master would paste (DESIGN §8)', () => {
   it('the NPC reads its own scene and its own whisper, never the dm note (text and JSON)', async () => {
     const mira = await text('?agent=npc&viewer=mira&budget=200000');
     expect(section(mira, 'Scene')).toEqual([
+      'You are Mira Vell (npc).',
       'Round 2',
       'Location: The Gilded Goose (danger SAFE)',
       'Quest: The Drowned Relic — [x] Find the gallery key; [x] Enter the Sunken Gallery; [ ] Return the relic',
@@ -205,12 +214,13 @@ describe('a context a game master would paste (DESIGN §8)', () => {
       '### round 1 · The Gilded Goose',
       '[0] dm: The Gilded Goose is warm and loud tonight.',
       '[1] Aria: I slide three silver coins across the table to Mira Vell.',
-      '[2] Mira Vell: The gallery key hides under the Drowned Altar, she whispers.',
+      '[2] (private: Aria) Mira Vell: The gallery key hides under the Drowned Altar, she whispers.',
       '[4] Brannoc: Brannoc keeps watch by the door and counts the guards.',
     ]);
     const body = await json('?agent=npc&viewer=mira&budget=200000');
     expect(filled(body)).toEqual(['glossary', 'digest', 'scene', 'world', 'recent']);
     expect(body.sections.find((x: any) => x.key === 'scene').entries.map((e: any) => e.ref)).toEqual([
+      'viewer',
       'round',
       'location:inn',
       'quest:relic',
@@ -265,10 +275,11 @@ describe('a context a game master would paste (DESIGN §8)', () => {
         const key = (d: any) => `${d.section}#${d.ref}`;
         const tokensOf = (ds: any[]) => ds.reduce((n: number, d: any) => n + d.tokens, 0);
         const selfDropped = new Set(full.dropped.filter((d: any) => !heldByRecent(d)).map(key));
-        const before = full.tokens.used + tokensOf(full.dropped.filter(heldByRecent));
+        // `used` counts the trailer (§8 amended), whose length varies with the numbers it prints.
+        const before = full.tokens.used - full.tokens.trailer + tokensOf(full.dropped.filter(heldByRecent));
         const c = await json(`?agent=dm&budget=${budget}${query}`);
         const byBudget = c.dropped.filter((d: any) => !selfDropped.has(key(d)));
-        expect([budget, c.tokens.used + tokensOf(byBudget)]).toEqual([budget, before]);
+        expect([budget, c.tokens.used - c.tokens.trailer + tokensOf(byBudget)]).toEqual([budget, before]);
         expect(c.sections.find((x: any) => x.key === 'scene').entries.length).toBeGreaterThan(0);
         const recent = c.sections.find((x: any) => x.key === 'recent')?.entries ?? [];
         const memories = c.sections
