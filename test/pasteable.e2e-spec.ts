@@ -194,11 +194,15 @@ describe('a context a game master would paste (DESIGN §8)', () => {
     // §8 amended: the whisper is marked in Aria's own view too, so her model knows it is a secret.
     expect(aria).toContain('(private: Aria) Mira Vell: The gallery key hides under the Drowned Altar, she whispers.');
     expect(brannoc).not.toContain('gallery key hides');
-    // Brannoc learned the term from Brannoc's own words, and its definition comes from them, not from the whisper.
-    expect(section(brannoc, 'Glossary')).toContain('- Drowned Altar: Brannoc says the Drowned Altar must be near.');
-    // A term whispered to Aria, then said in public where Brannoc stood: both know it.
-    for (const p of [aria, brannoc])
-      expect(section(p, 'Glossary')).toEqual(expect.arrayContaining([expect.stringMatching(/^- Drowned Altar: /)]));
+    // A term whispered to Aria, then said in public where Brannoc stood: both know it. Brannoc's definition comes from
+    // Brannoc's own words, not from the whisper — and being his whole line, which his Recent Messages print, it is
+    // reported `duplicate` rather than printed twice (§8 amended: a definition repeats nothing).
+    expect(section(aria, 'Glossary')).toEqual(expect.arrayContaining([expect.stringMatching(/^- Drowned Altar: /)]));
+    const brannocJson = await json('?agent=player&viewer=brannoc&budget=200000');
+    expect(brannocJson.dropped).toContainEqual(
+      expect.objectContaining({ section: 'glossary', ref: 'Drowned Altar', reason: 'duplicate' }),
+    );
+    expect(brannoc.match(/Brannoc says the Drowned Altar must be near/g)).toHaveLength(1);
   });
 
   it('the NPC reads its own scene and its own whisper, never the dm note (text and JSON)', async () => {

@@ -12,8 +12,11 @@ export const DEFAULT_RECALL_SHARE = 0.95;
 /** §8: the newest Recent Messages kept until memories are gone (MIN_RECENT_MESSAGES). */
 export const DEFAULT_MIN_RECENT_MESSAGES = 4;
 
-/** Sections whose entries the no-sentence-twice rule may shorten (§8); everything else only counts as already said. */
-const SUMMARY_SECTIONS = new Set<SectionKey>(['previously', 'location', 'npc', 'world']);
+/**
+ * Sections whose entries the no-sentence-twice rule may shorten (§8; a glossary definition repeats nothing either);
+ * everything else only counts as already said.
+ */
+const SUMMARY_SECTIONS = new Set<SectionKey>(['glossary', 'previously', 'location', 'npc', 'world']);
 
 /** A Recall hit the budget dropped, with its drop report (the refill may take both back). */
 interface Gone {
@@ -185,7 +188,7 @@ export class ContextComposer {
       let changed = false;
       s.entries = s.entries.filter((e) => {
         if (!shortenable(s, e)) return true;
-        const { prefix, summary } = splitEntryLine(e.text);
+        const { prefix, summary } = splitEntryLine(e.text, s.key);
         const kept = keepNewSentences(this.sentences.split(summary), held);
         if (kept.length === 0) {
           dropped.push({ section: s.key, ref: e.ref, tokens: e.tokens ?? 0, reason: 'duplicate' });
@@ -341,10 +344,15 @@ const shortenable = (s: ComposedSection, e: SectionEntry) =>
  * What dedupe splits into sentences: a shortenable entry's summary, else what the entry says (a message's own words).
  */
 const dedupeText = (s: ComposedSection, e: SectionEntry) =>
-  shortenable(s, e) ? splitEntryLine(e.text).summary : (e.body ?? e.text);
+  shortenable(s, e) ? splitEntryLine(e.text, s.key).summary : (e.body ?? e.text);
 
-/** A memory line's fixed part (`- 2026-05-01 10:15 — `, a Recall hit's `- [when] Memory (…): `) and its summary. */
-function splitEntryLine(text: string): { prefix: string; summary: string } {
+/**
+ * A memory line's fixed part (`- 2026-05-01 10:15 — `, a Recall hit's `- [when] Memory (…): `) and its summary; a
+ * glossary line's `- <term>: ` and its definition.
+ */
+function splitEntryLine(text: string, key: SectionKey): { prefix: string; summary: string } {
+  const term = key === 'glossary' ? /^- [^:]{1,200}?: /u.exec(text) : null;
+  if (term) return { prefix: term[0], summary: text.slice(term[0].length) };
   const m = /^(- \[[^\]]*\] Memory \([^)]*\): |- \d{4}-\d{2}-\d{2} \d{2}:\d{2} — |- [^—]{1,40} — )/u.exec(text);
   return m ? { prefix: m[1], summary: text.slice(m[1].length) } : { prefix: '', summary: text };
 }
