@@ -353,7 +353,8 @@ const dedupeText = (s: ComposedSection, e: SectionEntry) =>
 function splitEntryLine(text: string, key: SectionKey): { prefix: string; summary: string } {
   const term = key === 'glossary' ? /^- [^:]{1,200}?: /u.exec(text) : null;
   if (term) return { prefix: term[0], summary: text.slice(term[0].length) };
-  const m = /^(- \[[^\]]*\] Memory \([^)]*\): |- \d{4}-\d{2}-\d{2} \d{2}:\d{2} — |- [^—]{1,40} — )/u.exec(text);
+  // A date in story time is up to 80 characters; with clock `none` a line is `- <summary>`.
+  const m = /^(- \[[^\]]*\] Memory \([^)]*\): |- \d{4}-\d{2}-\d{2} \d{2}:\d{2} — |- [^—]{1,90} — |- )/u.exec(text);
   return m ? { prefix: m[1], summary: text.slice(m[1].length) } : { prefix: '', summary: text };
 }
 

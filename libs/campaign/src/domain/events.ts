@@ -34,6 +34,8 @@ export type GameEvent =
       };
     }
   | { type: 'RoundEnded'; data: { round: number } }
+  /** §8: the campaign's story time from here on (a message or command gave a new one). */
+  | { type: 'StoryTimeSet'; data: { storyTime: string } }
   | { type: 'BibleUpdated'; data: { text: string; dmOnly: string } }
   | { type: 'GlossaryTermSet'; data: { term: string; definition: string } }
   | { type: 'GlossaryTermHidden'; data: { term: string } }

@@ -38,6 +38,8 @@ export function evolve(
       return updateLocationState(state, event.data);
     case 'RoundEnded':
       return { ...state, round: event.data.round + 1, roundEnds: [...(state.roundEnds ?? []), version] };
+    case 'StoryTimeSet':
+      return { ...state, storyTime: event.data.storyTime };
     case 'BibleUpdated':
       return { ...state, bible: { text: event.data.text, dmOnly: event.data.dmOnly } };
     case 'GlossaryTermSet':

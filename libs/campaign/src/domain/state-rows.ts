@@ -91,6 +91,7 @@ export function touchedBy(event: GameEvent, after: CampaignState): StateRowRef[]
     case 'CampaignForked':
     case 'LocationChanged':
     case 'ActProgressed':
+    case 'StoryTimeSet':
       return [head()];
     case 'CampaignRewound':
     case 'MessagesRetracted':

@@ -1,12 +1,17 @@
+import type { CampaignReader } from '@app/campaign';
 import { MemoryReader } from '@app/memory';
 import { BuiltSection, ContextSection, SectionInput } from '../context.types';
+import { clockOf } from '../story-dates';
 import { memoryEntries } from './memory-section';
 
 /** Recent Location Memory: the last N memories of the current location. */
 export class LocationSection implements ContextSection {
   readonly key = 'location' as const;
   readonly title = 'Recent Location Memory';
-  constructor(private readonly memories: MemoryReader) {}
+  constructor(
+    private readonly memories: MemoryReader,
+    private readonly campaigns: Pick<CampaignReader, 'messagesByIndex'>,
+  ) {}
 
   async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
     const here = snapshot.state.currentLocationId;
@@ -19,6 +24,14 @@ export class LocationSection implements ContextSection {
       audience?.witness ?? undefined,
       snapshot.horizon,
     );
-    return { key: this.key, title: this.title, entries: memoryEntries(items) };
+    return {
+      key: this.key,
+      title: this.title,
+      entries: await memoryEntries(items, request.campaignId, this.dating(snapshot)),
+    };
+  }
+
+  private dating(snapshot: SectionInput['snapshot']) {
+    return { campaigns: this.campaigns, clock: clockOf(snapshot.state) };
   }
 }

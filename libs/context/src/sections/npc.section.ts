@@ -1,12 +1,17 @@
+import type { CampaignReader } from '@app/campaign';
 import { MemoryReader } from '@app/memory';
 import { BuiltSection, ContextSection, SectionInput } from '../context.types';
+import { clockOf } from '../story-dates';
 import { memoryEntries } from './memory-section';
 
 /** NPC Memory: for each NPC now at the current location (by name), its last N memories. */
 export class NpcSection implements ContextSection {
   readonly key = 'npc' as const;
   readonly title = 'NPC Memory';
-  constructor(private readonly memories: MemoryReader) {}
+  constructor(
+    private readonly memories: MemoryReader,
+    private readonly campaigns: Pick<CampaignReader, 'messagesByIndex'>,
+  ) {}
 
   async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
     const here = snapshot.state.currentLocationId;
@@ -16,7 +21,7 @@ export class NpcSection implements ContextSection {
     const entries = [];
     for (const npc of present)
       entries.push(
-        ...memoryEntries(
+        ...(await memoryEntries(
           await this.memories.latest(
             request.campaignId,
             'npc',
@@ -25,8 +30,14 @@ export class NpcSection implements ContextSection {
             audience?.witness ?? undefined,
             snapshot.horizon,
           ),
-        ),
+          request.campaignId,
+          this.dating(snapshot),
+        )),
       );
     return { key: this.key, title: this.title, entries };
+  }
+
+  private dating(snapshot: SectionInput['snapshot']) {
+    return { campaigns: this.campaigns, clock: clockOf(snapshot.state) };
   }
 }

@@ -2,7 +2,8 @@ import { CampaignReader, PUBLIC_WITNESS } from '@app/campaign';
 import { BuiltSection, ContextSection, DroppedEntry, SectionEntry, SectionInput } from '../context.types';
 import { compactSnapshots, DEFAULT_SNAPSHOT_TOOLS, recentLine, roundAndPlace, secretMark } from '../recent-window';
 import { oneLine } from '../format';
-import { annotateRelativeDates } from '../relative-dates';
+import { relativeDatesOf } from '../relative-dates';
+import { clockOf } from '../story-dates';
 import { TokenCounter } from '../token-counter.port';
 
 /** Which tools' results are snapshots, per campaign (§5's configured snapshot-tools can extend the defaults). */
@@ -71,7 +72,7 @@ export class RecentSection implements ContextSection {
           window.toolNames,
           // §8 secrets are marked in every view (a player's model must not blurt out a whisper).
           secretMark(snapshot.state, m),
-          annotateRelativeDates(body, m.at),
+          relativeDatesOf(body, m, clockOf(snapshot.state)),
         ),
         body,
       };

@@ -1,12 +1,17 @@
+import type { CampaignReader } from '@app/campaign';
 import { MemoryReader } from '@app/memory';
 import { BuiltSection, ContextSection, SectionInput } from '../context.types';
+import { clockOf } from '../story-dates';
 import { memoryEntries } from './memory-section';
 
 /** World Memory: the last N world memories. */
 export class WorldSection implements ContextSection {
   readonly key = 'world' as const;
   readonly title = 'World Memory';
-  constructor(private readonly memories: MemoryReader) {}
+  constructor(
+    private readonly memories: MemoryReader,
+    private readonly campaigns: Pick<CampaignReader, 'messagesByIndex'>,
+  ) {}
 
   async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
     const items = await this.memories.latest(
@@ -17,6 +22,14 @@ export class WorldSection implements ContextSection {
       audience?.witness ?? undefined,
       snapshot.horizon,
     );
-    return { key: this.key, title: this.title, entries: memoryEntries(items) };
+    return {
+      key: this.key,
+      title: this.title,
+      entries: await memoryEntries(items, request.campaignId, this.dating(snapshot)),
+    };
+  }
+
+  private dating(snapshot: SectionInput['snapshot']) {
+    return { campaigns: this.campaigns, clock: clockOf(snapshot.state) };
   }
 }

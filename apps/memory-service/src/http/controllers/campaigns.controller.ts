@@ -73,7 +73,12 @@ export class CampaignsController {
     @Body({ schema: createCampaignBody }) dto: z.infer<typeof createCampaignBody>,
     @WriteMeta({ scope: 'campaigns' }) meta: RequestWriteMeta,
   ) {
-    const command = { type: 'CreateCampaign', name: dto.name, perRoleMemory: dto.perRoleMemory } as const;
+    const command = {
+      type: 'CreateCampaign',
+      name: dto.name,
+      perRoleMemory: dto.perRoleMemory,
+      clock: dto.clock,
+    } as const;
     return runCommand(this.commands, dto.id ?? newId(), command, meta, (r) =>
       campaignView(r.campaign, 0, emptyCursors()),
     );
@@ -151,12 +156,12 @@ export class CampaignsController {
 
   @Put(':cid/settings')
   @ApiRoute(
-    'Change campaign settings (perRoleMemory)',
+    'Change campaign settings (partial: perRoleMemory, clock)',
     {
       schema: R.settingsResponse,
       operationId: 'changeSettings',
       status: 200,
-      example: { version: 4, settings: { perRoleMemory: true } },
+      example: { version: 4, settings: { perRoleMemory: true, clock: 'story' } },
     },
     WRITE_ERRORS,
   )
@@ -167,7 +172,7 @@ export class CampaignsController {
   ) {
     return runCommand(this.commands, cid, { type: 'ChangeSettings', ...dto }, meta, (r) => ({
       version: r.version,
-      settings: r.settings,
+      settings: { ...r.settings, clock: r.settings.clock ?? 'story' },
     }));
   }
 

@@ -1,6 +1,9 @@
-import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
+import { CLOCKS, DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
 import { AGENTS, DROP_REASONS, SECTION_ORDER } from '@app/context';
 import { z } from 'zod';
+
+/** §8: `clock` says how contexts date what they print (story time, the client's `at`, or none). */
+const campaignSettings = z.object({ perRoleMemory: z.boolean(), clock: z.enum(CLOCKS) });
 
 /**
  * The success bodies of the API, as zod schemas: the OpenAPI document is generated from them (so every 2xx
@@ -52,7 +55,7 @@ export const campaignResponse = z.object({
   currentLocationId: z.string().nullable(),
   currentActId: z.string().nullable(),
   round: int.min(1),
-  settings: z.object({ perRoleMemory: z.boolean() }),
+  settings: campaignSettings,
   messageCount: count,
   locations: z.array(location),
   npcs: z.array(npc),
@@ -70,7 +73,7 @@ export const campaignResponse = z.object({
     .describe('§10: the forks of this campaign and the version each was forked at'),
 });
 
-export const settingsResponse = z.object({ version: count, settings: z.object({ perRoleMemory: z.boolean() }) });
+export const settingsResponse = z.object({ version: count, settings: campaignSettings });
 export const locationResponse = z.object({ version: count, location });
 export const npcResponse = z.object({ version: count, npc });
 export const questResponse = z.object({ version: count, quest });
@@ -95,6 +98,8 @@ const message = z.object({
   toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
   toolCallId: z.string().nullable(),
   reasoning: z.string().nullable(),
+  storyTime: z.string().optional().describe('§8: the story time when it was recorded, when the campaign had one'),
+  atFilled: z.boolean().optional().describe('§8: true when the server filled `at` (contexts never print it)'),
   retracted: z
     .object({ version: count, reason: z.string().nullable() })
     .nullable()

@@ -8,7 +8,9 @@ import { requireLocation } from './require';
 export function recordMessages(state: CampaignState, command: CommandOf<'RecordMessages'>): GameEvent[] {
   const callIds = new Set(command.knownToolCallIds ?? []);
   const batchCallIds = new Set<string>();
-  return command.messages.map((m, i) => {
+  // §8: a message without a story time is at the campaign's then; one that gives a new one sets it from there on.
+  let storyTime = state.storyTime ?? null;
+  return command.messages.flatMap((m, i): GameEvent[] => {
     const at = `messages[${i}]`;
     const locationId = m.locationId === undefined ? state.currentLocationId : m.locationId;
     checkReferences(state, m, at, locationId, callIds);
@@ -20,7 +22,13 @@ export function recordMessages(state: CampaignState, command: CommandOf<'RecordM
       batchCallIds.add(call.id);
       callIds.add(call.id);
     }
-    return { type: 'MessageRecorded', data: toMessage(state, m, state.messageCount + i, locationId, command.now) };
+    const set: GameEvent[] = [];
+    if (m.storyTime !== undefined && m.storyTime !== storyTime) {
+      storyTime = m.storyTime;
+      set.push({ type: 'StoryTimeSet', data: { storyTime } });
+    }
+    const message = toMessage(state, m, state.messageCount + i, locationId, command.now);
+    return [...set, { type: 'MessageRecorded', data: { ...message, ...storyFields(storyTime, m) } }];
   });
 }
 
@@ -47,6 +55,11 @@ function checkReferences(
     if (!isCharacter(state, id))
       throw notFound('AUDIENCE_NOT_FOUND', `${at}.audience: ${id} is not a known player or NPC`);
   }
+}
+
+/** Story time and whether the server filled `at`, only when there is something to say (events stay as they were). */
+function storyFields(storyTime: string | null, m: MessageInput): Partial<Message> {
+  return { ...(storyTime !== null ? { storyTime } : {}), ...(m.at === undefined ? { atFilled: true } : {}) };
 }
 
 function toMessage(
