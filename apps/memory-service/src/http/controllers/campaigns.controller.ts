@@ -30,7 +30,7 @@ export const CAMPAIGN_EXAMPLE = {
   currentLocationId: 'docks',
   currentActId: null,
   round: 1,
-  settings: { perRoleMemory: false },
+  settings: { perRoleMemory: false, clock: 'story' },
   messageCount: 2,
   locations: [{ id: 'tavern', name: 'The Rusty Anchor', dangerLevel: 'SAFE', completedEncounters: [] }],
   npcs: [{ id: 'mira', name: 'Mira', aliases: ['the barkeep'], locationId: 'tavern' }],
