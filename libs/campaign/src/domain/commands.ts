@@ -30,7 +30,7 @@ export type CampaignCommand =
   | { type: 'PutNpc'; npcId: string; name: string; aliases?: string[]; locationId?: string | null }
   | { type: 'PutQuest'; questId: string; name: string; objectives: { id: string; name: string }[] }
   | { type: 'RecordMessages'; messages: MessageInput[]; now: string; knownToolCallIds?: ReadonlySet<string> }
-  | ({ type: 'ChangeLocation'; toLocationId: string } & StoryTimed)
+  | ({ type: 'ChangeLocation'; toLocationId: string; players?: string[] } & StoryTimed)
   | ({ type: 'CompleteObjective'; questId: string; objectiveId: string } & StoryTimed)
   | ({ type: 'CompleteQuest'; questId: string } & StoryTimed)
   | ({ type: 'ProgressAct'; actId: string } & StoryTimed)

@@ -2,6 +2,7 @@ import type { CampaignReader } from '@app/campaign';
 import { MemoryReader } from '@app/memory';
 import { BuiltSection, ContextSection, SectionInput } from '../context.types';
 import { clockOf } from '../story-dates';
+import { placeOf } from '../viewer-place';
 import { memoryEntries } from './memory-section';
 
 /** Recent Location Memory: the last N memories of the current location. */
@@ -14,7 +15,7 @@ export class LocationSection implements ContextSection {
   ) {}
 
   async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
-    const here = snapshot.state.currentLocationId;
+    const here = placeOf(snapshot.state, audience);
     if (!here) return { key: this.key, title: this.title, entries: [] };
     const items = await this.memories.latest(
       request.campaignId,

@@ -2,6 +2,7 @@ import type { CampaignReader } from '@app/campaign';
 import { MemoryReader } from '@app/memory';
 import { BuiltSection, ContextSection, SectionInput } from '../context.types';
 import { clockOf } from '../story-dates';
+import { placeOf } from '../viewer-place';
 import { memoryEntries } from './memory-section';
 
 /** NPC Memory: for each NPC now at the current location (by name), its last N memories. */
@@ -14,7 +15,7 @@ export class NpcSection implements ContextSection {
   ) {}
 
   async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
-    const here = snapshot.state.currentLocationId;
+    const here = placeOf(snapshot.state, audience);
     const present = Object.values(snapshot.state.npcs)
       .filter((n) => here !== null && n.locationId === here)
       .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));

@@ -80,7 +80,12 @@ const message = z
 
 export const messagesBody = z.strictObject({ messages: z.array(message).min(1).max(LIMITS.messagesPerPost) });
 
-export const changeLocationBody = z.strictObject({ toLocationId: idSchema, storyTime });
+/** §8 split parties: `players` moves only those players; without it the whole party moves, as before. */
+export const changeLocationBody = z.strictObject({
+  toLocationId: idSchema,
+  players: z.array(idSchema).min(1).max(LIMITS.audience).optional(),
+  storyTime,
+});
 export const completeObjectiveBody = z.strictObject({ questId: idSchema, objectiveId: idSchema, storyTime });
 export const completeQuestBody = z.strictObject({ questId: idSchema, storyTime });
 export const progressActBody = z.strictObject({ actId: idSchema, storyTime });

@@ -267,6 +267,7 @@ const player = z.object({
   aliases: z.array(z.string()),
   stats: z.record(z.string(), z.union([z.string(), z.number()])),
   registeredVersion: count,
+  locationId: z.string().optional().describe('§8: where the player stands apart from the party (absent: with it)'),
   hud: z.object({ text: z.string(), tokens: count, dropped: z.array(dropped) }),
 });
 export const playerResponse = player;
