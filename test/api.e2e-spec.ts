@@ -280,9 +280,7 @@ describe('REST API over HTTP (listings, context, Idempotency-Key, If-Match, conc
       const res = await t.http('GET', '/v1/campaigns/api-ctx/context?format=text&limit=2');
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-      expect(res.text).toMatch(
-        /^## Recent Location Memory\n- round 1 — Memory of 4\.\n- round 1 — Memory of 5\.\n$/,
-      );
+      expect(res.text).toMatch(/^## Recent Location Memory\n- round 1 — Memory of 4\.\n- round 1 — Memory of 5\.\n$/);
       const one = (await t.http('GET', '/v1/campaigns/api-ctx/context?limit=1')).body;
       expect(one.sections[0].entries).toHaveLength(1);
     });

@@ -164,9 +164,7 @@ describe('a context a game master would paste (DESIGN §8)', () => {
     ]);
     expect(section(dm, 'World State')).toEqual(['Relationship: Mira Vell trusts Aria']);
     // "The Sunken Gallery was cleared" is said: by the Scene above, and by the world memory, dated in story time.
-    expect(section(dm, 'World Memory')!.join('\n')).toMatch(
-      /^- 1 May 1490 — Objective "Enter the Sunken Gallery"/m,
-    );
+    expect(section(dm, 'World Memory')!.join('\n')).toMatch(/^- 1 May 1490 — Objective "Enter the Sunken Gallery"/m);
     expect(section(dm, 'Glossary')).toEqual(expect.arrayContaining([expect.stringMatching(/^- Drowned Altar: /)]));
     expect(dm).not.toContain('Not logged in');
   });

@@ -88,7 +88,10 @@ export function touchedBy(event: GameEvent, after: CampaignState): StateRowRef[]
   switch (event.type) {
     case 'LocationChanged':
       // §8 split parties: the players whose own location the move set.
-      return [head(), ...Object.keys(event.data.playerLocations ?? {}).map((key) => ({ kind: 'player' as const, key }))];
+      return [
+        head(),
+        ...Object.keys(event.data.playerLocations ?? {}).map((key) => ({ kind: 'player' as const, key })),
+      ];
     case 'CampaignCreated':
     case 'CampaignSettingsChanged':
     case 'CampaignForked':

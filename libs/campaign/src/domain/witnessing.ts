@@ -53,8 +53,7 @@ export function witnessesOf(
   } else if (message.visibility === 'public') {
     // §8 split parties: each player witnesses by its own location.
     for (const p of Object.values(state.players ?? {}))
-      if (playerLocation(state, p) === message.locationId)
-        keys.add(viewerKey('player', p.id));
+      if (playerLocation(state, p) === message.locationId) keys.add(viewerKey('player', p.id));
     if (message.locationId !== null) {
       for (const npc of Object.values(state.npcs))
         if (npc.locationId === message.locationId) keys.add(viewerKey('npc', npc.id));

@@ -103,7 +103,10 @@ function whereIsEveryone(state: CampaignState): SectionEntry[] {
   return places
     .map((id) => ({ id, name: id === null ? 'nowhere' : oneLine(state.locations[id]?.name ?? id) }))
     .sort((a, b) => a.name.localeCompare(b.name))
-    .map(({ id, name }) => ({ ref: `where:${id ?? ''}`, text: `Players at ${name}: ${playersAt(state, id).join(', ')}` }));
+    .map(({ id, name }) => ({
+      ref: `where:${id ?? ''}`,
+      text: `Players at ${name}: ${playersAt(state, id).join(', ')}`,
+    }));
 }
 
 /** NPCs at the location, by name (the viewing NPC itself left out: it knows it is there). */

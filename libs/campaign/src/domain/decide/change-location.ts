@@ -62,5 +62,10 @@ function moveParty(state: CampaignState, to: string): GameEvent[] {
     throw conflict('ALREADY_THERE', `the party is already at ${to}`);
   const from = state.currentLocationId;
   const rejoin = apart.length ? { playerLocations: Object.fromEntries(apart.map((p) => [p.id, null])) } : {};
-  return [{ type: 'LocationChanged', data: { fromLocationId: from, toLocationId: to, npcsPresent: npcsAt(state, from), ...rejoin } }];
+  return [
+    {
+      type: 'LocationChanged',
+      data: { fromLocationId: from, toLocationId: to, npcsPresent: npcsAt(state, from), ...rejoin },
+    },
+  ];
 }
