@@ -1,5 +1,6 @@
 import { rebuildProjections } from '../scripts/rebuild-projections';
 import { RecordingSummarizer } from './support/recording-summarizer';
+import { section } from './support/context-text';
 import { scenario } from './support/scenario';
 import { startTestApp, tempDb, TestApp } from './support/test-app';
 
@@ -18,14 +19,6 @@ const sentences = (text: string) =>
     .split(/(?<=[.!?…]["'”’)\]]*)\s+/u)
     .map(sentenceKey)
     .filter(Boolean);
-
-/** A section's printed lines in the text form (between its `## <title>` and the next blank line). */
-function section(text: string, title: string): string[] | null {
-  const start = text.indexOf(`## ${title}\n`);
-  if (start === -1) return null;
-  const body = text.slice(start + title.length + 4);
-  return body.slice(0, body.indexOf('\n\n') === -1 ? undefined : body.indexOf('\n\n')).split('\n');
-}
 
 /**
  * DESIGN §8 "What makes a context pasteable", driven as a game developer would: two players, an NPC with a two-word

@@ -1,14 +1,8 @@
 import type { CampaignReader, ClockSetting } from '@app/campaign';
 import type { MemoryView } from '@app/memory';
-import { SectionEntry } from '../context.types';
+import { SectionEntry, SectionInput } from '../context.types';
 import { oneLine, toDay } from '../format';
-import { datingMessages, dateOf, Dated } from '../story-dates';
-
-/** What memory sections read to date their lines. */
-export interface MemoryDating {
-  campaigns: Pick<CampaignReader, 'messagesByIndex'>;
-  clock: ClockSetting;
-}
+import { clockOf, datingMessages, dateOf, Dated } from '../story-dates';
 
 /**
  * §8 a memory line, dated in the story's time: `- <date of its last message> — <summary>`, `- round 3 — …` when that
@@ -23,19 +17,17 @@ export function memoryLine(m: MemoryView, last: Dated | undefined, clock: ClockS
 /** Memories (given newest first) as entries oldest → newest, each dated by the last message of its selection. */
 export async function memoryEntries(
   newestFirst: MemoryView[],
-  campaignId: string,
-  dating: MemoryDating,
+  campaigns: Pick<CampaignReader, 'messagesByIndex'>,
+  { request, snapshot }: Pick<SectionInput, 'request' | 'snapshot'>,
 ): Promise<SectionEntry[]> {
-  const last = await datingMessages(
-    dating.campaigns,
-    campaignId,
-    newestFirst.map((m) => m.throughMessageIndex),
-  );
+  const clock = clockOf(snapshot.state);
+  const indexes = newestFirst.map((m) => m.throughMessageIndex);
+  const last = await datingMessages(campaigns, request.campaignId, indexes);
   return [...newestFirst].reverse().map((m) => ({
     ref: m.id,
     subjectId: m.subjectId,
     createdAt: m.createdAt,
-    text: memoryLine(m, last.get(m.throughMessageIndex), dating.clock),
+    text: memoryLine(m, last.get(m.throughMessageIndex), clock),
     revision: m.revision,
     origin: m.origin,
   }));

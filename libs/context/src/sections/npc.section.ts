@@ -1,7 +1,6 @@
 import type { CampaignReader } from '@app/campaign';
 import { MemoryReader } from '@app/memory';
 import { BuiltSection, ContextSection, SectionInput } from '../context.types';
-import { clockOf } from '../story-dates';
 import { placeOf } from '../viewer-place';
 import { memoryEntries } from './memory-section';
 
@@ -31,14 +30,10 @@ export class NpcSection implements ContextSection {
             audience?.witness ?? undefined,
             snapshot.horizon,
           ),
-          request.campaignId,
-          this.dating(snapshot),
+          this.campaigns,
+          { request, snapshot },
         )),
       );
     return { key: this.key, title: this.title, entries };
-  }
-
-  private dating(snapshot: SectionInput['snapshot']) {
-    return { campaigns: this.campaigns, clock: clockOf(snapshot.state) };
   }
 }

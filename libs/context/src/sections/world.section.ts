@@ -1,7 +1,6 @@
 import type { CampaignReader } from '@app/campaign';
 import { MemoryReader } from '@app/memory';
 import { BuiltSection, ContextSection, SectionInput } from '../context.types';
-import { clockOf } from '../story-dates';
 import { memoryEntries } from './memory-section';
 
 /** World Memory: the last N world memories. */
@@ -25,11 +24,7 @@ export class WorldSection implements ContextSection {
     return {
       key: this.key,
       title: this.title,
-      entries: await memoryEntries(items, request.campaignId, this.dating(snapshot)),
+      entries: await memoryEntries(items, this.campaigns, { request, snapshot }),
     };
-  }
-
-  private dating(snapshot: SectionInput['snapshot']) {
-    return { campaigns: this.campaigns, clock: clockOf(snapshot.state) };
   }
 }
