@@ -66,6 +66,8 @@ export interface MessageInput {
   toolCalls?: { id: string; name: string }[];
   toolCallId?: string;
   reasoning?: string;
+  /** §8 story time, one line of 1–80 characters (`Day 3 of Frostmoon, dusk`). */
+  storyTime?: string;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
