@@ -15,7 +15,7 @@ describe('glossary (DESIGN §8)', () => {
   const memoryEvents = async (id: string) =>
     (await t.http('GET', `/v1/campaigns/${id}/events?stream=memory&limit=1000`)).body.items;
 
-  it('coins terms from dm, narrator and npc messages, defines each in ≤ 20 words, and never from players or known names', async () => {
+  it('coins terms from dm, narrator and npc messages, defines each by a short clause, and never from players or known names', async () => {
     const s = scenario(t, 'gloss');
     await s.create('Glossary');
     await s.location('keep', 'Stormwatch Keep');
@@ -46,10 +46,11 @@ describe('glossary (DESIGN §8)', () => {
       ['Void-Chisel', 0],
     ]);
     const geometers = items.find((i: any) => i.term === 'Geometers');
-    expect(geometers.definition).toBe(
-      'A hooded envoy whispers that the Geometers want the Void-Chisel, a blade that cuts doors into stone and never dulls…',
-    );
-    expect(geometers.definition.split(/\s+/).length).toBeLessThanOrEqual(20);
+    // §8 amended: the shortest clause around the first use (≤ 25 words), an apposition when the term has one — one
+    // sentence coining two terms gives two different definitions, neither the whole sentence.
+    expect(geometers.definition).toBe('A hooded envoy whispers that the Geometers want the Void-Chisel.');
+    expect(items.find((i: any) => i.term === 'Void-Chisel').definition).toBe('A blade that cuts doors into stone.');
+    for (const i of items) expect(i.definition.split(/\s+/).length).toBeLessThanOrEqual(25);
     expect(items.every((i: any) => !i.locked && !i.hidden)).toBe(true);
     const added = (await memoryEvents('gloss')).filter((e: any) => e.type === 'GlossaryTermAdded');
     expect(added).toHaveLength(3);
@@ -64,8 +65,14 @@ describe('glossary (DESIGN §8)', () => {
 
     const dm = await s.context('?agent=dm&format=text');
     expect(dm.text).toContain('## Glossary\n- Geometers: A hooded envoy whispers');
-    expect(dm.text).toContain(
-      '\n- Probability Engine: Mira Stone says the Iron Council fears the GEOMETERS and their Probability Engine.\n- Void-Chisel: ',
+    // §8 amended, a definition repeats nothing: the Engine's is the whole sentence that coined it, which Recent Messages
+    // already print, so the entry is reported `duplicate` instead of printed twice.
+    expect(dm.text).toContain('\n- Void-Chisel: A blade that cuts doors into stone.\n');
+    expect(dm.text).not.toContain('- Probability Engine:');
+    expect(dm.text.match(/the Iron Council fears the GEOMETERS/g)).toHaveLength(1);
+    const json = await s.context('?agent=dm');
+    expect(json.body.dropped).toContainEqual(
+      expect.objectContaining({ section: 'glossary', ref: 'Probability Engine', reason: 'duplicate' }),
     );
   });
 
@@ -153,7 +160,7 @@ describe('glossary (DESIGN §8)', () => {
       expect.objectContaining({
         term: 'Moonwell Accord',
         coinedMessageIndex: 1,
-        definition: 'Everyone honours the Moonwell Accord, even now.',
+        definition: 'Everyone honours the Moonwell Accord.',
       }),
     ]);
   });

@@ -1,5 +1,6 @@
 import { rebuildProjections } from '../scripts/rebuild-projections';
 import { RecordingSummarizer } from './support/recording-summarizer';
+import { section } from './support/context-text';
 import { scenario } from './support/scenario';
 import { startTestApp, tempDb, TestApp } from './support/test-app';
 
@@ -18,14 +19,6 @@ const sentences = (text: string) =>
     .split(/(?<=[.!?…]["'”’)\]]*)\s+/u)
     .map(sentenceKey)
     .filter(Boolean);
-
-/** A section's printed lines in the text form (between its `## <title>` and the next blank line). */
-function section(text: string, title: string): string[] | null {
-  const start = text.indexOf(`## ${title}\n`);
-  if (start === -1) return null;
-  const body = text.slice(start + title.length + 4);
-  return body.slice(0, body.indexOf('\n\n') === -1 ? undefined : body.indexOf('\n\n')).split('\n');
-}
 
 /**
  * DESIGN §8 "What makes a context pasteable", driven as a game developer would: two players, an NPC with a two-word
@@ -150,23 +143,21 @@ describe('a context a game master would paste (DESIGN §8)', () => {
       'Completed quest: Rats in the Cellar',
     ]);
     expect(section(dm, 'Recent Messages')).toEqual([
-      '### round 1 · The Gilded Goose',
+      '### round 1 · The Gilded Goose · 1 May 1490',
       '[0] dm: The Gilded Goose is warm and loud tonight.',
       '[1] Aria: I slide three silver coins across the table to Mira Vell.',
       '[2] (private: Aria) Mira Vell: The gallery key hides under the Drowned Altar, she whispers.',
       '[3] (dm only) dm: Note for the DM: Mira Vell reports to the Stone Warden.',
       '[4] Brannoc: Brannoc keeps watch by the door and counts the guards.',
-      '### round 1 · The Sunken Gallery',
+      '### round 1 · The Sunken Gallery · 1 May 1490',
       '[5] dm: Water drips from the vaulted ceiling of the Sunken Gallery.',
       '[6] Brannoc: Brannoc says the Drowned Altar must be near.',
-      '### round 2 · The Sunken Gallery',
+      '### round 2 · The Sunken Gallery · 1 May 1490',
       '[7] dm: The Stone Warden lies still among the broken statues.',
     ]);
     expect(section(dm, 'World State')).toEqual(['Relationship: Mira Vell trusts Aria']);
     // "The Sunken Gallery was cleared" is said: by the Scene above, and by the world memory, dated in story time.
-    expect(section(dm, 'World Memory')!.join('\n')).toMatch(
-      /^- 1490-05-01 18:11 — Objective "Enter the Sunken Gallery"/m,
-    );
+    expect(section(dm, 'World Memory')!.join('\n')).toMatch(/^- 1 May 1490 — Objective "Enter the Sunken Gallery"/m);
     expect(section(dm, 'Glossary')).toEqual(expect.arrayContaining([expect.stringMatching(/^- Drowned Altar: /)]));
     expect(dm).not.toContain('Not logged in');
   });
@@ -174,45 +165,59 @@ describe('a context a game master would paste (DESIGN §8)', () => {
   it('each player reads the party’s scene and only what it witnessed; one dm-only note hides no memory (text)', async () => {
     const aria = await text('?agent=player&viewer=aria&budget=200000');
     const brannoc = await text('?agent=player&viewer=brannoc&budget=200000');
-    for (const p of [aria, brannoc]) {
-      expect(section(p, 'Scene')!.slice(0, 2)).toEqual(['Round 2', 'Location: The Sunken Gallery (danger CLEARED)']);
+    for (const [p, name] of [
+      [aria, 'Aria'],
+      [brannoc, 'Brannoc'],
+    ]) {
+      // §8 amended: a viewer's Scene opens with whose view it is.
+      expect(section(p, 'Scene')!.slice(0, 3)).toEqual([
+        `You are ${name} (player).`,
+        'Round 2',
+        'Location: The Sunken Gallery (danger CLEARED)',
+      ]);
       expect(p).not.toContain('reports to the Stone Warden');
-      expect(p).not.toContain('(private');
       expect(p).not.toContain('(dm only)');
       expect(p).not.toContain('Not logged in');
       // The world memory of the inn's public lines reaches both players.
       expect(section(p, 'World Memory')!.length).toBe(2);
     }
     expect(aria).toMatch(/^HUD: HP 18\/20$/m);
-    expect(aria).toContain('\nMira Vell: The gallery key hides under the Drowned Altar, she whispers.');
+    // §8 amended: the whisper is marked in Aria's own view too, so her model knows it is a secret.
+    expect(aria).toContain('(private: Aria) Mira Vell: The gallery key hides under the Drowned Altar, she whispers.');
     // §8 "A viewer's context shows no holes": no message numbers at all (the hidden dm note was [3]).
     for (const p of [aria, brannoc]) expect(p).not.toMatch(/\[\d+\]/);
     expect(brannoc).not.toContain('gallery key hides');
-    // Brannoc learned the term from Brannoc's own words, and its definition comes from them, not from the whisper.
-    expect(section(brannoc, 'Glossary')).toContain('- Drowned Altar: Brannoc says the Drowned Altar must be near.');
-    // A term whispered to Aria, then said in public where Brannoc stood: both know it.
-    for (const p of [aria, brannoc])
-      expect(section(p, 'Glossary')).toEqual(expect.arrayContaining([expect.stringMatching(/^- Drowned Altar: /)]));
+    // A term whispered to Aria, then said in public where Brannoc stood: both know it. Brannoc's definition comes from
+    // Brannoc's own words, not from the whisper — and being his whole line, which his Recent Messages print, it is
+    // reported `duplicate` rather than printed twice (§8 amended: a definition repeats nothing).
+    expect(section(aria, 'Glossary')).toEqual(expect.arrayContaining([expect.stringMatching(/^- Drowned Altar: /)]));
+    const brannocJson = await json('?agent=player&viewer=brannoc&budget=200000');
+    expect(brannocJson.dropped).toContainEqual(
+      expect.objectContaining({ section: 'glossary', ref: 'Drowned Altar', reason: 'duplicate' }),
+    );
+    expect(brannoc.match(/Brannoc says the Drowned Altar must be near/g)).toHaveLength(1);
   });
 
   it('the NPC reads its own scene and its own whisper, never the dm note (text and JSON)', async () => {
     const mira = await text('?agent=npc&viewer=mira&budget=200000');
     expect(section(mira, 'Scene')).toEqual([
+      'You are Mira Vell (npc).',
       'Round 2',
       'Location: The Gilded Goose (danger SAFE)',
       'Quest: The Drowned Relic — [x] Find the gallery key; [x] Enter the Sunken Gallery; [ ] Return the relic',
       'Completed quest: Rats in the Cellar',
     ]);
     expect(section(mira, 'Recent Messages')).toEqual([
-      '### round 1 · The Gilded Goose',
+      '### round 1 · The Gilded Goose · 1 May 1490',
       'dm: The Gilded Goose is warm and loud tonight.',
       'Aria: I slide three silver coins across the table to Mira Vell.',
-      'Mira Vell: The gallery key hides under the Drowned Altar, she whispers.',
+      '(private: Aria) Mira Vell: The gallery key hides under the Drowned Altar, she whispers.',
       'Brannoc: Brannoc keeps watch by the door and counts the guards.',
     ]);
     const body = await json('?agent=npc&viewer=mira&budget=200000');
     expect(filled(body)).toEqual(['glossary', 'digest', 'scene', 'world', 'recent']);
     expect(body.sections.find((x: any) => x.key === 'scene').entries.map((e: any) => e.ref)).toEqual([
+      'viewer',
       'round',
       'location:inn',
       'quest:relic',
@@ -240,7 +245,7 @@ describe('a context a game master would paste (DESIGN §8)', () => {
     expect(recent[2]).toEqual({
       ref: '2',
       createdAt: at(2),
-      group: 'round 1 · The Gilded Goose',
+      group: 'round 1 · The Gilded Goose · 1 May 1490',
       text: '[2] (private: Aria) Mira Vell: The gallery key hides under the Drowned Altar, she whispers.',
       tokens: expect.any(Number),
     });
@@ -267,10 +272,11 @@ describe('a context a game master would paste (DESIGN §8)', () => {
         const key = (d: any) => `${d.section}#${d.ref}`;
         const tokensOf = (ds: any[]) => ds.reduce((n: number, d: any) => n + d.tokens, 0);
         const selfDropped = new Set(full.dropped.filter((d: any) => !heldByRecent(d)).map(key));
-        const before = full.tokens.used + tokensOf(full.dropped.filter(heldByRecent));
+        // `used` counts the trailer (§8 amended), whose length varies with the numbers it prints.
+        const before = full.tokens.used - full.tokens.trailer + tokensOf(full.dropped.filter(heldByRecent));
         const c = await json(`?agent=dm&budget=${budget}${query}`);
         const byBudget = c.dropped.filter((d: any) => !selfDropped.has(key(d)));
-        expect([budget, c.tokens.used + tokensOf(byBudget)]).toEqual([budget, before]);
+        expect([budget, c.tokens.used - c.tokens.trailer + tokensOf(byBudget)]).toEqual([budget, before]);
         expect(c.sections.find((x: any) => x.key === 'scene').entries.length).toBeGreaterThan(0);
         const recent = c.sections.find((x: any) => x.key === 'recent')?.entries ?? [];
         const memories = c.sections
@@ -305,7 +311,7 @@ describe('a context a game master would paste (DESIGN §8)', () => {
         if (sec.key === 'recent') continue; // messages are kept whole; the rule removes repeats from summaries
         for (const e of sec.entries) {
           const line = e.text
-            .replace(/^- (?:\[[^\]]*\] Memory \([^)]*\): |\d{4}-\d{2}-\d{2} \d{2}:\d{2} — )/u, '')
+            .replace(/^- (?:\[[^\]]*\] Memory \([^)]*\): |[^—]{1,90} — )/u, '')
             .replace(/^\[\d+\] /, '');
           for (const key of sentences(line)) {
             expect([q, key, seen.get(key)]).toEqual([q, key, undefined]);
@@ -329,7 +335,7 @@ describe('a context a game master would paste (DESIGN §8)', () => {
     );
     // The world memory of the inn kept its event, its repeated lines removed.
     expect(dm.sections.find((x: any) => x.key === 'world').entries[0].text).toBe(
-      '- 1490-05-01 18:04 — Objective "Clear the cellar" of quest "Rats in the Cellar" completed.',
+      '- 1 May 1490 — Objective "Clear the cellar" of quest "Rats in the Cellar" completed.',
     );
   });
 

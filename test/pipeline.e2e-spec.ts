@@ -20,6 +20,6 @@ describe('memory pipeline over HTTP (local summarizer)', () => {
     await s.settled();
     const res = await s.context('?format=text');
     expect(res.status).toBe(200);
-    expect(res.text).toMatch(/^## Recent Location Memory\n- \d{4}-\d{2}-\d{2} \d{2}:\d{2} — .*5 gold/m);
+    expect(res.text).toMatch(/^## Recent Location Memory\n- round 1 — .*5 gold/m);
   });
 });

@@ -63,7 +63,7 @@ describe('witness-scoped contexts', () => {
   it('a secret whispered to player A and a dm-only note never reach player B: not in context, recall or per-role summary', async () => {
     const b = await ctx('?agent=player&viewer=brannoc&query=scar%20wrist%20Sunstone%20vault%20Mira');
     expect(b).not.toMatch(/scar|Sunstone/);
-    expect(b).toContain('## Recalled\n### round 1 · ');
+    expect(b).toContain('## Recalled\n### round 1\n'); // the server filled `at`: no date (§8 story time)
     expect(b).toContain('the hidden vault beneath the cellar'); // public, and Brannoc was there
     expect(b).toMatch(/## Previously\n.*Brannoc orders another ale/);
     expect(b).not.toContain('Memory ('); // the tavern's memories were summarized from the secrets too
@@ -120,7 +120,18 @@ describe('witness-scoped contexts', () => {
     expect(dm).toContain('the stolen Sunstone');
     expect(dm).toContain('the hidden vault beneath the cellar');
     // §8 no sentence twice: the tavern's memory only repeats the recalled lines above, so it is reported, not printed.
-    expect(dm).toMatch(/dropped \d+: [^>]*recall#[^ ]*:location:tavern \d+t duplicate/);
+    // The text trailer counts drops per reason (§8 amended); the JSON form names them.
+    expect(dm).toMatch(/dropped \d+ \([^)]*duplicate \d+/);
+    const json = await s().context('?agent=dm&query=scar%20wrist%20Sunstone%20vault%20Mira&budget=200000');
+    expect(json.body.dropped).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          section: 'recall',
+          ref: expect.stringContaining(':location:tavern'),
+          reason: 'duplicate',
+        }),
+      ]),
+    );
     expect(dm).toContain('(private: Aria) dm: Only Aria notices');
     expect(dm).toContain('(dm only) dm: Note for the DM');
     // The narrative agent (no viewer) is not the dm: dm-only notes stay out of its messages and glossary.

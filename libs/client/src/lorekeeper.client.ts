@@ -66,6 +66,8 @@ export interface MessageInput {
   toolCalls?: { id: string; name: string }[];
   toolCallId?: string;
   reasoning?: string;
+  /** §8 story time, one line of 1–80 characters (`Day 3 of Frostmoon, dusk`). */
+  storyTime?: string;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -75,6 +77,8 @@ export interface PlayerInput {
   aliases?: string[];
   /** Ordered HUD stats, `{label: value}`. */
   stats?: Record<string, string | number>;
+  /** §8 split parties: a location places the player apart from the party; null brings it back. */
+  locationId?: string | null;
 }
 
 export interface FactInput {
@@ -231,8 +235,14 @@ export class LorekeeperClient {
   ): Promise<{ version: number }> {
     return this.request('POST', this.c(campaignId, `/commands/${name}`), body, {}, w);
   }
-  changeLocation(campaignId: string, toLocationId: string, w?: WriteOptions) {
-    return this.command(campaignId, 'change-location', { toLocationId }, w);
+  /** `more`: §8 split parties (`players`: only they move) and story time. */
+  changeLocation(
+    campaignId: string,
+    toLocationId: string,
+    w?: WriteOptions,
+    more: { players?: string[]; storyTime?: string } = {},
+  ) {
+    return this.command(campaignId, 'change-location', { toLocationId, ...more }, w);
   }
   completeObjective(campaignId: string, questId: string, objectiveId: string, w?: WriteOptions) {
     return this.command(campaignId, 'complete-objective', { questId, objectiveId }, w);
@@ -250,8 +260,8 @@ export class LorekeeperClient {
   ) {
     return this.command(campaignId, 'update-location-state', body, w);
   }
-  endRound(campaignId: string, w?: WriteOptions) {
-    return this.command(campaignId, 'end-round', {}, w);
+  endRound(campaignId: string, w?: WriteOptions, more: { storyTime?: string } = {}) {
+    return this.command(campaignId, 'end-round', more, w);
   }
   memories(
     campaignId: string,
@@ -291,7 +301,12 @@ export class LorekeeperClient {
   }
 
   // Layered context, world state and game state (DESIGN §5, §6, §8).
-  changeSettings(campaignId: string, body: { perRoleMemory: boolean }, w?: WriteOptions) {
+  /** Partial (§8): any of perRoleMemory and clock. */
+  changeSettings(
+    campaignId: string,
+    body: { perRoleMemory?: boolean; clock?: 'story' | 'wall' | 'none' },
+    w?: WriteOptions,
+  ) {
     return this.request('PUT', this.c(campaignId, '/settings'), body, {}, w);
   }
   putPlayer(campaignId: string, playerId: string, body: PlayerInput, w?: WriteOptions) {

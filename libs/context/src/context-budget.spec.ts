@@ -5,7 +5,7 @@ import { TokenCounter as Counter } from './token-counter.port';
 
 /** These specs test the drop order itself: MIN_RECENT_MESSAGES off (its own spec sets it). */
 const composerOf = (counter: Counter, sections: Section[], share = DEFAULT_RECALL_SHARE) =>
-  new ContextComposer(counter, sections, share, 0);
+  new ContextComposer(counter, sections, share, 0, { countTrailer: false });
 import {
   BuiltSection,
   ContextRequest,
@@ -212,5 +212,26 @@ describe('ContextComposer budget (DESIGN §8)', () => {
     };
     await composerOf(words, [recall, fixed('recent', 1, 1), fixed('glossary', 1, 1)]).compose(request(), snapshot, 100);
     expect(seen.sort()).toEqual(['glossary', 'recent']);
+  });
+
+  it('counts the text trailer in `used`: content is fitted to what the trailer leaves, the line is exact', async () => {
+    const composer = new ContextComposer(
+      words,
+      [fixed('world', 3, 10), fixed('recent', 6, 10)],
+      DEFAULT_RECALL_SHARE,
+      0,
+    );
+    for (const budget of [50, 60, 80, 100, 150]) {
+      const c = await composer.compose(request(), snapshot, budget);
+      const content = c.sections.reduce((n, x) => n + x.tokens, 0);
+      expect(c.trailer!.tokens).toBe(words.count(`\n${c.trailer!.line}\n`));
+      expect(c.used).toBe(content + c.trailer!.tokens);
+      expect(c.used).toBeLessThanOrEqual(budget);
+      expect(c.trailer!.line).toMatch(
+        new RegExp(`^<!-- context: ${c.used}/${budget} tokens; dropped ${c.dropped.length}`),
+      );
+    }
+    // A §2 request has no trailer.
+    expect((await composer.compose(request({ legacy: true }), snapshot, null)).trailer).toBeNull();
   });
 });

@@ -6,7 +6,7 @@ import { TokenCounter as Counter } from './token-counter.port';
 
 /** These specs test the drop order itself: MIN_RECENT_MESSAGES off (its own spec sets it). */
 const composerOf = (counter: Counter, sections: Section[], share = DEFAULT_RECALL_SHARE) =>
-  new ContextComposer(counter, sections, share, 0);
+  new ContextComposer(counter, sections, share, 0, { countTrailer: false });
 import {
   BuiltSection,
   ContextRequest,
@@ -15,7 +15,8 @@ import {
   SectionEntry,
   SectionKey,
 } from './context.types';
-import { memoryLine, oneLine, toMinute } from './format';
+import { oneLine, toMinute } from './format';
+import { memoryLine } from './sections/memory-section';
 import { LocationSection } from './sections/location.section';
 import { NpcSection } from './sections/npc.section';
 import { WorldSection } from './sections/world.section';
@@ -233,9 +234,15 @@ describe('format', () => {
     expect(oneLine('  a\nb\r\n\tc   d \n')).toBe('a b c d');
   });
 
-  it('memoryLine is `- YYYY-MM-DD HH:MM — summary` on one line', () => {
-    expect(memoryLine('2026-05-01T10:15:42.000Z', 'The party left.\n\nMira stayed.')).toBe(
-      '- 2026-05-01 10:15 — The party left. Mira stayed.',
+  it('memoryLine dates by the last message of the selection, by clock, on one line (§8 story time)', () => {
+    const m = memory('world', 'world', 'The party left.\n\nMira stayed.', '2026-05-01T10:15:42.000Z');
+    const last = { at: '1247-03-14T20:00:00.000Z', round: 3, storyTime: 'Day 3 of Frostmoon, dusk' };
+    expect(memoryLine(m, last, 'story')).toBe('- Day 3 of Frostmoon, dusk — The party left. Mira stayed.');
+    expect(memoryLine(m, last, 'wall')).toBe('- 14 March 1247 — The party left. Mira stayed.');
+    expect(memoryLine(m, last, 'none')).toBe('- The party left. Mira stayed.');
+    // A server-filled `at` is never printed: the round says when.
+    expect(memoryLine(m, { ...last, storyTime: undefined, atFilled: true }, 'story')).toBe(
+      '- round 3 — The party left. Mira stayed.',
     );
   });
 });
@@ -295,12 +302,14 @@ describe('the narrative memory sections', () => {
       memory('world', 'world', 'The relic was found.', '2026-03-01T13:00:00.000Z'),
     ]);
 
+  /** No message to date a memory by: its line falls back to the day it was recorded. */
+  const noMessages = { messagesByIndex: async () => [] };
   const composerOver = (memories: FakeMemories) => {
     const reader = memories as unknown as MemoryReader;
     return composerOf(new WordCounter(), [
-      new LocationSection(reader),
-      new NpcSection(reader),
-      new WorldSection(reader),
+      new LocationSection(reader, noMessages),
+      new NpcSection(reader, noMessages),
+      new WorldSection(reader, noMessages),
     ]);
   };
 
@@ -310,21 +319,17 @@ describe('the narrative memory sections', () => {
     expect(c.sections.map((s) => [s.title, s.entries.map((e) => e.text)])).toEqual([
       [
         'Recent Location Memory',
-        [
-          '- 2026-03-01 10:00 — Second visit.',
-          '- 2026-03-01 11:00 — Third visit.',
-          '- 2026-03-01 12:00 — Fourth visit.',
-        ],
+        ['- 1 March 2026 — Second visit.', '- 1 March 2026 — Third visit.', '- 1 March 2026 — Fourth visit.'],
       ],
-      ['NPC Memory', ['- 2026-03-01 10:00 — Mira met the party.', '- 2026-03-01 10:00 — Zed lost at cards.']],
-      ['World Memory', ['- 2026-03-01 13:00 — The relic was found.']],
+      ['NPC Memory', ['- 1 March 2026 — Mira met the party.', '- 1 March 2026 — Zed lost at cards.']],
+      ['World Memory', ['- 1 March 2026 — The relic was found.']],
     ]);
     expect(memories.calls.every((call) => call.limit === 3)).toBe(true);
   });
 
   it('limit changes how many entries each scope shows', async () => {
     const c = await composerOver(store()).compose(request({ legacy: true, limit: 1 }), snapshot(tavernState), null);
-    expect(c.sections[0].entries.map((e) => e.text)).toEqual(['- 2026-03-01 12:00 — Fourth visit.']);
+    expect(c.sections[0].entries.map((e) => e.text)).toEqual(['- 1 March 2026 — Fourth visit.']);
   });
 
   it('NPC memory covers only the NPCs now at the current location, ordered by name', async () => {
@@ -362,7 +367,7 @@ describe('the narrative memory sections', () => {
           {
             ref: 'm1',
             createdAt: '2026-03-01T10:00:00.000Z',
-            text: '- 2026-03-01 10:00 — At The Inn: Aria: I slide  three coins to MIRA. Mira pockets the coins. Brannoc waits.',
+            text: '- 1 March 2026 — At The Inn: Aria: I slide  three coins to MIRA. Mira pockets the coins. Brannoc waits.',
           },
           {
             ref: 'm2',
@@ -377,7 +382,7 @@ describe('the narrative memory sections', () => {
       const location = c.sections.find((x) => x.key === 'location')!;
       // The header moves to the first kept sentence; the removed sentence's speaker label does not (Mira said the next
       // one).
-      expect(location.entries.map((e) => e.text)).toEqual(['- 2026-03-01 10:00 — At The Inn: Mira pockets the coins.']);
+      expect(location.entries.map((e) => e.text)).toEqual(['- 1 March 2026 — At The Inn: Mira pockets the coins.']);
       expect(c.dropped).toEqual([{ section: 'location', ref: 'm2', tokens: 10, reason: 'duplicate' }]);
       // Messages are never cut.
       expect(c.sections.find((x) => x.key === 'recent')!.entries[0].text).toBe('[9] Brannoc: Brannoc waits.');

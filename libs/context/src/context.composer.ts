@@ -6,6 +6,7 @@ import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
 import { layoutTokens } from './text-layout';
 import { TokenCounter } from './token-counter.port';
 import { glossaryRoom, leastRecentlyUsed, markGlossaryUse } from './glossary-budget';
+import { settleTrailer, Trailer, trailerReserve } from './trailer';
 
 /** See ContextComposer's `recallShare`. */
 export const DEFAULT_RECALL_SHARE = 0.95;
@@ -13,8 +14,11 @@ export const DEFAULT_RECALL_SHARE = 0.95;
 /** §8: the newest Recent Messages kept until memories are gone (MIN_RECENT_MESSAGES). */
 export const DEFAULT_MIN_RECENT_MESSAGES = 4;
 
-/** Sections whose entries the no-sentence-twice rule may shorten (§8); everything else only counts as already said. */
-const SUMMARY_SECTIONS = new Set<SectionKey>(['previously', 'location', 'npc', 'world']);
+/**
+ * Sections whose entries the no-sentence-twice rule may shorten (§8; a glossary definition repeats nothing either);
+ * everything else only counts as already said.
+ */
+const SUMMARY_SECTIONS = new Set<SectionKey>(['glossary', 'previously', 'location', 'npc', 'world']);
 
 /** A Recall hit the budget dropped, with its drop report (the refill may take both back). */
 interface Gone {
@@ -43,6 +47,8 @@ export interface ComposedContext {
   used: number;
   dropped: DroppedEntry[];
   overBudget: boolean;
+  /** The text form's counted last line (§8); null for a §2 request, which has none. */
+  trailer: Trailer | null;
   extra: Record<string, unknown>;
 }
 
@@ -61,8 +67,11 @@ export class ContextComposer {
      */
     private readonly recallShare = DEFAULT_RECALL_SHARE,
     private readonly minRecent = DEFAULT_MIN_RECENT_MESSAGES,
-    /** §13 GLOSSARY_MAX_TOKENS: Glossary tokens never dropped (null: 20 % of the budget). */
-    private readonly limits: { glossaryMaxTokens: number | null } = { glossaryMaxTokens: null },
+    /**
+     * §13 GLOSSARY_MAX_TOKENS: Glossary tokens never dropped (null: 20 % of the budget); §8's counted text trailer
+     * (off only where a test looks at the fitting alone).
+     */
+    private readonly limits: { glossaryMaxTokens?: number | null; countTrailer?: boolean } = {},
   ) {
     for (const s of sections) this.table.set(s.key, s);
   }
@@ -108,14 +117,19 @@ export class ContextComposer {
     await this.sentences.warm(sections.flatMap((s) => s.entries.map((e) => dedupeText(s, e))));
     this.dedupe(sections, dropped);
     await giveBack();
+    // §8 the trailer is counted: the content is fitted to what the longest trailer it can get leaves.
+    const counted = (this.limits.countTrailer ?? true) && budget !== null;
+    const room = !counted ? budget : Math.max(0, budget! - this.trailerRoom(sections, dropped, budget!));
     let used = sum(sections);
-    const fitted = budget === null ? null : this.fit(sections, budget, dropped);
+    const fitted = room === null ? null : this.fit(sections, room, dropped);
     if (fitted) used = fitted.used;
     used -= this.dropHeldByRecent(sections, dropped);
     if (fitted?.refill) {
       const recent = sections.find((s) => s.key === 'recent');
-      used = this.refill(fitted.refill.recall, fitted.refill.gone, dropped, budget!, used, recent);
+      used = this.refill(fitted.refill.recall, fitted.refill.gone, dropped, room!, used, recent);
     }
+    const trailer = counted ? settleTrailer(this.counter, used, budget!, dropped) : null;
+    if (trailer) used = trailer.used;
     const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
     return {
       version: snapshot.state.version,
@@ -127,8 +141,16 @@ export class ContextComposer {
       used,
       dropped,
       overBudget: budget !== null && used > budget,
+      trailer: trailer && { line: trailer.line, tokens: trailer.tokens },
       extra,
     };
+  }
+
+  /** The longest the trailer can become: drops so far plus every entry, under every reason that may still occur. */
+  private trailerRoom(sections: ComposedSection[], dropped: DroppedEntry[], budget: number): number {
+    const entries = sections.reduce((n, s) => n + s.entries.length, 0);
+    const reasons = new Set<string>(['budget', 'duplicate', ...dropped.map((d) => d.reason)]);
+    return trailerReserve(this.counter, budget, dropped.length + entries, reasons);
   }
 
   /**
@@ -171,7 +193,7 @@ export class ContextComposer {
       let changed = false;
       s.entries = s.entries.filter((e) => {
         if (!shortenable(s, e)) return true;
-        const { prefix, summary } = splitEntryLine(e.text);
+        const { prefix, summary } = splitEntryLine(e.text, s.key);
         const kept = keepNewSentences(this.sentences.split(summary), held);
         if (kept.length === 0) {
           dropped.push({ section: s.key, ref: e.ref, tokens: e.tokens ?? 0, reason: 'duplicate' });
@@ -254,7 +276,7 @@ export class ContextComposer {
     // gets no room back, however much is left.
     let pastRecall = false;
     // §13: the Glossary keeps `room` tokens; past them its terms go with memories, least recently used first.
-    const room = glossaryRoom(budget, this.limits.glossaryMaxTokens);
+    const room = glossaryRoom(budget, this.limits.glossaryMaxTokens ?? null);
     const glossary = sections.find((s) => s.key === 'glossary');
     if (glossary && glossary.tokens > room && used > budget) markGlossaryUse(glossary.entries, recent?.entries ?? []);
     const droppable = (s: ComposedSection, keepNewest?: true) =>
@@ -331,11 +353,17 @@ const shortenable = (s: ComposedSection, e: SectionEntry) =>
  * What dedupe splits into sentences: a shortenable entry's summary, else what the entry says (a message's own words).
  */
 const dedupeText = (s: ComposedSection, e: SectionEntry) =>
-  shortenable(s, e) ? splitEntryLine(e.text).summary : (e.body ?? e.text);
+  shortenable(s, e) ? splitEntryLine(e.text, s.key).summary : (e.body ?? e.text);
 
-/** A memory line's fixed part (`- 2026-05-01 10:15 — `, a Recall hit's `- [when] Memory (…): `) and its summary. */
-function splitEntryLine(text: string): { prefix: string; summary: string } {
-  const m = /^(- \[[^\]]*\] Memory \([^)]*\): |- \d{4}-\d{2}-\d{2} \d{2}:\d{2} — |- [^—]{1,40} — )/u.exec(text);
+/**
+ * A memory line's fixed part (`- 2026-05-01 10:15 — `, a Recall hit's `- [when] Memory (…): `) and its summary; a
+ * glossary line's `- <term>: ` and its definition.
+ */
+function splitEntryLine(text: string, key: SectionKey): { prefix: string; summary: string } {
+  const term = key === 'glossary' ? /^- [^:]{1,200}?: /u.exec(text) : null;
+  if (term) return { prefix: term[0], summary: text.slice(term[0].length) };
+  // A date in story time is up to 80 characters; with clock `none` a line is `- <summary>`.
+  const m = /^(- \[[^\]]*\] Memory \([^)]*\): |- \d{4}-\d{2}-\d{2} \d{2}:\d{2} — |- [^—]{1,90} — |- )/u.exec(text);
   return m ? { prefix: m[1], summary: text.slice(m[1].length) } : { prefix: '', summary: text };
 }
 

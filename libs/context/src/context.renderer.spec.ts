@@ -1,6 +1,7 @@
 import { ComposedContext, ComposedSection } from './context.composer';
 import { renderJson, renderText } from './context.renderer';
 import { ContextRequest } from './context.types';
+import { dropCounts, trailerLine } from './trailer';
 
 const section = (
   key: ComposedSection['key'],
@@ -29,6 +30,7 @@ const composed = (
   used: sections.reduce((n, s) => n + s.tokens, 0),
   dropped: [],
   overBudget: false,
+  trailer: null,
   extra: {},
   ...more,
 });
@@ -101,25 +103,35 @@ describe('renderText', () => {
     );
   });
 
-  it('ends a budgeted request with one explain comment line listing the drops', () => {
+  it('ends a budgeted request with its one counted trailer line: counts per reason, never refs', () => {
+    const dropped = [
+      { section: 'recent' as const, ref: '4', tokens: 12, reason: 'budget' as const },
+      { section: 'recent' as const, ref: '7', tokens: 9, reason: 'compacted' as const },
+    ];
+    const line = trailerLine(30, 100, dropCounts(dropped), false);
+    expect(line).toBe('<!-- context: 30/100 tokens; dropped 2 (compacted 1, budget 1) -->');
     const c = composed({ legacy: false, budget: 100 }, narrative(), {
       budget: 100,
       used: 30,
-      dropped: [
-        { section: 'recent', ref: '4', tokens: 12, reason: 'budget' },
-        { section: 'recent', ref: '7', tokens: 9, reason: 'compacted' },
-      ],
+      dropped,
+      trailer: { line, tokens: 20 },
     });
     const lines = renderText(c).trimEnd().split('\n');
-    expect(lines[lines.length - 1]).toBe(
-      '<!-- context: 30/100 tokens; dropped 2: recent#4 12t budget, recent#7 9t compacted -->',
-    );
+    expect(lines[lines.length - 1]).toBe(line);
     expect(lines.filter((l) => l.startsWith('<!--'))).toHaveLength(1);
+    expect(renderJson(c).tokens).toEqual({ budget: 100, used: 30, trailer: 20 });
   });
 
   it('says when the context is over budget, and omits the line with explain=false', () => {
-    const c = composed({ legacy: false }, narrative(), { budget: 10, used: 30, overBudget: true });
-    expect(renderText(c)).toContain('<!-- context: 30/10 tokens; dropped 0; over budget -->');
+    const line = trailerLine(30, 10, new Map(), true);
+    expect(line).toBe('<!-- context: 30/10 tokens; dropped 0; over budget -->');
+    const c = composed({ legacy: false }, narrative(), {
+      budget: 10,
+      used: 30,
+      overBudget: true,
+      trailer: { line, tokens: 9 },
+    });
+    expect(renderText(c)).toContain(line);
     expect(renderText(c, false)).not.toContain('<!--');
   });
 });

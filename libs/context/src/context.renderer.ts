@@ -9,7 +9,8 @@ export function renderJson(c: ComposedContext): Record<string, unknown> {
       processedVersion: c.processedVersion,
       sections: c.sections.map((s) => ({
         title: s.title,
-        entries: s.entries.map(({ tokens: _t, body: _b, usedAt: _u, ...e }) => e),
+        // §2's entries are exactly {ref, subjectId, createdAt, text}.
+        entries: s.entries.map(({ tokens: _t, body: _b, usedAt: _u, revision: _r, origin: _o, ...e }) => e),
       })),
     };
   }
@@ -25,7 +26,8 @@ export function renderJson(c: ComposedContext): Record<string, unknown> {
       tokens: s.tokens,
       entries: s.entries.map(({ body: _b, usedAt: _u, ...e }) => e),
     })),
-    tokens: { budget: c.budget, used: c.used },
+    // `used` includes the text trailer's tokens (§8), `trailer` says how many they are.
+    tokens: { budget: c.budget, used: c.used, trailer: c.trailer?.tokens ?? 0 },
     dropped: c.dropped,
     overBudget: c.overBudget,
     ...c.extra,
@@ -41,12 +43,6 @@ export function renderText(c: ComposedContext, explain = true): string {
       return (s.inline ? body : [`## ${s.title}`, ...body]).join('\n');
     });
   let text = blocks.join('\n\n');
-  if (!c.request.legacy && explain) {
-    const drops = c.dropped.map((d) => `${d.section}#${d.ref} ${d.tokens}t ${d.reason}`).join(', ');
-    const line =
-      `<!-- context: ${c.used}/${c.budget ?? '∞'} tokens; dropped ` +
-      `${c.dropped.length}${drops ? `: ${drops}` : ''}${c.overBudget ? '; over budget' : ''} -->`;
-    text = text ? `${text}\n\n${line}` : line;
-  }
+  if (c.trailer && explain) text = text ? `${text}\n\n${c.trailer.line}` : c.trailer.line;
   return text.length ? `${text}\n` : '';
 }

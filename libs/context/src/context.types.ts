@@ -51,6 +51,10 @@ export interface SectionEntry {
   seq?: number;
   /** Filled by the composer. */
   tokens?: number;
+  /** A memory entry (§10 Corrections): 1 as recorded, +1 per revision or correction. */
+  revision?: number;
+  /** A memory entry: `model`, or `dm` for a game master's correction. */
+  origin?: string;
   /** A message's own words (no index or speaker): what the no-sentence-twice rule compares. Not in the response. */
   body?: string;
   /** §13: when a Glossary term was last used (the budget drops the least recently used first). Not in the response. */

@@ -13,9 +13,6 @@ const NOT_ONE_LINE = /[^\S ]| {2}|^ | $/;
  */
 export const oneLine = (text: string) => (NOT_ONE_LINE.test(text) ? text.replace(/\s+/g, ' ').trim() : text);
 
-/** The §2 entry line: `- <createdAt, to the minute> — <summary on one line>`. */
-export const memoryLine = (createdAt: string, summary: string) => `- ${toMinute(createdAt)} — ${oneLine(summary)}`;
-
 const MONTH_NAMES = [
   'January',
   'February',

@@ -1,5 +1,6 @@
 import type { CampaignState, Message } from '@app/campaign';
 import { oneLine } from './format';
+import { clockOf, dateOf, Dated } from './story-dates';
 
 /** Tools whose results are snapshots of game state (DESIGN §7): only the newest result of each is worth a place. */
 export const DEFAULT_SNAPSHOT_TOOLS: readonly string[] = [
@@ -73,8 +74,14 @@ export function secretMark(state: CampaignState, m: Pick<Message, 'visibility' |
   return `(private: ${m.audience.map(name).join(', ')})`;
 }
 
-/** §8 Recent Messages' group header: `round 3 · The Gallery` (`round 3` for a message without a location). */
-export function roundAndPlace(state: CampaignState, m: Pick<Message, 'round' | 'locationId'>): string {
+/**
+ * §8 Recent Messages' group header: `round 3 · The Gallery · Day 3 of Frostmoon` — the place left out for a message
+ * without a location, the date (story-dates.ts, by the campaign's clock) when there is none.
+ */
+export function roundAndPlace(state: CampaignState, m: Pick<Message, 'round' | 'locationId'> & Dated): string {
   const place = m.locationId === null ? null : (state.locations[m.locationId]?.name ?? m.locationId);
-  return place === null ? `round ${m.round}` : `round ${m.round} · ${oneLine(place)}`;
+  const date = dateOf(m, clockOf(state));
+  return [`round ${m.round}`, place === null ? null : oneLine(place), date === null ? null : oneLine(date)]
+    .filter((p) => p !== null)
+    .join(' · ');
 }

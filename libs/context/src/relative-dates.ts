@@ -132,3 +132,11 @@ function unitAt(unit: string, n: number, day: number): string | null {
 }
 
 const dayOf = (ms: number) => toDay(new Date(ms).toISOString());
+
+/**
+ * A message's relative dates annotated by its own `at` (annotateRelativeDates), only where that `at` is a date the
+ * context may print (§8 story time): the client's, under a clock that prints dates.
+ */
+export function relativeDatesOf(text: string, m: { at: string; atFilled?: boolean }, clock: string): string {
+  return m.atFilled || clock === 'none' ? text : annotateRelativeDates(text, m.at);
+}

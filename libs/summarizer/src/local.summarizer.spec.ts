@@ -130,7 +130,7 @@ describe('LocalSummarizer', () => {
     expect(r.text).toBe('Mira: Brannoc the smith owes…');
   });
 
-  it('defines a term by the first sentence that used it, case-insensitively, cut to 20 words', async () => {
+  it('defines a term by the shortest clause around its first use, case-insensitively, at most 25 words', async () => {
     const messages = [
       line(
         0,
@@ -139,10 +139,25 @@ describe('LocalSummarizer', () => {
       line(1, 'The pale court again!', null, 'player'),
     ];
     const { text } = await local.defineTerm({ campaignId: 'c1', term: 'pale court', messages });
-    expect(text).toBe(
-      'The Pale Court rules the city from beneath and every guild in town pays them a tithe of silver each…',
-    );
-    expect(text.replace('…', '').split(' ')).toHaveLength(20);
+    expect(text).toBe('The Pale Court rules the city from beneath.');
+  });
+
+  it('gives two terms coined in one sentence each its own clause; a short clause takes its neighbour', async () => {
+    const messages = [
+      line(
+        0,
+        'Brannoc hefts the VoidChisel, a blade that cuts stone like butter, while the Probability Engine hums below the floor.',
+      ),
+    ];
+    const chisel = await local.defineTerm({ campaignId: 'c1', term: 'VoidChisel', messages });
+    const engine = await local.defineTerm({ campaignId: 'c1', term: 'Probability Engine', messages });
+    // An apposition says what a term is.
+    expect(chisel.text).toBe('A blade that cuts stone like butter.');
+    expect(engine.text).toBe('The Probability Engine hums below the floor.');
+    const long = [line(0, `${'word '.repeat(40)}the Geometers ${'more '.repeat(40)}end.`)];
+    const cut = (await local.defineTerm({ campaignId: 'c1', term: 'Geometers', messages: long })).text;
+    expect(cut).toContain('Geometers');
+    expect(cut.split(' ').length).toBeLessThanOrEqual(25);
   });
 
   it('does not re-prefix when merging its own chunk summaries', async () => {

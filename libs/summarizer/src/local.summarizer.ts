@@ -20,6 +20,7 @@ import {
   TranscriptLine,
   WorldSummaryInput,
 } from './summarizer.port';
+import { clauseAround, MAX_DEFINITION_WORDS } from './term-clause';
 
 const NOTHING = 'nothing of note happened.';
 
@@ -109,7 +110,11 @@ export class LocalSummarizer implements Summarizer {
     // Terms like "C++" or "Mt. Doom" may not sit between word boundaries: fall back to a plain substring.
     const loose =
       first ?? sentencesOf(input.messages).find((s) => s.text.toLowerCase().includes(input.term.toLowerCase()));
-    const text = loose ? (cutOutsideMarks(loose.text, 20) ?? capWords(loose.text, 20)) : '';
+    // §8: the shortest clause around the first use, so a definition does not copy the whole coining sentence.
+    const clause = loose ? clauseAround(loose.text, input.term) : null;
+    const text =
+      clause ??
+      (loose ? (cutOutsideMarks(loose.text, MAX_DEFINITION_WORDS) ?? capWords(loose.text, MAX_DEFINITION_WORDS)) : '');
     return result(text, transcriptChars(input.messages) + input.term.length);
   }
 }

@@ -13,7 +13,7 @@ export function campaignView(state: CampaignState, processedVersion: number, cur
     currentLocationId: state.currentLocationId,
     currentActId: state.currentActId,
     round: state.round,
-    settings: state.settings,
+    settings: { ...state.settings, clock: state.settings.clock ?? 'story' },
     messageCount: state.messageCount,
     locations: byId(Object.values(state.locations)).map((l) => ({
       id: l.id,

@@ -8,6 +8,7 @@ import { UsageLedger1764300000000 } from './1764300000000-usage-ledger';
 import { TableOwners1764400000000 } from './1764400000000-table-owners';
 import { Timelines1764500000000 } from './1764500000000-timelines';
 import { MemoriesByVersion1764600000000 } from './1764600000000-memories-by-version';
+import { StoryTime1764700000000 } from './1764700000000-story-time';
 import { BroadcastVisibility1764728000000 } from './1764728000000-broadcast-visibility';
 
 /** Every migration, oldest first; run at boot. */
@@ -22,5 +23,6 @@ export const MIGRATIONS = [
   TableOwners1764400000000,
   Timelines1764500000000,
   MemoriesByVersion1764600000000,
+  StoryTime1764700000000,
   BroadcastVisibility1764728000000,
 ];

@@ -1,4 +1,4 @@
-import { DangerLevel, MessageRole, ToolCall, Visibility } from './state';
+import { ClockSetting, DangerLevel, MessageRole, ToolCall, Visibility } from './state';
 import { WorldStateCommand } from './world-state';
 
 export interface MessageInput {
@@ -13,22 +13,34 @@ export interface MessageInput {
   toolCalls?: ToolCall[];
   toolCallId?: string;
   reasoning?: string;
+  /** §8 story time: free text, one line (1–80 characters). */
+  storyTime?: string;
+}
+
+/** §8: a story command may say what time it is in the story from then on. */
+export interface StoryTimed {
+  storyTime?: string;
 }
 
 /** Every command the game stream accepts, as plain data for the pure `decide`. */
 export type CampaignCommand =
-  | { type: 'CreateCampaign'; name: string; perRoleMemory?: boolean }
-  | { type: 'ChangeSettings'; perRoleMemory?: boolean }
+  | { type: 'CreateCampaign'; name: string; perRoleMemory?: boolean; clock?: ClockSetting }
+  | { type: 'ChangeSettings'; perRoleMemory?: boolean; clock?: ClockSetting }
   | { type: 'PutLocation'; locationId: string; name: string; dangerLevel?: DangerLevel }
   | { type: 'PutNpc'; npcId: string; name: string; aliases?: string[]; locationId?: string | null }
   | { type: 'PutQuest'; questId: string; name: string; objectives: { id: string; name: string }[] }
   | { type: 'RecordMessages'; messages: MessageInput[]; now: string; knownToolCallIds?: ReadonlySet<string> }
-  | { type: 'ChangeLocation'; toLocationId: string }
-  | { type: 'CompleteObjective'; questId: string; objectiveId: string }
-  | { type: 'CompleteQuest'; questId: string }
-  | { type: 'ProgressAct'; actId: string }
-  | { type: 'UpdateLocationState'; locationId: string; dangerLevel?: DangerLevel; completeEncounter?: string }
-  | { type: 'EndRound' }
+  | ({ type: 'ChangeLocation'; toLocationId: string; players?: string[] } & StoryTimed)
+  | ({ type: 'CompleteObjective'; questId: string; objectiveId: string } & StoryTimed)
+  | ({ type: 'CompleteQuest'; questId: string } & StoryTimed)
+  | ({ type: 'ProgressAct'; actId: string } & StoryTimed)
+  | ({
+      type: 'UpdateLocationState';
+      locationId: string;
+      dangerLevel?: DangerLevel;
+      completeEncounter?: string;
+    } & StoryTimed)
+  | ({ type: 'EndRound' } & StoryTimed)
   | { type: 'PutBible'; text: string; dmOnly?: string }
   | { type: 'SetGlossaryTerm'; term: string; definition: string }
   /** `coined`: the worker's glossary already holds the term (looked up by the handler). */

@@ -323,6 +323,7 @@ describe('decide', () => {
             toolCalls: [],
             toolCallId: null,
             reasoning: null,
+            atFilled: true, // §8: the server filled `at`, so no context prints it
           },
         },
         expect.objectContaining({

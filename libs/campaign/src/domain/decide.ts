@@ -37,6 +37,14 @@ export { MEMORY_SUMMARY_MAX_CHARS } from './decide/correct-memory';
 export function decide(state: CampaignState, command: CampaignCommand): GameEvent[] {
   if (command.type === 'CreateCampaign') return createCampaign(state, command);
   if (state.version === 0) throw notFound('CAMPAIGN_NOT_FOUND', `campaign ${state.id} not found`);
+  const events = decideOne(state, command);
+  // §8: a story command that gives a new story time sets it before what it causes (its memories are dated by it).
+  const storyTime = 'storyTime' in command ? command.storyTime : undefined;
+  if (storyTime === undefined || storyTime === (state.storyTime ?? null)) return events;
+  return [{ type: 'StoryTimeSet', data: { storyTime } }, ...events];
+}
+
+function decideOne(state: CampaignState, command: Exclude<CampaignCommand, { type: 'CreateCampaign' }>): GameEvent[] {
   switch (command.type) {
     case 'ChangeSettings':
       return changeSettings(state, command);

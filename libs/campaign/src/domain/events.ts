@@ -20,7 +20,7 @@ export type GameEvent =
     }
   | { type: 'QuestRegistered'; data: { questId: string; name: string; objectives: { id: string; name: string }[] } }
   | { type: 'MessageRecorded'; data: Message }
-  | { type: 'LocationChanged'; data: { fromLocationId: string | null; toLocationId: string; npcsPresent: string[] } }
+  | { type: 'LocationChanged'; data: LocationChangedData }
   | { type: 'ObjectiveCompleted'; data: { questId: string; objectiveId: string } }
   | { type: 'QuestCompleted'; data: { questId: string } }
   | { type: 'ActProgressed'; data: { fromActId: string | null; toActId: string } }
@@ -34,6 +34,8 @@ export type GameEvent =
       };
     }
   | { type: 'RoundEnded'; data: { round: number } }
+  /** §8: the campaign's story time from here on (a message or command gave a new one). */
+  | { type: 'StoryTimeSet'; data: { storyTime: string } }
   | { type: 'BibleUpdated'; data: { text: string; dmOnly: string } }
   | { type: 'GlossaryTermSet'; data: { term: string; definition: string } }
   | { type: 'GlossaryTermHidden'; data: { term: string } }
@@ -45,6 +47,20 @@ export type GameEvent =
   | { type: 'MemoryCorrected'; data: { memoryId: string; summary: string } }
   | { type: 'MemoryDeleted'; data: { memoryId: string } }
   | WorldStateEvent;
+
+/**
+ * The party (or, §8 split parties, the named `players`) left `fromLocationId`. `sceneEnded: false` = players remain
+ * there, so no location memory yet. `playerLocations`: players whose own location this move set (null = with the
+ * party again).
+ */
+export interface LocationChangedData {
+  fromLocationId: string | null;
+  toLocationId: string;
+  npcsPresent: string[];
+  players?: string[];
+  sceneEnded?: boolean;
+  playerLocations?: Record<string, string | null>;
+}
 
 export type GameEventType = GameEvent['type'];
 export type EventOf<T extends GameEventType> = Extract<GameEvent, { type: T }>;

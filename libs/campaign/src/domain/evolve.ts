@@ -28,7 +28,7 @@ export function evolve(
     case 'MessageRecorded':
       return { ...state, messageCount: Math.max(state.messageCount, event.data.index + 1) };
     case 'LocationChanged':
-      return { ...state, currentLocationId: event.data.toLocationId };
+      return placePlayers({ ...state, currentLocationId: event.data.toLocationId }, event.data.playerLocations);
     case 'ObjectiveCompleted':
     case 'QuestCompleted':
       return completeQuestPart(state, event);
@@ -38,6 +38,8 @@ export function evolve(
       return updateLocationState(state, event.data);
     case 'RoundEnded':
       return { ...state, round: event.data.round + 1, roundEnds: [...(state.roundEnds ?? []), version] };
+    case 'StoryTimeSet':
+      return { ...state, storyTime: event.data.storyTime };
     case 'BibleUpdated':
       return { ...state, bible: { text: event.data.text, dmOnly: event.data.dmOnly } };
     case 'GlossaryTermSet':
@@ -133,4 +135,15 @@ export function fold(
   events: { event: GameEvent; version: number; recordedAt: string }[],
 ): CampaignState {
   return events.reduce((s, e) => ({ ...evolve(s, e.event, e.recordedAt, e.version), version: e.version }), state);
+}
+
+/** §8 split parties: players placed apart (a location) or back with the party (null). */
+function placePlayers(state: CampaignState, placed?: Record<string, string | null>): CampaignState {
+  if (!placed) return state;
+  const players = { ...state.players };
+  for (const [id, locationId] of Object.entries(placed)) {
+    const { locationId: _was, ...player } = players[id];
+    players[id] = locationId === null ? player : { ...player, locationId };
+  }
+  return { ...state, players };
 }

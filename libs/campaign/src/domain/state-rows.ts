@@ -86,11 +86,17 @@ const head = (): StateRowRef => ({ kind: 'head', key: '' });
 /** The rows `event` touches (exhaustive: a new event type does not compile until it says which). */
 export function touchedBy(event: GameEvent, after: CampaignState): StateRowRef[] {
   switch (event.type) {
+    case 'LocationChanged':
+      // §8 split parties: the players whose own location the move set.
+      return [
+        head(),
+        ...Object.keys(event.data.playerLocations ?? {}).map((key) => ({ kind: 'player' as const, key })),
+      ];
     case 'CampaignCreated':
     case 'CampaignSettingsChanged':
     case 'CampaignForked':
-    case 'LocationChanged':
     case 'ActProgressed':
+    case 'StoryTimeSet':
       return [head()];
     case 'CampaignRewound':
     case 'MessagesRetracted':

@@ -35,8 +35,14 @@ export interface Quest {
   completed: boolean;
 }
 
+/** §8 story time: how a context dates what it prints — story time, the client's `at`, or not at all. */
+export const CLOCKS = ['story', 'wall', 'none'] as const;
+export type ClockSetting = (typeof CLOCKS)[number];
+
 export interface CampaignSettings {
   perRoleMemory: boolean;
+  /** Absent = `story` (campaigns created before the setting existed keep their head rows as they were). */
+  clock?: ClockSetting;
 }
 
 /** The aggregate every command decides against; rebuilt from the game stream by `evolve`. */
@@ -52,6 +58,8 @@ export interface CampaignState {
   locations: Record<string, Location>;
   npcs: Record<string, Npc>;
   quests: Record<string, Quest>;
+  /** §8: the story time last given by a message or command (`Day 3 of Frostmoon, dusk`); absent until one is. */
+  storyTime?: string | null;
   /** Next campaign-wide message index (0-based). */
   messageCount: number;
   /** World facts by `type:key` (§6). */
@@ -136,4 +144,8 @@ export interface Message {
   toolCalls: ToolCall[];
   toolCallId: string | null;
   reasoning: string | null;
+  /** §8: the campaign's story time when the message was recorded (its own, when it gave one). */
+  storyTime?: string | null;
+  /** §8: true when the server filled `at` (the client gave none): such an `at` is never printed. */
+  atFilled?: boolean;
 }

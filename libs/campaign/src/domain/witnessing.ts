@@ -15,6 +15,11 @@ export const PUBLIC_WITNESS = '*public';
 // State documents written before players existed have no map.
 const players = (state: CampaignState): Record<string, unknown> => state.players ?? {};
 
+/** §8 split parties: where a player is — its own location when placed apart, else the party's. */
+export function playerLocation(state: CampaignState, player: { locationId?: string }): string | null {
+  return player.locationId ?? state.currentLocationId;
+}
+
 /** True when `id` names a registered player or NPC (a valid `audience` entry). */
 export function isCharacter(state: CampaignState, id: string): boolean {
   return Object.hasOwn(players(state), id) || Object.hasOwn(state.npcs, id);
@@ -46,8 +51,9 @@ export function witnessesOf(
       if (Object.hasOwn(state.npcs, id)) keys.add(viewerKey('npc', id));
     }
   } else if (message.visibility === 'public') {
-    if (message.locationId === state.currentLocationId)
-      for (const id of Object.keys(players(state))) keys.add(viewerKey('player', id));
+    // §8 split parties: each player witnesses by its own location.
+    for (const p of Object.values(state.players ?? {}))
+      if (playerLocation(state, p) === message.locationId) keys.add(viewerKey('player', p.id));
     if (message.locationId !== null) {
       for (const npc of Object.values(state.npcs))
         if (npc.locationId === message.locationId) keys.add(viewerKey('npc', npc.id));

@@ -34,6 +34,15 @@ export interface Fact {
   resolvedAt: string | null;
 }
 
+/** A player's registration or update; `locationId` only when the player is placed apart (§8 split parties). */
+export interface PlayerData {
+  playerId: string;
+  name: string;
+  aliases: string[];
+  stats: PlayerStat[];
+  locationId?: string;
+}
+
 export interface PlayerStat {
   label: string;
   value: string | number;
@@ -47,6 +56,8 @@ export interface Player {
   /** In the order given: the HUD keeps it. */
   stats: PlayerStat[];
   registeredVersion: number;
+  /** §8 split parties: where the player stands apart from the party; absent = with the party. */
+  locationId?: string;
 }
 
 /** Which agent a game account is bound to (DESIGN §5); the snapshot cache lives outside the stream. */
@@ -68,7 +79,15 @@ export type WorldStateCommand =
       now: string;
     }
   | { type: 'ResolveFact'; factType: string; key: string }
-  | { type: 'PutPlayer'; playerId: string; name: string; aliases?: string[]; stats?: PlayerStat[] }
+  | {
+      type: 'PutPlayer';
+      playerId: string;
+      name: string;
+      aliases?: string[];
+      stats?: PlayerStat[];
+      /** §8: a location places the player apart; null brings it back to the party. */
+      locationId?: string | null;
+    }
   | { type: 'LogInAccount'; accountId: string; agentId: string }
   | { type: 'LogOutAccount'; accountId: string };
 
@@ -78,8 +97,8 @@ export type WorldStateEvent =
       data: { type: string; key: string; value: string; priority: number; expiresAt: string | null };
     }
   | { type: 'FactResolved'; data: { type: string; key: string } }
-  | { type: 'PlayerRegistered'; data: { playerId: string; name: string; aliases: string[]; stats: PlayerStat[] } }
-  | { type: 'PlayerUpdated'; data: { playerId: string; name: string; aliases: string[]; stats: PlayerStat[] } }
+  | { type: 'PlayerRegistered'; data: PlayerData }
+  | { type: 'PlayerUpdated'; data: PlayerData }
   | {
       type: 'AccountLoggedIn';
       data: { accountId: string; agentId: string; previousAccountId: string | null; replacedAgentId: string | null };
@@ -120,7 +139,7 @@ export function evolveWorldState<S extends WorldStateSlice>(state: S, e: WorldSt
     }
     case 'PlayerRegistered':
     case 'PlayerUpdated': {
-      const { playerId, name, aliases, stats } = e.data;
+      const { playerId, name, aliases, stats, locationId } = e.data;
       const registeredVersion = state.players?.[playerId]?.registeredVersion ?? state.version + 1;
       const player: Player = {
         id: playerId,
@@ -128,6 +147,7 @@ export function evolveWorldState<S extends WorldStateSlice>(state: S, e: WorldSt
         aliases: [...aliases],
         stats: stats.map((s) => ({ ...s })),
         registeredVersion,
+        ...(locationId !== undefined ? { locationId } : {}),
       };
       return { ...state, players: { ...state.players, [playerId]: player } };
     }

@@ -59,6 +59,14 @@ export class MessageRecord {
 
   @Column({ name: 'retract_reason', type: 'text', nullable: true })
   retractReason: string | null;
+
+  /** §8: the campaign's story time when the message was recorded. */
+  @Column({ name: 'story_time', type: 'varchar', length: 80, nullable: true })
+  storyTime: string | null;
+
+  /** §8: 1 when the server filled `at` (never printed), 0 when the client gave it. */
+  @Column({ name: 'at_filled', type: 'integer', default: 0 })
+  atFilled: number;
 }
 
 /** Tool calls made by assistant messages, so a tool result can name its call. */

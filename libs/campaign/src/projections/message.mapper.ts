@@ -18,6 +18,8 @@ export function toMessageRecord(campaignId: string, m: Message, version: number)
     toolCallId: m.toolCallId,
     reasoning: m.reasoning,
     version,
+    storyTime: m.storyTime ?? null,
+    atFilled: m.atFilled ? 1 : 0,
   });
 }
 
@@ -37,5 +39,7 @@ export function fromMessageRecord(r: MessageRecord): Message & { version: number
     toolCallId: r.toolCallId,
     reasoning: r.reasoning,
     version: Number(r.version),
+    ...(r.storyTime ? { storyTime: r.storyTime } : {}),
+    ...(Number(r.atFilled) ? { atFilled: true } : {}),
   };
 }

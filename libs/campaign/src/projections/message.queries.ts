@@ -50,6 +50,8 @@ const MESSAGE_COLUMNS = [
   'm.tool_call_id AS "toolCallId"',
   'm.reasoning AS "reasoning"',
   'm.version AS "version"',
+  'm.story_time AS "storyTime"',
+  'm.at_filled AS "atFilled"',
 ].join(', ');
 
 /** Most values one `IN (…)` binds: well under SQLite's and PostgreSQL's bound-parameter limits. */

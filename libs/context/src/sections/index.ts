@@ -69,9 +69,9 @@ export const SECTIONS: { [K in SectionKey]: SectionSpec } = {
       new StateSection(d.snapshots, d.counter, d.clock, { tickSeconds: c.tickSeconds, maxTokens: c.stateMaxTokens }),
   },
   previously: { agents: TABLE, stateKinds: [], build: (d) => new PreviouslySection(d.layers) },
-  location: { agents: ALL, stateKinds: [], build: (d) => new LocationSection(d.memories) },
-  npc: { agents: ALL, stateKinds: [], build: (d) => new NpcSection(d.memories) },
-  world: { agents: ALL, stateKinds: [], build: (d) => new WorldSection(d.memories) },
+  location: { agents: ALL, stateKinds: [], build: (d) => new LocationSection(d.memories, d.campaigns) },
+  npc: { agents: ALL, stateKinds: [], build: (d) => new NpcSection(d.memories, d.campaigns) },
+  world: { agents: ALL, stateKinds: [], build: (d) => new WorldSection(d.memories, d.campaigns) },
   recall: {
     agents: TABLE,
     stateKinds: ['glossary'],

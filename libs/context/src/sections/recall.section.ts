@@ -1,11 +1,12 @@
-import { CampaignReader, CampaignState, Horizon, StoredMessage } from '@app/campaign';
+import { CampaignReader, CampaignState, ClockSetting, Horizon, StoredMessage } from '@app/campaign';
 import { cutText } from '@app/common';
 import { GlossaryEntry, LayersReader, MemoryReader } from '@app/memory';
 import { QueryNode, queryWords, recallQuery, SearchHit, SearchIndex, servedWordings } from '@app/search';
 import { BuiltSection, ContextSection, SectionEntry, SectionInput } from '../context.types';
 import { oneLine, toDay } from '../format';
 import { secretMark } from '../recent-window';
-import { annotateRelativeDates } from '../relative-dates';
+import { relativeDatesOf } from '../relative-dates';
+import { clockOf, datingMessages, roundAndDate } from '../story-dates';
 
 export interface RecallOptions {
   /** RECALL_LIMIT: the section's own entries (DESIGN §8). */
@@ -93,8 +94,8 @@ export class RecallSection implements ContextSection {
         .search(cid, query, { in: 'memories', limit: ask, at })
         .then((hits) => servedWordings(this.memories, cid, hits, at)),
     ]);
-    // §8: only lines read without a witness filter (the dm's) carry secret marks.
-    const marked = witness === null ? snapshot.state : undefined;
+    // §8 secrets are marked in every view: a player's model must know which lines it may not blurt out.
+    const marked = snapshot.state;
     const found = await this.messages(
       cid,
       at,
@@ -114,6 +115,7 @@ export class RecallSection implements ContextSection {
         at,
         memoryHits.filter((h) => !held.has(String(h.ref))),
         witness,
+        clockOf(snapshot.state),
       )),
       ...this.glossary(
         await this.layers.glossary(cid, snapshot.state.glossary ?? {}, { viewer: witness, publicOnly: !dm, at }),
@@ -136,7 +138,7 @@ export class RecallSection implements ContextSection {
     hits: SearchHit[],
     witness: string | null,
     dm: boolean,
-    marked?: CampaignState,
+    marked: CampaignState,
   ): Promise<Candidate[]> {
     if (hits.length === 0) return [];
     const indexes = hits.map((h) => Number(h.ref));
@@ -163,7 +165,7 @@ export class RecallSection implements ContextSection {
     held: Set<string>,
     witness: string | null,
     dm: boolean,
-    marked?: CampaignState,
+    marked: CampaignState,
   ): Promise<Candidate[]> {
     const refs = new Set(hits.map((c) => c.entry.ref));
     const from = new Map(
@@ -216,7 +218,7 @@ export class RecallSection implements ContextSection {
     picked: Candidate[],
     witness: string | null,
     dm: boolean,
-    marked?: CampaignState,
+    marked: CampaignState,
   ): Promise<Candidate[]> {
     const refs = new Set(picked.map((c) => c.entry.ref));
     const wanted = picked
@@ -242,6 +244,7 @@ export class RecallSection implements ContextSection {
     at: Horizon,
     hits: SearchHit[],
     witness: string | null,
+    clock: ClockSetting,
   ): Promise<Candidate[]> {
     if (hits.length === 0) return [];
     const summaries = new Map(
@@ -254,11 +257,22 @@ export class RecallSection implements ContextSection {
         )
       ).map((m) => [m.id, m]),
     );
+    const dates = await datingMessages(
+      this.campaigns,
+      campaignId,
+      [...summaries.values()].map((m) => m.throughMessageIndex),
+    );
     const top = hits[0].score || 1;
     return hits.flatMap((h) => {
       const m = summaries.get(String(h.ref));
       if (!m) return [];
-      const when = [h.round !== null ? `round ${h.round}` : null, toDay(m.createdAt)].filter(Boolean).join(' · ');
+      const last = dates.get(m.throughMessageIndex);
+      // §8: dated by the last message of its selection, by the campaign's clock.
+      const when = last
+        ? roundAndDate(last, clock)
+        : [h.round !== null ? `round ${h.round}` : null, clock === 'none' ? null : toDay(m.createdAt)]
+            .filter(Boolean)
+            .join(' · ');
       return [
         {
           entry: {
@@ -266,6 +280,8 @@ export class RecallSection implements ContextSection {
             subjectId: m.subjectId,
             createdAt: m.createdAt,
             text: `- [${when}] Memory (${m.scope} ${m.subjectId}): ${oneLine(m.summary)}`,
+            revision: m.revision,
+            origin: m.origin,
           },
           score: h.score / top,
           kind: 1,
@@ -292,7 +308,8 @@ export class RecallSection implements ContextSection {
       entry: {
         ref: `glossary:${e.term}`,
         createdAt: e.createdAt ?? undefined,
-        text: `- [${e.createdAt ? toDay(e.createdAt) : 'DM'}] Glossary — ${oneLine(e.term)}: ${oneLine(e.definition)}`,
+        // No date: a term's is the worker's clock, not the story's (§8 story time).
+        text: `- Glossary — ${oneLine(e.term)}: ${oneLine(e.definition)}`,
       },
       score: score / top,
       kind: 2,
@@ -304,17 +321,18 @@ export class RecallSection implements ContextSection {
  * A recalled message: `Aria: …` under its group `round 2 · 1 May 2026`. The text form prints Recall as a timeline with
  * one header per round and day rather than a date on every line — ~10 tokens a line that buy more hits per budget.
  */
-function messageEntry(m: StoredMessage, state?: CampaignState): SectionEntry {
+function messageEntry(m: StoredMessage, state: CampaignState): SectionEntry {
   const text = oneLine(m.content);
   const cut = cutText(text, MAX_RECALLED_CHARS);
   // Read out of its day, "yesterday" needs the date it meant (from the message's story time).
-  const dated = annotateRelativeDates(cut, m.at);
-  // §8: the dm (given the state) reads which recalled lines are secret.
-  const mark = state ? secretMark(state, m) : '';
+  const clock = clockOf(state);
+  const dated = relativeDatesOf(cut, m, clock);
+  // §8: every view reads which recalled lines are secret.
+  const mark = secretMark(state, m);
   return {
     ref: String(m.index),
     createdAt: m.at,
-    group: `round ${m.round} · ${toDay(m.at)}`,
+    group: roundAndDate(m, clock),
     seq: m.index,
     text: `${mark ? `${mark} ` : ''}${m.speaker ?? m.role}: ${dated}`,
     body: text,

@@ -2,7 +2,8 @@ import { CampaignReader, PUBLIC_WITNESS } from '@app/campaign';
 import { BuiltSection, ContextSection, DroppedEntry, SectionEntry, SectionInput } from '../context.types';
 import { compactSnapshots, DEFAULT_SNAPSHOT_TOOLS, recentLine, roundAndPlace, secretMark } from '../recent-window';
 import { oneLine } from '../format';
-import { annotateRelativeDates } from '../relative-dates';
+import { relativeDatesOf } from '../relative-dates';
+import { clockOf } from '../story-dates';
 import { TokenCounter } from '../token-counter.port';
 
 /** Which tools' results are snapshots, per campaign (§5's configured snapshot-tools can extend the defaults). */
@@ -59,8 +60,6 @@ export class RecentSection implements ContextSection {
     });
     const tools = await this.snapshotTools.toolsFor(request.campaignId);
     const { kept, compacted } = compactSnapshots(window.messages, window.toolNames, tools);
-    // §8: the dm reads which lines are secret; nobody else is shown one it may not see.
-    const marks = audience?.dm === true || !audience?.witness;
     const entry = (m: (typeof kept)[number]): SectionEntry => {
       const body = oneLine(m.content);
       return {
@@ -71,8 +70,10 @@ export class RecentSection implements ContextSection {
         text: recentLine(
           m,
           window.toolNames,
-          marks ? secretMark(snapshot.state, m) : '',
-          annotateRelativeDates(body, m.at),
+          // §8 secrets are marked in every view (a player's model must not blurt out a whisper).
+          secretMark(snapshot.state, m),
+          relativeDatesOf(body, m, clockOf(snapshot.state)),
+          // §8: a player's or NPC's lines carry no message numbers (no holes); the dm's do.
           !audience?.viewer || audience.dm,
         ),
         body,

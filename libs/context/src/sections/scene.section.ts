@@ -1,5 +1,6 @@
-import { CampaignState } from '@app/campaign';
-import { BuiltSection, ContextSection, DroppedEntry, SectionEntry, SectionInput } from '../context.types';
+import { CampaignState, playerLocation } from '@app/campaign';
+import { placeOf } from '../viewer-place';
+import { Audience, BuiltSection, ContextSection, DroppedEntry, SectionEntry, SectionInput } from '../context.types';
 import { oneLine } from '../format';
 import { TokenCounter } from '../token-counter.port';
 
@@ -21,8 +22,9 @@ export class SceneSection implements ContextSection {
   async build({ snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
     const state = snapshot.state;
     const npcViewer = audience?.viewer?.kind === 'npc' ? state.npcs[audience.viewer.id] : undefined;
-    const here = npcViewer ? npcViewer.locationId : state.currentLocationId;
+    const here = npcViewer ? npcViewer.locationId : placeOf(state, audience);
     const entries: SectionEntry[] = [
+      ...youAre(state, audience?.dm ? null : audience?.viewer),
       {
         ref: 'round',
         text: `Round ${state.round}${state.currentActId ? ` · act ${oneLine(state.currentActId)}` : ''}`,
@@ -37,12 +39,10 @@ export class SceneSection implements ContextSection {
     }
     const present = here ? presentAt(state, here, npcViewer?.id) : [];
     if (present.length) entries.push({ ref: 'present', text: `Present: ${present.join(', ')}` });
-    // Players travel with the party, which stands at the campaign's current location.
-    const party = Object.values(state.players ?? {})
-      .map((p) => oneLine(p.name))
-      .sort((a, b) => a.localeCompare(b));
-    if (party.length && here !== null && here === state.currentLocationId)
-      entries.push({ ref: 'party', text: `Party: ${party.join(', ')}` });
+    // §8 split parties: the players where the viewer is (each by its own location, else the party's).
+    const party = playersAt(state, here);
+    if (party.length && here !== null) entries.push({ ref: 'party', text: `Party: ${party.join(', ')}` });
+    if (!audience?.viewer) entries.push(...whereIsEveryone(state));
     const quests = Object.values(state.quests);
     for (const q of quests.filter((x) => !x.completed)) {
       const objectives = q.objectives.map((o) => `${o.completed ? '[x]' : '[ ]'} ${oneLine(o.name)}`).join('; ');
@@ -79,6 +79,34 @@ export class SceneSection implements ContextSection {
     }
     return dropped;
   }
+}
+
+/** §8: a player's or NPC's Scene opens with whose view it is, `You are Aria (player).`; the dm's has no such line. */
+function youAre(state: CampaignState, viewer?: Audience['viewer']): SectionEntry[] {
+  if (!viewer) return [];
+  const who = viewer.kind === 'player' ? state.players?.[viewer.id] : state.npcs[viewer.id];
+  return [{ ref: 'viewer', text: `You are ${oneLine(who?.name ?? viewer.id)} (${viewer.kind}).` }];
+}
+
+/** Names of the players at `locationId`, sorted. */
+function playersAt(state: CampaignState, locationId: string | null): string[] {
+  return Object.values(state.players ?? {})
+    .filter((p) => playerLocation(state, p) === locationId)
+    .map((p) => oneLine(p.name))
+    .sort((a, b) => a.localeCompare(b));
+}
+
+/** The dm's line per location where players are, once the party is split (`Players at The Old Crypt: Kael`). */
+function whereIsEveryone(state: CampaignState): SectionEntry[] {
+  const places = [...new Set(Object.values(state.players ?? {}).map((p) => playerLocation(state, p)))];
+  if (places.length < 2) return [];
+  return places
+    .map((id) => ({ id, name: id === null ? 'nowhere' : oneLine(state.locations[id]?.name ?? id) }))
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map(({ id, name }) => ({
+      ref: `where:${id ?? ''}`,
+      text: `Players at ${name}: ${playersAt(state, id).join(', ')}`,
+    }));
 }
 
 /** NPCs at the location, by name (the viewing NPC itself left out: it knows it is there). */

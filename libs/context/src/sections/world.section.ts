@@ -1,3 +1,4 @@
+import type { CampaignReader } from '@app/campaign';
 import { MemoryReader } from '@app/memory';
 import { BuiltSection, ContextSection, SectionInput } from '../context.types';
 import { memoryEntries } from './memory-section';
@@ -6,7 +7,10 @@ import { memoryEntries } from './memory-section';
 export class WorldSection implements ContextSection {
   readonly key = 'world' as const;
   readonly title = 'World Memory';
-  constructor(private readonly memories: MemoryReader) {}
+  constructor(
+    private readonly memories: MemoryReader,
+    private readonly campaigns: Pick<CampaignReader, 'messagesByIndex'>,
+  ) {}
 
   async build({ request, snapshot, audience }: SectionInput): Promise<BuiltSection | null> {
     const items = await this.memories.latest(
@@ -17,6 +21,10 @@ export class WorldSection implements ContextSection {
       audience?.witness ?? undefined,
       snapshot.horizon,
     );
-    return { key: this.key, title: this.title, entries: memoryEntries(items) };
+    return {
+      key: this.key,
+      title: this.title,
+      entries: await memoryEntries(items, this.campaigns, { request, snapshot }),
+    };
   }
 }

@@ -59,6 +59,7 @@ export function triggersFor(e: GameEvent): Trigger[] {
     case 'CampaignRewound':
     case 'MemoryCorrected':
     case 'MemoryDeleted':
+    case 'StoryTimeSet':
       return [];
     default: {
       const unhandled: never = e;

@@ -7,7 +7,8 @@ export const location = sceneTrigger<Fires<'LocationChanged'>>({
   name: 'location',
   plan: ({ data }) => {
     const from = data.fromLocationId;
-    if (from === null) return [];
+    // §8 split parties: the scene at `from` ends when its last player leaves, not before.
+    if (from === null || data.sceneEnded === false) return [];
     return [
       {
         scope: 'location',

@@ -3,6 +3,7 @@ import { atGroupEnd, Database, sql, transactionLocal } from '@app/database';
 import { CORRECTION_ROWS } from '@app/memory';
 import { EntityManager } from 'typeorm';
 import { compileFts5, QueryNode } from '../query/query-language';
+import { rankLocally, scoringTerms } from './local-bm25';
 import {
   BroadcastDoc,
   candidateLimit,
@@ -96,7 +97,7 @@ export class Fts5SearchIndex implements SearchIndex {
     return this.db.read((m) =>
       campaignId === null
         ? this.searchBroadcasts(m, match, filters.limit)
-        : this.searchCampaign(m, campaignId, match, filters),
+        : this.searchCampaign(m, campaignId, match, query, filters),
     );
   }
 
@@ -117,6 +118,7 @@ export class Fts5SearchIndex implements SearchIndex {
     m: EntityManager,
     campaignId: string,
     match: string,
+    query: QueryNode,
     filters: SearchFilters,
   ): Promise<SearchHit[]> {
     const found = (await m.query('SELECT num FROM search_campaigns WHERE campaign_id = ?', [campaignId])) as {
@@ -124,60 +126,49 @@ export class Fts5SearchIndex implements SearchIndex {
     }[];
     if (found.length === 0) return [];
     const num = Number(found[0].num);
-    const where = [CAMPAIGN_RANGE];
+    // The campaign at the read's version (what its own statistics count), then the caller's filters.
     // The as-of bound is the top of the rowid range (local id = message index or memory version): no extra filter.
     const top = filters.at && filters.in !== 'memories' ? Math.min(LOW_32, filters.at.messageCount - 1) : LOW_32;
-    const params: unknown[] = [num, num, top];
+    const scope: Cond = { where: [CAMPAIGN_RANGE], params: [num, num, top] };
+    const filter: Cond = { where: [], params: [] };
     if (filters.in !== 'memories' && filters.role !== undefined) {
-      where.push('role = ?');
-      params.push(filters.role);
+      filter.where.push('role = ?');
+      filter.params.push(filters.role);
     }
     if (filters.locationId !== undefined) {
-      where.push('location_id = ?');
-      params.push(filters.locationId);
+      filter.where.push('location_id = ?');
+      filter.params.push(filters.locationId);
     }
+    const ask = { match, query, limit: filters.limit };
     if (filters.in === 'memories') {
       // Two ranges of local ids: recorded and revised wordings through the memory version, corrections through the
       // version (CORRECTION_ROWS).
       if (filters.at && filters.at.memoryVersion < CORRECTION_ROWS) {
-        where.push(`((rowid & ${LOW_32}) <= ? OR (rowid & ${LOW_32}) BETWEEN ${CORRECTION_ROWS} AND ?)`);
-        params.push(filters.at.memoryVersion, CORRECTION_ROWS + (filters.at.version ?? LOW_32 - CORRECTION_ROWS));
+        scope.where.push(`((rowid & ${LOW_32}) <= ? OR (rowid & ${LOW_32}) BETWEEN ${CORRECTION_ROWS} AND ?)`);
+        scope.params.push(filters.at.memoryVersion, CORRECTION_ROWS + (filters.at.version ?? LOW_32 - CORRECTION_ROWS));
       }
-      const rows = await this.ranked(
-        m,
-        'search_memories',
-        `memory_id AS ref, best.id & ${LOW_32} AS seq, at, round`,
-        where,
-        params,
-        match,
-        filters.limit,
-      );
+      const columns = `memory_id AS ref, rowid & ${LOW_32} AS seq, at, round`;
+      const rows = await rankInCampaign(m, this.candidates, 'search_memories', 'summary', columns, scope, filter, ask);
       return rows.map((r) => ({
         kind: 'memory',
         ref: String(r.ref),
         snippet: String(r.snippet),
-        score: -Number(r.bm),
+        score: Number(r.score),
         at: String(r.at),
         round: r.round === null ? null : Number(r.round),
         seq: Number(r.seq),
       }));
     }
-    const table = filters.in === 'reasoning' ? 'search_reasoning' : 'search_messages';
+    const [table, text] =
+      filters.in === 'reasoning' ? ['search_reasoning', 'reasoning'] : ['search_messages', 'content'];
     const kind = filters.in === 'reasoning' ? 'reasoning' : 'message';
-    const rows = await this.ranked(
-      m,
-      table,
-      `best.id & ${LOW_32} AS ref, at, round`,
-      where,
-      params,
-      match,
-      filters.limit,
-    );
+    const columns = `rowid & ${LOW_32} AS ref, at, round`;
+    const rows = await rankInCampaign(m, this.candidates, table, text, columns, scope, filter, ask);
     return rows.map((r) => ({
       kind,
       ref: Number(r.ref),
       snippet: String(r.snippet),
-      score: -Number(r.bm),
+      score: Number(r.score),
       at: String(r.at),
       round: Number(r.round),
     }));
@@ -238,6 +229,68 @@ export class Fts5SearchIndex implements SearchIndex {
     }
     return num;
   }
+}
+
+/** SQL conditions and their values, in order. */
+interface Cond {
+  where: string[];
+  params: unknown[];
+}
+
+/**
+ * DESIGN §8 "recall depends on the campaign alone": FTS5's bm25() counts the whole table, so another campaign's rows
+ * moved this one's ranks. Here FTS5 only finds: the newest `candidates` matches of the campaign (with the caller's
+ * filters); they are ranked by BM25 over the campaign's own rows at the read's version (local-bm25.ts), and
+ * `snippet()` is read for the `limit` best only.
+ */
+async function rankInCampaign(
+  m: EntityManager,
+  candidates: number,
+  table: string,
+  text: string,
+  columns: string,
+  scope: Cond,
+  filter: Cond,
+  ask: { match: string; query: QueryNode; limit: number },
+): Promise<Row[]> {
+  const scoped = scope.where.join(' AND ');
+  const where = [...scope.where, ...filter.where].join(' AND ');
+  const found = (await m.query(
+    `SELECT rowid AS id, ${text} AS body FROM ${table} WHERE ${table} MATCH ? AND ${where} ORDER BY rowid DESC
+     LIMIT ${candidates}`,
+    [ask.match, ...scope.params, ...filter.params],
+  )) as { id: number; body: string }[];
+  if (found.length === 0) return [];
+  const terms = scoringTerms(ask.query);
+  const count = async (query: string, params: unknown[]) => Number(((await m.query(query, params)) as Row[])[0].n);
+  const containing: number[] = [];
+  for (const t of terms)
+    containing.push(
+      await count(`SELECT count(*) AS n FROM ${table} WHERE ${table} MATCH ? AND ${scoped}`, [
+        compileFts5({ kind: 'word', word: t.word, prefix: t.prefix }),
+        ...scope.params,
+      ]),
+    );
+  // Messages: the campaign's indexes up to the newest indexed one (one seek); memories are few: counted.
+  const docs =
+    table === 'search_memories'
+      ? await count(`SELECT count(*) AS n FROM ${table} WHERE ${scoped}`, scope.params)
+      : await count(
+          `SELECT (rowid & ${LOW_32}) + 1 AS n FROM ${table} WHERE ${scoped} ORDER BY rowid DESC LIMIT 1`,
+          scope.params,
+        );
+  const best = rankLocally(
+    found.map((f) => ({ id: Number(f.id), body: String(f.body) })),
+    terms,
+    { docs, containing },
+  ).slice(0, ask.limit);
+  const rows = (await m.query(
+    `SELECT rowid AS id, ${columns}, ${snippet(table)} AS snippet FROM ${table}
+     WHERE ${table} MATCH ? AND rowid IN (${best.map(() => '?').join(', ')})`,
+    [ask.match, ...best.map((b) => b.id)],
+  )) as Row[];
+  const byId = new Map(rows.map((r) => [Number(r.id), r]));
+  return best.flatMap((b) => (byId.has(b.id) ? [{ ...byId.get(b.id)!, score: b.score }] : []));
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;

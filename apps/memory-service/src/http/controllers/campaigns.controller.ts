@@ -33,7 +33,7 @@ export const CAMPAIGN_EXAMPLE = {
   currentLocationId: 'docks',
   currentActId: null,
   round: 1,
-  settings: { perRoleMemory: false },
+  settings: { perRoleMemory: false, clock: 'story' },
   messageCount: 2,
   locations: [{ id: 'tavern', name: 'The Rusty Anchor', dangerLevel: 'SAFE', completedEncounters: [] }],
   npcs: [{ id: 'mira', name: 'Mira', aliases: ['the barkeep'], locationId: 'tavern' }],
@@ -77,7 +77,12 @@ export class CampaignsController {
     @Body({ schema: createCampaignBody }) dto: z.infer<typeof createCampaignBody>,
     @WriteMeta({ scope: 'campaigns' }) meta: RequestWriteMeta,
   ) {
-    const command = { type: 'CreateCampaign', name: dto.name, perRoleMemory: dto.perRoleMemory } as const;
+    const command = {
+      type: 'CreateCampaign',
+      name: dto.name,
+      perRoleMemory: dto.perRoleMemory,
+      clock: dto.clock,
+    } as const;
     return runCommand(this.commands, dto.id ?? newId(), command, meta, (r) =>
       campaignView(r.campaign, 0, emptyCursors()),
     );
@@ -169,12 +174,12 @@ export class CampaignsController {
   @Access('full')
   @Put(':cid/settings')
   @ApiRoute(
-    'Change campaign settings (perRoleMemory)',
+    'Change campaign settings (partial: perRoleMemory, clock)',
     {
       schema: R.settingsResponse,
       operationId: 'changeSettings',
       status: 200,
-      example: { version: 4, settings: { perRoleMemory: true } },
+      example: { version: 4, settings: { perRoleMemory: true, clock: 'story' } },
     },
     WRITE_ERRORS,
   )
@@ -185,7 +190,7 @@ export class CampaignsController {
   ) {
     return runCommand(this.commands, cid, { type: 'ChangeSettings', ...dto }, meta, (r) => ({
       version: r.version,
-      settings: r.settings,
+      settings: { ...r.settings, clock: r.settings.clock ?? 'story' },
     }));
   }
 

@@ -7,7 +7,7 @@ import {
   changeLocationBody,
   completeObjectiveBody,
   completeQuestBody,
-  emptyBody,
+  endRoundBody,
   progressActBody,
   updateLocationStateBody,
 } from '../dto/campaign.dto';
@@ -118,9 +118,12 @@ export class CommandsController {
   )
   endRound(
     @Param('cid', { schema: idSchema }) cid: string,
-    @Body({ schema: emptyBody }) _dto: unknown,
+    @Body({ schema: endRoundBody }) dto: z.infer<typeof endRoundBody>,
     @WriteMeta() meta: RequestWriteMeta,
   ) {
-    return runCommand(this.commands, cid, { type: 'EndRound' }, meta, (r) => ({ version: r.version, round: r.round }));
+    return runCommand(this.commands, cid, { type: 'EndRound', ...(dto ?? {}) }, meta, (r) => ({
+      version: r.version,
+      round: r.round,
+    }));
   }
 }

@@ -208,7 +208,14 @@ export class WorldStateController {
     const dto = parse(playerBody, body);
     const stats =
       dto.stats === undefined ? undefined : Object.entries(dto.stats).map(([label, value]) => ({ label, value }));
-    const command = { type: 'PutPlayer', playerId: pid, name: dto.name, aliases: dto.aliases, stats } as const;
+    const command = {
+      type: 'PutPlayer',
+      playerId: pid,
+      name: dto.name,
+      aliases: dto.aliases,
+      stats,
+      locationId: dto.locationId,
+    } as const;
     return runCommand(this.commands, cid, command, meta, (r) => ({
       version: r.version,
       player: this.playerView(r.player),
@@ -275,6 +282,8 @@ export class WorldStateController {
       aliases: p.aliases,
       stats: Object.fromEntries(p.stats.map((s) => [s.label, s.value])),
       registeredVersion: p.registeredVersion,
+      // §8 split parties: only a player placed apart has a location of its own.
+      ...(p.locationId !== undefined ? { locationId: p.locationId } : {}),
       hud: {
         text: hud.text,
         tokens: hud.tokens,

@@ -1,4 +1,4 @@
-import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
+import { CLOCKS, DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
 import { invalid } from '@app/common';
 import { MEMORY_SUMMARY_MAX_CHARS, RETRACT_MAX_INDEXES, RETRACT_REASON_MAX_CHARS } from '@app/campaign';
 import { z } from 'zod';
@@ -27,8 +27,14 @@ export const createCampaignBody = z.strictObject({
   id: idSchema.optional(),
   name,
   perRoleMemory: z.boolean().optional(),
+  clock: z.enum(CLOCKS).optional(),
 });
-export const settingsBody = z.strictObject({ perRoleMemory: z.boolean() });
+/** §8 partial settings: any of them, at least one. */
+export const settingsBody = z
+  .strictObject({ perRoleMemory: z.boolean().optional(), clock: z.enum(CLOCKS).optional() })
+  .refine((s) => s.perRoleMemory !== undefined || s.clock !== undefined, 'give perRoleMemory and/or clock');
+/** §8 story time: free text on one line, 1–80 characters ("Day 3 of Frostmoon, dusk"). */
+const storyTime = singleLine(80).optional();
 export const locationBody = z.strictObject({ name, dangerLevel: z.enum(DANGER_LEVELS).optional() });
 export const npcBody = z.strictObject({
   name,
@@ -56,6 +62,7 @@ const message = z
       .optional(),
     toolCallId: idSchema.optional(),
     reasoning: z.string().max(LIMITS.contentChars).optional(),
+    storyTime,
   })
   .superRefine((m, ctx) => {
     const callsOnly = m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0;
@@ -73,16 +80,23 @@ const message = z
 
 export const messagesBody = z.strictObject({ messages: z.array(message).min(1).max(LIMITS.messagesPerPost) });
 
-export const changeLocationBody = z.strictObject({ toLocationId: idSchema });
-export const completeObjectiveBody = z.strictObject({ questId: idSchema, objectiveId: idSchema });
-export const completeQuestBody = z.strictObject({ questId: idSchema });
-export const progressActBody = z.strictObject({ actId: idSchema });
+/** §8 split parties: `players` moves only those players; without it the whole party moves, as before. */
+export const changeLocationBody = z.strictObject({
+  toLocationId: idSchema,
+  players: z.array(idSchema).min(1).max(LIMITS.audience).optional(),
+  storyTime,
+});
+export const completeObjectiveBody = z.strictObject({ questId: idSchema, objectiveId: idSchema, storyTime });
+export const completeQuestBody = z.strictObject({ questId: idSchema, storyTime });
+export const progressActBody = z.strictObject({ actId: idSchema, storyTime });
 export const updateLocationStateBody = z.strictObject({
   locationId: idSchema,
   dangerLevel: z.enum(DANGER_LEVELS).optional(),
   completeEncounter: idSchema.optional(),
+  storyTime,
 });
 export const emptyBody = z.strictObject({}).nullable().optional();
+export const endRoundBody = z.strictObject({ storyTime }).nullable().optional();
 
 /**
  * `asOf=<V>` (DESIGN §10 "As-of reads"), one fragment spread into every read's query schema. Parsed by `asOfOf` (its

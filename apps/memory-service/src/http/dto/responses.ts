@@ -1,6 +1,9 @@
-import { DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
+import { CLOCKS, DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
 import { AGENTS, DROP_REASONS, SECTION_ORDER } from '@app/context';
 import { z } from 'zod';
+
+/** §8: `clock` says how contexts date what they print (story time, the client's `at`, or none). */
+const campaignSettings = z.object({ perRoleMemory: z.boolean(), clock: z.enum(CLOCKS) });
 
 /**
  * The success bodies of the API, as zod schemas: the OpenAPI document is generated from them (so every 2xx
@@ -52,7 +55,7 @@ export const campaignResponse = z.object({
   currentLocationId: z.string().nullable(),
   currentActId: z.string().nullable(),
   round: int.min(1),
-  settings: z.object({ perRoleMemory: z.boolean() }),
+  settings: campaignSettings,
   messageCount: count.describe('for a viewer-bound key, the messages its character witnessed'),
   locations: z.array(location),
   npcs: z.array(npc),
@@ -70,7 +73,7 @@ export const campaignResponse = z.object({
     .describe('§10: the forks of this campaign and the version each was forked at'),
 });
 
-export const settingsResponse = z.object({ version: count, settings: z.object({ perRoleMemory: z.boolean() }) });
+export const settingsResponse = z.object({ version: count, settings: campaignSettings });
 export const locationResponse = z.object({ version: count, location });
 export const npcResponse = z.object({ version: count, npc });
 export const questResponse = z.object({ version: count, quest });
@@ -98,6 +101,8 @@ const message = z.object({
   toolCalls: z.array(z.object({ id: z.string(), name: z.string() })),
   toolCallId: z.string().nullable(),
   reasoning: z.string().nullable(),
+  storyTime: z.string().optional().describe('§8: the story time when it was recorded, when the campaign had one'),
+  atFilled: z.boolean().optional().describe('§8: true when the server filled `at` (contexts never print it)'),
   retracted: z
     .object({ version: count, reason: z.string().nullable() })
     .nullable()
@@ -149,6 +154,8 @@ const entry = z.object({
   group: z.string().optional(),
   seq: int.optional(),
   tokens: count.optional(),
+  revision: int.min(1).optional().describe('a memory entry: 1 as recorded, +1 per revision or correction (DESIGN §10)'),
+  origin: z.enum(['model', 'dm']).optional().describe('a memory entry: `dm` after a game master’s correction'),
 });
 const dropped = z.object({
   section: z.string(),
@@ -170,7 +177,13 @@ export const contextResponse = z
     sections: z.array(
       z.object({ key: sectionKey.optional(), title: z.string(), tokens: count.optional(), entries: z.array(entry) }),
     ),
-    tokens: z.object({ budget: count.nullable(), used: count }).optional(),
+    tokens: z
+      .object({
+        budget: count.nullable(),
+        used: count.describe('the sections and the text trailer (DESIGN §8)'),
+        trailer: count.optional().describe('tokens of the text form’s last line, counted in `used`'),
+      })
+      .optional(),
     dropped: z.array(dropped).optional(),
     overBudget: z.boolean().optional(),
   })
@@ -257,6 +270,7 @@ const player = z.object({
   aliases: z.array(z.string()),
   stats: z.record(z.string(), z.union([z.string(), z.number()])),
   registeredVersion: count,
+  locationId: z.string().optional().describe('§8: where the player stands apart from the party (absent: with it)'),
   hud: z.object({ text: z.string(), tokens: count, dropped: z.array(dropped) }),
 });
 export const playerResponse = player;

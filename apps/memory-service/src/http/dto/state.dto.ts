@@ -89,6 +89,8 @@ export const factBody = z.strictObject({
 const statValue = z.union([singleLine(STATE_LIMITS.statValueChars), z.number().finite()]);
 export const playerBody = z.strictObject({
   name,
+  /** §8 split parties: a location places the player apart from the party; null brings it back. */
+  locationId: idSchema.nullable().optional(),
   aliases: z.array(singleLine(LIMITS.aliasChars)).max(LIMITS.aliases).optional(),
   stats: z
     .record(z.string().trim().min(1).max(STATE_LIMITS.statLabelChars), statValue)
