@@ -11,14 +11,17 @@ const termOf = (n: number) => {
   const c = LETTERS[Math.floor(n / 361) % 19];
   return `K${a}o${b}e${c}ath M${c}u${b}i${a}orn`;
 };
-/** Messages of an npc naming `count` new terms from `from` on, ten a message (the per-message cap). */
+/**
+ * Messages of an npc naming `count` new terms from `from` on, ten a message (the per-message cap). Each term's
+ * offline definition is its clause ("Mira saw …"), not a whole sentence the context prints (§8: no duplicate).
+ */
 const coining = (from: number, count: number) =>
   Array.from({ length: Math.ceil(count / 10) }, (_, m) => ({
     role: 'npc',
     speaker: 'Mira',
     content: Array.from(
       { length: Math.min(10, count - m * 10) },
-      (_, k) => `Mira saw ${termOf(from + m * 10 + k)}.`,
+      (_, k) => `Mira saw ${termOf(from + m * 10 + k)}, and the harbour bell rang.`,
     ).join(' '),
   }));
 
