@@ -24,6 +24,8 @@ import { StreamHub, WakeStreamsHandler } from './stream/stream-hub';
 import { UsageController } from './http/controllers/usage.controller';
 import { RetractionsController } from './http/controllers/retractions.controller';
 import { MemoryEditsController } from './http/controllers/memory-edits.controller';
+import { TransferController } from './transfer/transfer.controller';
+import { campaignTransferProvider } from './transfer/campaign-transfer';
 
 @Module({})
 export class AppModule {
@@ -49,12 +51,14 @@ export class AppModule {
         UsageController,
         RetractionsController,
         MemoryEditsController,
+        TransferController,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useClass: SchemaValidationPipe },
         StreamHub,
         WakeStreamsHandler,
+        campaignTransferProvider,
         ...(overrides.checkResponses ? [{ provide: APP_INTERCEPTOR, useClass: ResponseCheckInterceptor }] : []),
       ],
     };

@@ -13,6 +13,7 @@ import { CoreOverrides } from './core.module';
 import { installApiKeyAuth } from './http/api-key.auth';
 import { acceptJsonOnly, hardenedFastifyOptions, serverOptions } from './http/fastify-hardening';
 import { LIMITS } from './http/dto/campaign.dto';
+import { acceptNdjsonImports } from './transfer/transfer.controller';
 import { sendProblem, toProblem } from './http/problem.filter';
 
 type CompilerFactory = (...args: unknown[]) => unknown;
@@ -81,6 +82,7 @@ export async function createApp(
     logging.installRequestLogging(fastify);
   }
   acceptJsonOnly(fastify);
+  acceptNdjsonImports(fastify);
   installHooks(app, fastify);
   installApiKeyAuth(fastify, config);
   serveOpenApi(app);

@@ -56,6 +56,8 @@ export const configSchema = z
     STREAM_STALL_MS: int(30000, 10, 3_600_000),
     REQUEST_TIMEOUT_MS: int(30000, 1000, 600000),
     MAX_CONNECTIONS: int(1024, 1, 1_000_000),
+    // §15: the largest campaign export POST /v1/campaigns/import takes (256 MB).
+    IMPORT_MAX_BYTES: int(256 * 1024 * 1024, 1024),
     // Read by apps/memory-service/src/boot-cache.ts before anything loads; validated here like the rest.
     BOOT_CACHE: z.enum(['on', 'off', 'warm']).default('on'),
   })
@@ -135,6 +137,8 @@ export interface AppConfig {
   requestTimeoutMs: number;
   /** Open connections beyond this are refused at accept time. */
   maxConnections: number;
+  /** §15: the largest export the import route reads (bytes); larger is 413. */
+  importMaxBytes: number;
   /** BOOT_CACHE: `on` (default), `off`, or `warm` (boot, write the cache, exit; run by the build). */
   bootCache: 'on' | 'off' | 'warm';
 }
@@ -193,6 +197,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     streamStallMs: e.STREAM_STALL_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     maxConnections: e.MAX_CONNECTIONS,
+    importMaxBytes: e.IMPORT_MAX_BYTES,
     bootCache: e.BOOT_CACHE,
   };
 }

@@ -250,6 +250,13 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       expect((await store.readAll()).map((e) => e.streamId)).toEqual(['s-b', 's-b']);
     });
 
+    it('readStream withTrigger returns each event\'s trigger version (DESIGN §15 export), and only then', async () => {
+      await store.append('m-a', 0, [{ ...ev('M', 1), triggerVersion: 4 }, ev('N', 2)], T1);
+      const read = await store.readStream('m-a', { withTrigger: true });
+      expect(read.map((e) => e.triggerVersion)).toEqual([4, undefined]);
+      expect((await store.readStream('m-a')).some((e) => 'triggerVersion' in e)).toBe(false);
+    });
+
     it('readStream with types returns only those types, versions unchanged', async () => {
       await store.append('s-a', 0, [ev('A', 1), ev('B', 2), ev('A', 3)], T1);
       expect((await store.readStream('s-a', { types: ['A'], until: 3 })).map((e) => e.version)).toEqual([1, 3]);

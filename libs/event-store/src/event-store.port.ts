@@ -25,6 +25,8 @@ export interface StoredEvent<T = Record<string, any>> {
   data: T;
   metadata: EventMetadata;
   recordedAt: string;
+  /** Only on reads with `withTrigger` (an export): the trigger version the event was appended with, if any. */
+  triggerVersion?: number;
 }
 
 export interface ReadOptions {
@@ -35,6 +37,8 @@ export interface ReadOptions {
   limit?: number;
   /** Only events of these types (a projection that replays part of a stream). */
   types?: string[];
+  /** Also return each event's trigger version (DESIGN §15: an export carries it; no other read needs it). */
+  withTrigger?: boolean;
 }
 
 /** One stream's prefix copied under another id (DESIGN §10 fork). */

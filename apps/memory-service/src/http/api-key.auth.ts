@@ -10,8 +10,14 @@ import { sendProblem, toProblem } from './problem.filter';
  * for a key itself). Everything else, /metrics included, needs a key.
  */
 const OPEN = [/^\/health(?:[/?]|$)/, /^\/docs(?:[/?.-]|$)/, /^\/inspector(?:[/?]|$)/, /^\/(?:\?|$)/];
-/** Reads a viewer-bound key may not make: the raw event log (events, timeline), the live stream, usage, metrics. */
-const NOT_FOR_VIEWERS = [/^\/v1\/campaigns\/[^/]+\/(?:events|stream|timeline|usage)(?:[/?]|$)/, /^\/metrics(?:[/?]|$)/];
+/**
+ * Reads a viewer-bound key may not make: the raw event log (events, timeline, §15's export), the live stream, usage,
+ * metrics.
+ */
+const NOT_FOR_VIEWERS = [
+  /^\/v1\/campaigns\/[^/]+\/(?:events|stream|timeline|usage|export)(?:[/?]|$)/,
+  /^\/metrics(?:[/?]|$)/,
+];
 
 /** The key each authenticated request came with (for reads that list several campaigns). */
 const KEY_OF = new WeakMap<object, Key>();

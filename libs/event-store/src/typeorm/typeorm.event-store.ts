@@ -78,7 +78,7 @@ export class TypeOrmEventStore implements EventStore {
       where.push(`"type" IN (${o.types.map(() => '?').join(', ')})`);
       params.push(...o.types);
     }
-    return this.select(where, params, '"stream_version"', o.limit, tx as EntityManager | undefined);
+    return this.select(where, params, '"stream_version"', o.limit, tx as EntityManager | undefined, o.withTrigger);
   }
 
   async copyStreams(copies: StreamCopy[], tx?: Tx): Promise<number> {
@@ -126,9 +126,10 @@ export class TypeOrmEventStore implements EventStore {
     order: string,
     limit: number | undefined,
     tx?: EntityManager,
+    withTrigger = false,
   ): Promise<StoredEvent[]> {
     const text =
-      `SELECT ${COLUMNS} FROM "events" WHERE ${where.join(' AND ')} ORDER BY ` +
+      `SELECT ${COLUMNS}${withTrigger ? ', "trigger_version"' : ''} FROM "events" WHERE ${where.join(' AND ')} ORDER BY ` +
       `${order}${limit === undefined ? '' : ' LIMIT ?'}`;
     const q = async (m: EntityManager) =>
       (await sql<EventRow>(m, text, limit === undefined ? params : [...params, limit])).rows.map(toStored);
@@ -188,10 +189,11 @@ interface EventRow {
   data: string;
   metadata: string;
   recorded_at: string;
+  trigger_version?: number | string | null;
 }
 
 function toStored(r: EventRow): StoredEvent {
-  return {
+  const stored = {
     position: Number(r.position),
     streamId: r.stream_id,
     version: Number(r.stream_version),
@@ -200,4 +202,6 @@ function toStored(r: EventRow): StoredEvent {
     metadata: JSON.parse(r.metadata),
     recordedAt: r.recorded_at,
   };
+  if (r.trigger_version !== undefined && r.trigger_version !== null) return { ...stored, triggerVersion: Number(r.trigger_version) };
+  return stored;
 }

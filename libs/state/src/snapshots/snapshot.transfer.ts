@@ -1,0 +1,124 @@
+import { Database, sql } from '@app/database';
+import { EntityManager } from 'typeorm';
+import { AccountRecord, GameStateSnapshotRecord, SnapshotToolRecord } from './game-state.entities';
+
+/** One stored snapshot as an export line carries it (DESIGN §15): content as JSON, not as its stored text. */
+export interface SnapshotRow {
+  account: string;
+  tool: string;
+  content: unknown;
+  tick: number | null;
+  capturedAt: string;
+  stale: boolean;
+  fieldTicks: Record<string, number | null>;
+}
+
+export interface SnapshotToolRow {
+  tool: string;
+  title: string | null;
+  fields: string[] | null;
+  invalidatedBy: string[] | null;
+  maxAgeTicks: number | null;
+}
+
+export interface AccountRow {
+  account: string;
+  agentId: string | null;
+  createdAt: string;
+}
+
+const num = (v: number | string | null): number | null => (v === null || v === undefined ? null : Number(v));
+const parsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+/**
+ * The state lib's rows in an export and an import (DESIGN §15): snapshots and tool rules are a cache, not history, so
+ * they travel as rows; account rows too, since a snapshot's first write creates its account without an event.
+ */
+export class SnapshotTransfer {
+  constructor(private readonly db: Database) {}
+
+  /** Snapshots after (account, tool), in key order; a few at a time (a snapshot may hold megabytes). */
+  async snapshotsPage(campaignId: string, after: [string, string] | null, limit: number): Promise<SnapshotRow[]> {
+    const rows = await this.db.read((m) =>
+      m
+        .getRepository(GameStateSnapshotRecord)
+        .createQueryBuilder('s')
+        .where('s.campaignId = :campaignId', { campaignId })
+        .andWhere(after ? '(s.accountId > :a OR (s.accountId = :a AND s.tool > :t))' : '1 = 1', {
+          a: after?.[0],
+          t: after?.[1],
+        })
+        .orderBy('s.accountId', 'ASC')
+        .addOrderBy('s.tool', 'ASC')
+        .limit(limit)
+        .getMany(),
+    );
+    return rows.map((r) => ({
+      account: r.accountId,
+      tool: r.tool,
+      content: JSON.parse(r.content) as unknown,
+      tick: num(r.tick),
+      capturedAt: r.capturedAt,
+      stale: Number(r.stale) === 1,
+      fieldTicks: JSON.parse(r.fieldTicks) as Record<string, number | null>,
+    }));
+  }
+
+  async tools(campaignId: string): Promise<SnapshotToolRow[]> {
+    const rows = await this.db.read((m) =>
+      m.getRepository(SnapshotToolRecord).find({ where: { campaignId }, order: { tool: 'ASC' } }),
+    );
+    return rows.map((r) => ({
+      tool: r.tool,
+      title: r.title,
+      fields: parsed<string[]>(r.fields),
+      invalidatedBy: parsed<string[]>(r.invalidatedBy),
+      maxAgeTicks: num(r.maxAgeTicks),
+    }));
+  }
+
+  async accounts(campaignId: string): Promise<AccountRow[]> {
+    const rows = await this.db.read((m) =>
+      m.getRepository(AccountRecord).find({ where: { campaignId }, order: { accountId: 'ASC' } }),
+    );
+    return rows.map((r) => ({ account: r.accountId, agentId: r.agentId, createdAt: r.createdAt }));
+  }
+
+  /** In the import's transaction, after the events were replayed (they made the accounts that logged in). */
+  async restoreSnapshot(m: EntityManager, campaignId: string, s: SnapshotRow): Promise<void> {
+    const content = JSON.stringify(s.content);
+    await m.getRepository(GameStateSnapshotRecord).insert({
+      campaignId,
+      accountId: s.account,
+      tool: s.tool,
+      content,
+      bytes: Buffer.byteLength(content),
+      tick: s.tick,
+      capturedAt: s.capturedAt,
+      stale: s.stale ? 1 : 0,
+      fieldTicks: JSON.stringify(s.fieldTicks),
+    });
+  }
+
+  async restoreTool(m: EntityManager, campaignId: string, t: SnapshotToolRow): Promise<void> {
+    await m.getRepository(SnapshotToolRecord).insert({
+      campaignId,
+      tool: t.tool,
+      title: t.title,
+      fields: t.fields ? JSON.stringify(t.fields) : null,
+      invalidatedBy: t.invalidatedBy ? JSON.stringify(t.invalidatedBy) : null,
+      maxAgeTicks: t.maxAgeTicks,
+    });
+  }
+
+  /** The account row as exported: the replayed one (a login) is overwritten with the same values, else inserted. */
+  async restoreAccount(m: EntityManager, campaignId: string, a: AccountRow): Promise<void> {
+    await sql(m, 'DELETE FROM "accounts" WHERE "campaign_id" = ? AND "account_id" = ?', [campaignId, a.account]);
+    await sql(m, 'INSERT INTO "accounts" ("campaign_id", "account_id", "agent_id", "created_at") VALUES (?, ?, ?, ?)', [
+      campaignId,
+      a.account,
+      a.agentId,
+      a.createdAt,
+    ]);
+  }
+}
