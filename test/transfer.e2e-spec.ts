@@ -3,7 +3,15 @@ import { differences, Everything } from './support/read-everything';
 import { RecordingSummarizer } from './support/recording-summarizer';
 import { startTestApp, TestApp } from './support/test-app';
 import { buildTimelineCampaign, caughtUp, TimelineScenario, TimelineVersions } from './support/timeline-scenario';
-import { exportText, importText, linesOf, normalizePortable, Portable, readPortable, textOf } from './support/transfer';
+import {
+  addGameState,
+  exportText,
+  importText,
+  linesOf,
+  normalizePortable,
+  readPortable,
+  textOf,
+} from './support/transfer';
 
 /**
  * DESIGN §15 on one engine (SQLite, or PostgreSQL under TEST_DATABASE_URL): an import reads exactly as its source
@@ -22,17 +30,7 @@ describe('export and import (DESIGN §15)', () => {
   beforeAll(async () => {
     t = await startTestApp({ summarizer, clock });
     s = await buildTimelineCampaign(t, cid, { perRoleMemory: true, clock });
-    // A snapshot, a tool rule and an account that only a snapshot made: the cache an import restores as rows.
-    const put = async (path: string, body: unknown, method = 'PUT') => {
-      const r = await t.http(method, `/v1/campaigns/${cid}${path}`, body);
-      if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${r.text}`);
-    };
-    await put('/accounts/bo-acc/login', { agentId: 'agent-bo' }, 'POST');
-    await put('/accounts/bo-acc/snapshots/get_status', { content: { credits: 120, ship: { hull: 80 } }, tick: 7 });
-    await put('/accounts/bo-acc/snapshots/get_cargo', { content: { ore: 3 }, tick: 8 });
-    await put('/accounts/bo-acc/actions', { action: 'mine', tick: 9 }, 'POST');
-    await put('/accounts/scout-acc/snapshots/get_map', { content: { systems: ['Sol', 'Vega'] }, tick: 5 });
-    await put('/snapshot-tools/get_status', { title: 'Status', fields: ['credits'], maxAgeTicks: 30 });
+    await addGameState(t, cid);
     await caughtUp(t, cid);
     full = await exportText(t, cid);
     end = clock.now();
@@ -286,5 +284,3 @@ describe('export and import limits and keys (DESIGN §15)', () => {
     expect((await t.http('GET', '/v1/campaigns/keep-big', undefined, as(ADMIN))).status).toBe(404);
   });
 });
-
-export type { Portable };

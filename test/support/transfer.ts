@@ -14,6 +14,20 @@ export interface Portable extends Everything {
   snapshots: Record<string, unknown>;
 }
 
+/** A snapshot, a stale one, a tool rule and an account that only a snapshot made: the cache an import restores. */
+export async function addGameState(t: TestApp, cid: string, headers: Record<string, string> = {}): Promise<void> {
+  const put = async (path: string, body: unknown, method = 'PUT') => {
+    const r = await t.http(method, `/v1/campaigns/${cid}${path}`, body, headers);
+    if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${r.text}`);
+  };
+  await put('/accounts/bo-acc/login', { agentId: 'agent-bo' }, 'POST');
+  await put('/accounts/bo-acc/snapshots/get_status', { content: { credits: 120, ship: { hull: 80 } }, tick: 7 });
+  await put('/accounts/bo-acc/snapshots/get_cargo', { content: { ore: 3 }, tick: 8 });
+  await put('/accounts/bo-acc/actions', { action: 'mine', tick: 9 }, 'POST');
+  await put('/accounts/scout-acc/snapshots/get_map', { content: { systems: ['Sol', 'Vega'] }, tick: 5 });
+  await put('/snapshot-tools/get_status', { title: 'Status', fields: ['credits'], maxAgeTicks: 30 });
+}
+
 export async function exportText(t: TestApp, cid: string, query = '', headers: Record<string, string> = {}) {
   const r = await t.http('GET', `/v1/campaigns/${encodeURIComponent(cid)}/export${query}`, undefined, headers);
   if (r.status !== 200) throw new Error(`export ${cid}${query} → ${r.status} ${r.text.slice(0, 300)}`);
