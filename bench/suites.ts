@@ -14,6 +14,7 @@ import { runStreamBench } from './stream.bench';
 import { runHostileBench } from './hostile.bench';
 import { runUsageBench } from './usage.bench';
 import { runTimelinesBench } from './timelines.bench';
+import { runTransferBench } from './transfer.bench';
 
 /**
  * Every benchmark suite, in the order `npm run bench` runs them. Adding one = one import + one line:
@@ -58,5 +59,10 @@ export const SUITES: BenchSuite[] = [
     name: 'timelines',
     title: '15. Timelines: as-of context vs current, fork time at 10k/100k/1M, retraction cost (§10)',
     run: runTimelinesBench,
+  },
+  {
+    name: 'transfer',
+    title: '16. Portability: export and import events/s at 100k, a 1M-event import (full run) (§15)',
+    run: runTransferBench,
   },
 ];

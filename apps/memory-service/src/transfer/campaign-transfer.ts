@@ -37,7 +37,7 @@ export class CampaignTransfer {
     ledger: UsageLedger,
     snapshots: SnapshotTransfer,
     clock: Clock,
-    private readonly onImported: (reply: ImportReply) => void = () => undefined,
+    private readonly onImported: (reply: ImportReply, heldMs: number) => void = () => undefined,
   ) {
     this.readers = { db, store, campaigns, ledger, snapshots, clock };
     this.writers = { db, store, replay, ledger, snapshots };

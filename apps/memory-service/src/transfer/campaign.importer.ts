@@ -120,7 +120,7 @@ export async function importCampaigns(
   w: ImportWriters,
   lines: AsyncIterable<NumberedLine>,
   ids: string[],
-  committed: (reply: ImportReply) => void = () => undefined,
+  committed: (reply: ImportReply, heldMs: number) => void = () => undefined,
 ): Promise<ImportReply[]> {
   const it = lines[Symbol.asyncIterator]();
   let next = await it.next();
@@ -129,7 +129,9 @@ export async function importCampaigns(
     const first = parseLine(next.value!.text, next.value!.line, true);
     if (first.kind !== 'header') throw invalidExport(next.value!.line, 'expected a header');
     next = await it.next();
+    let started = 0;
     const reply = await w.db.transaction(async (m) => {
+      started = performance.now();
       const writer = new CampaignImport(w, m, first.header, id);
       await writer.begin();
       for (; !next.done; next = await it.next()) {
@@ -140,7 +142,8 @@ export async function importCampaigns(
       }
       return writer.end();
     });
-    committed(reply);
+    // How long the transaction held the writer (on SQLite, every other write and read waits that long).
+    committed(reply, performance.now() - started);
     replies.push(reply);
   }
   return replies;

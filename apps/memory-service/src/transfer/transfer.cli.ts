@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { ENTITIES } from '../core.module';
 import { MIGRATIONS } from '../migrations';
 import { CampaignTransfer } from './campaign-transfer';
+import { ImportReply } from './campaign.importer';
 
 /** Where a command reports (tests capture it). */
 export interface CommandOutput {
@@ -31,7 +32,7 @@ const IMPORT_USAGE = 'usage: lorekeeper import <file.ndjson>         (into DATAB
  * index fed by both projectors, accounts, and memory's projections of game events. An import needs no checkpoint
  * projection: it writes each campaign's checkpoint itself.
  */
-function offlineTransfer(db: Database): CampaignTransfer {
+function offlineTransfer(db: Database, onImported?: (reply: ImportReply, heldMs: number) => void): CampaignTransfer {
   const campaigns = new CampaignProjector();
   const memories = new MemoryProjector();
   const indexer = new SearchIndexer(createSearchIndex(db));
@@ -46,17 +47,25 @@ function offlineTransfer(db: Database): CampaignTransfer {
     new UsageLedger(db),
     new SnapshotTransfer(db),
     new SystemClock(),
+    onImported,
   );
 }
 
-/** Runs `fn` on the database of DATABASE_URL (migrated first, as the service does at boot). */
-async function withDatabase<T>(env: NodeJS.ProcessEnv, fn: (t: CampaignTransfer) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` on the database of DATABASE_URL (migrated first, as the service does at boot), with the service's
+ * projections but not the service. `onImported`: after each imported campaign's commit (the bench times the writer).
+ */
+export async function withDatabase<T>(
+  env: NodeJS.ProcessEnv,
+  fn: (t: CampaignTransfer) => Promise<T>,
+  onImported?: (reply: ImportReply, heldMs: number) => void,
+): Promise<T> {
   const config = loadConfig(env);
   const ds = createDataSource({ database: config.database, entities: ENTITIES, migrations: MIGRATIONS });
   await ds.initialize();
   try {
     await ds.runMigrations({ transaction: 'each' });
-    return await fn(offlineTransfer(new Database(ds)));
+    return await fn(offlineTransfer(new Database(ds), onImported));
   } finally {
     await ds.destroy();
   }
@@ -121,9 +130,17 @@ export async function importCommand(
       return 0;
     }
     // The whole file is checked first; then each campaign commits on its own.
-    const replies = await withDatabase(env, (transfer) => transfer.importFile(file, { single: false }));
+    let held = 0;
+    const replies = await withDatabase(
+      env,
+      (transfer) => transfer.importFile(file, { single: false }),
+      (_reply, ms) => (held += ms),
+    );
     const events = replies.reduce((n, r) => n + r.version + r.memoryVersion, 0);
-    io.out(`imported ${replies.length} campaigns (${events} events) from ${file} in ${Date.now() - started} ms`);
+    io.out(
+      `imported ${replies.length} campaigns (${events} events) from ${file} in ${Date.now() - started} ms ` +
+        `(transactions ${Math.round(held)} ms)`,
+    );
     return 0;
   } catch (err) {
     const code = (err as { code?: string }).code;
