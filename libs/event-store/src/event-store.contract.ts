@@ -250,7 +250,7 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       expect((await store.readAll()).map((e) => e.streamId)).toEqual(['s-b', 's-b']);
     });
 
-    it('readStream withTrigger returns each event\'s trigger version (DESIGN §15 export), and only then', async () => {
+    it("readStream withTrigger returns each event's trigger version (DESIGN §15 export), and only then", async () => {
       await store.append('m-a', 0, [{ ...ev('M', 1), triggerVersion: 4 }, ev('N', 2)], T1);
       const read = await store.readStream('m-a', { withTrigger: true });
       expect(read.map((e) => e.triggerVersion)).toEqual([4, undefined]);

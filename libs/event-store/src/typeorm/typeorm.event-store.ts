@@ -202,6 +202,7 @@ function toStored(r: EventRow): StoredEvent {
     metadata: JSON.parse(r.metadata),
     recordedAt: r.recorded_at,
   };
-  if (r.trigger_version !== undefined && r.trigger_version !== null) return { ...stored, triggerVersion: Number(r.trigger_version) };
+  if (r.trigger_version !== undefined && r.trigger_version !== null)
+    return { ...stored, triggerVersion: Number(r.trigger_version) };
   return stored;
 }

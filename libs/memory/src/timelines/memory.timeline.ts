@@ -134,7 +134,6 @@ export class MemoryTimeline implements TimelineParticipant {
       [PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT, id],
     );
   }
-
 }
 
 /**
@@ -150,7 +149,10 @@ export async function memoryCut(
   const at = await CheckpointStore.read(m, campaignId);
   const processedVersion = Math.min(version, at.processedVersion);
   if (processedVersion === at.processedVersion) return { processedVersion, memoryVersion: at.memoryVersion };
-  return { processedVersion, memoryVersion: await store.versionAtTrigger(memoryStream(campaignId), processedVersion, m) };
+  return {
+    processedVersion,
+    memoryVersion: await store.versionAtTrigger(memoryStream(campaignId), processedVersion, m),
+  };
 }
 
 /**

@@ -1,6 +1,8 @@
 import { Database, sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { AccountRecord, GameStateSnapshotRecord, SnapshotToolRecord } from './game-state.entities';
+import { rulesIn, toolRecord } from './snapshot.store';
+import { ToolRule } from './staleness';
 
 /** One stored snapshot as an export line carries it (DESIGN §15): content as JSON, not as its stored text. */
 export interface SnapshotRow {
@@ -13,14 +15,6 @@ export interface SnapshotRow {
   fieldTicks: Record<string, number | null>;
 }
 
-export interface SnapshotToolRow {
-  tool: string;
-  title: string | null;
-  fields: string[] | null;
-  invalidatedBy: string[] | null;
-  maxAgeTicks: number | null;
-}
-
 export interface AccountRow {
   account: string;
   agentId: string | null;
@@ -28,7 +22,6 @@ export interface AccountRow {
 }
 
 const num = (v: number | string | null): number | null => (v === null || v === undefined ? null : Number(v));
-const parsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 /**
  * The state lib's rows in an export and an import (DESIGN §15): snapshots and tool rules are a cache, not history, so
@@ -64,17 +57,8 @@ export class SnapshotTransfer {
     }));
   }
 
-  async tools(campaignId: string): Promise<SnapshotToolRow[]> {
-    const rows = await this.db.read((m) =>
-      m.getRepository(SnapshotToolRecord).find({ where: { campaignId }, order: { tool: 'ASC' } }),
-    );
-    return rows.map((r) => ({
-      tool: r.tool,
-      title: r.title,
-      fields: parsed<string[]>(r.fields),
-      invalidatedBy: parsed<string[]>(r.invalidatedBy),
-      maxAgeTicks: num(r.maxAgeTicks),
-    }));
+  async tools(campaignId: string): Promise<ToolRule[]> {
+    return Object.values(await this.db.read((m) => rulesIn(m, campaignId)));
   }
 
   async accounts(campaignId: string): Promise<AccountRow[]> {
@@ -100,15 +84,8 @@ export class SnapshotTransfer {
     });
   }
 
-  async restoreTool(m: EntityManager, campaignId: string, t: SnapshotToolRow): Promise<void> {
-    await m.getRepository(SnapshotToolRecord).insert({
-      campaignId,
-      tool: t.tool,
-      title: t.title,
-      fields: t.fields ? JSON.stringify(t.fields) : null,
-      invalidatedBy: t.invalidatedBy ? JSON.stringify(t.invalidatedBy) : null,
-      maxAgeTicks: t.maxAgeTicks,
-    });
+  async restoreTool(m: EntityManager, campaignId: string, rule: ToolRule): Promise<void> {
+    await m.getRepository(SnapshotToolRecord).insert(toolRecord(campaignId, rule));
   }
 
   /** The account row as exported: the replayed one (a login) is overwritten with the same values, else inserted. */
