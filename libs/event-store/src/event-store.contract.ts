@@ -257,6 +257,12 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       expect((await store.readStream('m-a')).some((e) => 'triggerVersion' in e)).toBe(false);
     });
 
+    it('an event appended with its own recordedAt keeps it (an import, DESIGN §15)', async () => {
+      const stored = await store.append('t-a', 0, [{ ...ev('A', 1), recordedAt: T2 }, ev('A', 2)], T1);
+      expect(stored.map((e) => e.recordedAt)).toEqual([T2, T1]);
+      expect((await store.readStream('t-a')).map((e) => e.recordedAt)).toEqual([T2, T1]);
+    });
+
     it('readStream with types returns only those types, versions unchanged', async () => {
       await store.append('s-a', 0, [ev('A', 1), ev('B', 2), ev('A', 3)], T1);
       expect((await store.readStream('s-a', { types: ['A'], until: 3 })).map((e) => e.version)).toEqual([1, 3]);

@@ -12,6 +12,8 @@ export interface NewEvent<T = object> {
   metadata?: EventMetadata;
   /** A memory event's trigger: the game version the worker was handling (§10 `versionAtTrigger`). */
   triggerVersion?: number;
+  /** This event's own time instead of the append's (an import keeps each event's, DESIGN §15). */
+  recordedAt?: string;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is JSON a fold narrows by type

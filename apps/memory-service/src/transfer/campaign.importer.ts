@@ -9,7 +9,7 @@ import { EntityManager } from 'typeorm';
 import { EventLine, ExportHeader, invalidExport, parseLine, RowLine } from './export-format';
 import { NumberedLine } from './ndjson-lines';
 
-/** Events appended (and projected) together: as many as one append of the live service writes at most. */
+/** Consecutive events of one stream appended and projected together, each with its own recordedAt (as a rebuild's). */
 const BATCH = 500;
 
 export interface ImportWriters {
@@ -29,7 +29,6 @@ export interface ImportReply {
 
 interface Pending {
   stream: 'game' | 'memory';
-  recordedAt: string;
   events: NewEvent[];
   firstLine: number;
 }
@@ -67,9 +66,10 @@ export class CampaignImport {
 
   async event(e: EventLine, line: number): Promise<void> {
     const p = this.pending;
-    if (p && (p.stream !== e.stream || p.recordedAt !== e.recordedAt || p.events.length >= BATCH)) await this.flush();
-    this.pending ??= { stream: e.stream, recordedAt: e.recordedAt, events: [], firstLine: line };
-    this.pending.events.push({ type: e.type, data: e.data, metadata: e.metadata, triggerVersion: e.triggerVersion });
+    if (p && (p.stream !== e.stream || p.events.length >= BATCH)) await this.flush();
+    this.pending ??= { stream: e.stream, events: [], firstLine: line };
+    const { type, data, metadata, triggerVersion, recordedAt } = e;
+    this.pending.events.push({ type, data, metadata, triggerVersion, recordedAt });
   }
 
   async row(r: RowLine): Promise<void> {
@@ -98,7 +98,8 @@ export class CampaignImport {
     if (!p) return;
     this.pending = null;
     const stream = p.stream === 'game' ? gameStream(this.id) : memoryStream(this.id);
-    const stored = await this.w.store.append(stream, this.version[p.stream], p.events, p.recordedAt, this.m);
+    const recordedAt = p.events[0].recordedAt!;
+    const stored = await this.w.store.append(stream, this.version[p.stream], p.events, recordedAt, this.m);
     this.version[p.stream] += stored.length;
     try {
       await this.replay.apply(this.m, stored);

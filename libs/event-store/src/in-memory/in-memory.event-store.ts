@@ -26,7 +26,7 @@ export class InMemoryEventStore implements EventStore {
       type: e.type,
       data: structuredClone(e.data),
       metadata: structuredClone(e.metadata ?? {}),
-      recordedAt,
+      recordedAt: e.recordedAt ?? recordedAt,
     }));
     this.position += stored.length;
     events.forEach((e, i) => {

@@ -37,7 +37,7 @@ export class TypeOrmEventStore implements EventStore {
       type: e.type,
       data: JSON.stringify(e.data),
       metadata: JSON.stringify(e.metadata ?? {}),
-      recordedAt,
+      recordedAt: e.recordedAt ?? recordedAt,
       triggerVersion: e.triggerVersion ?? null,
     }));
     const stored: StoredEvent[] = [];
@@ -56,7 +56,7 @@ export class TypeOrmEventStore implements EventStore {
             type: r.type,
             data: JSON.parse(r.data),
             metadata: JSON.parse(r.metadata),
-            recordedAt,
+            recordedAt: r.recordedAt,
           });
       }
     } catch (err) {
