@@ -74,6 +74,8 @@ describe('export and import (DESIGN §15)', () => {
     const head = linesOf(full)[0];
     expect(r.body).toEqual({ id: 'saltmarsh-copy', version: head.game, memoryVersion: head.memory });
     await caughtUp(t, 'saltmarsh-copy');
+    const copied = (await t.http('GET', '/v1/campaigns/saltmarsh-copy')).body;
+    expect({ id: copied.id, name: copied.name }).toEqual({ id: 'saltmarsh-copy', name: head.name });
     const source = normalizePortable(await readPortable(t, cid));
     const copy = normalizePortable(await readPortable(t, 'saltmarsh-copy'));
     expectSame(copy, source);
