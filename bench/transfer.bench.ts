@@ -20,6 +20,8 @@ interface TransferRow {
   /** The import's transaction: how long SQLite's one writer (and, on its one connection, every read) waited. */
   writerHeldSeconds: number;
   importPeakRssMb: number;
+  /** CPU seconds of the import (user + system): on a shared machine, steadier than wall time. */
+  importCpuSeconds: number;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function runTransferBench(options: BenchOptions): Promise<Figures> 
     const figures: Figures = {
       [`export events/s at ${label(small.events)}`]: small.exportEventsPerSecond,
       [`import events/s at ${label(small.events)}`]: small.importEventsPerSecond,
+      [`import events per CPU second at ${label(small.events)}`]: Math.round(small.events / small.importCpuSeconds),
       rows,
       notes: [
         'export: every campaign of a SQLite file (one, seeded with the worker caught up) to one NDJSON file',
@@ -95,12 +98,16 @@ async function oneSize(dir: string, size: number): Promise<TransferRow> {
     importEventsPerSecond: Math.round(events / importRun.seconds),
     writerHeldSeconds: round(held / 1000, 2),
     importPeakRssMb: importRun.peakRssMb,
+    importCpuSeconds: round(importRun.cpuSeconds, 1),
   };
 }
 
-/** Wall time of `run` and the highest RSS seen while it ran. */
-async function sampled(run: () => Promise<unknown>): Promise<{ seconds: number; peakRssMb: number }> {
+/** Wall time and CPU time of `run`, and the highest RSS seen while it ran. */
+async function sampled(
+  run: () => Promise<unknown>,
+): Promise<{ seconds: number; cpuSeconds: number; peakRssMb: number }> {
   let peak = process.memoryUsage().rss;
+  const cpu = process.cpuUsage();
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
   const t0 = performance.now();
   try {
@@ -108,5 +115,10 @@ async function sampled(run: () => Promise<unknown>): Promise<{ seconds: number; 
   } finally {
     clearInterval(timer);
   }
-  return { seconds: (performance.now() - t0) / 1000, peakRssMb: Math.round(peak / 1024 ** 2) };
+  const used = process.cpuUsage(cpu);
+  return {
+    seconds: (performance.now() - t0) / 1000,
+    cpuSeconds: (used.user + used.system) / 1e6,
+    peakRssMb: Math.round(peak / 1024 ** 2),
+  };
 }

@@ -284,7 +284,9 @@ export async function messageRounds(
 ): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   for (const chunk of chunks([...new Set(indexes.filter((i) => i >= 0))])) {
-    const text = `SELECT idx, round FROM messages WHERE campaign_id = ? AND idx IN (${marks(chunk.length)})`;
+    // ORDER BY idx: SQLite then seeks the primary key; without it, it preferred scanning ix_messages_round, which
+    // covers (campaign_id, round, idx) — every message of the campaign for each memory indexed.
+    const text = `SELECT idx, round FROM messages WHERE campaign_id = ? AND idx IN (${marks(chunk.length)}) ORDER BY idx`;
     const { rows } = await sql<{ idx: number | string; round: number | string }>(m, text, [campaignId, ...chunk]);
     for (const r of rows) out.set(Number(r.idx), Number(r.round));
   }
