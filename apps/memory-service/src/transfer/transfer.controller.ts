@@ -14,7 +14,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { ApiRoute, ApiTags, ApiZodQuery } from '../http/api-docs';
+import { ApiRoute, ApiTags, ApiTextBody, ApiZodQuery } from '../http/api-docs';
 import { callerOf } from '../http/caller';
 import { asOfOf, asOfOnlyQuery } from '../http/dto/campaign.dto';
 import { idSchema } from '../http/validation';
@@ -91,6 +91,7 @@ export class TransferController {
   @Post('import')
   @HttpCode(201)
   @ApiZodQuery(importQuery)
+  @ApiTextBody(NDJSON, 'a campaign export (GET …/export), one JSON value per line')
   @ApiRoute(
     'Import a campaign export (NDJSON, up to IMPORT_MAX_BYTES) in one transaction, without a model call',
     {
