@@ -48,14 +48,14 @@ export class CampaignChecker {
       this.game = e.version;
       return;
     }
+    // A memory event without a trigger is one recorded before triggers were stored (its row has none): kept so.
     const t = e.triggerVersion;
-    if (t === undefined) throw invalidExport(line, 'a memory event needs its triggerVersion');
-    if (t > this.game || t < this.trigger)
+    if (t !== undefined && (t > this.game || t < this.trigger))
       throw invalidExport(line, `memory event out of order: trigger ${t} after game version ${this.game}`);
     if (e.version > this.header.memory)
       throw invalidExport(line, `memory version ${e.version} is past the header's ${this.header.memory}`);
     this.memory = e.version;
-    this.trigger = t;
+    this.trigger = t ?? this.trigger;
   }
 
   row(): void {
