@@ -129,6 +129,22 @@ describe('export and import (DESIGN §15)', () => {
     120_000,
   );
 
+  it('imports an export larger than the 1 MiB JSON limit (the body is streamed, not parsed whole)', async () => {
+    const made = await t.http('POST', '/v1/campaigns', { id: 'big', name: 'Big' });
+    expect(made.status).toBe(201);
+    const line = 'The tide brings crates, lanterns and rumours to the harbour. '.repeat(30);
+    for (let post = 0; post < 3; post++) {
+      const messages = Array.from({ length: 300 }, (_, i) => ({ role: 'narrator', content: `${post}.${i} ${line}` }));
+      expect((await t.http('POST', '/v1/campaigns/big/messages', { messages })).status).toBe(201);
+    }
+    const text = await exportText(t, 'big');
+    expect(Buffer.byteLength(text)).toBeGreaterThan(1.5 * 1024 * 1024);
+    const r = await importText(t, text, 'big-copy');
+    expect(r.status).toBe(201);
+    const all = async (id: string) => (await t.http('GET', `/v1/campaigns/${id}/messages?limit=1000`)).body.items;
+    expect(await all('big-copy')).toEqual(await all('big'));
+  });
+
   it('refuses an asOf outside the campaign and an unknown campaign', async () => {
     const { version } = (await t.http('GET', `/v1/campaigns/${cid}`)).body;
     for (const [q, status, code] of [
