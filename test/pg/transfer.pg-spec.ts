@@ -130,6 +130,14 @@ describePg('moving a campaign between SQLite and PostgreSQL (DESIGN §15)', () =
     const calls = summarizer.total();
     await caughtUp(pg, cid);
     expectSame(acrossEngines(normalizePortable(await readPortable(pg, cid))), acrossEngines(sourceRead));
+    // The whole database moved, so the fork still names its parent and the parent lists it.
+    const links = async (t: TestApp, id: string) => {
+      const { parent, children } = (await t.http('GET', `/v1/campaigns/${id}`)).body;
+      return { parent, children };
+    };
+    expect(await links(pg, 'saltmarsh-what-if')).toEqual(await links(source, 'saltmarsh-what-if'));
+    expect(await links(pg, cid)).toEqual(await links(source, cid));
+    expect((await links(pg, cid)).children).toEqual([{ id: 'saltmarsh-what-if', atVersion: 20 }]);
     const fork = normalizePortable(await readPortable(pg, 'saltmarsh-what-if'));
     expectSame(acrossEngines(fork), acrossEngines(forkRead));
     expect(summarizer.total()).toBe(calls);

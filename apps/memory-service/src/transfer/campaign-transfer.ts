@@ -1,4 +1,4 @@
-import { CampaignEventsAppended, CampaignProjector, TimelineHistory } from '@app/campaign';
+import { CampaignEventsAppended, CampaignProjector, CampaignReader, TimelineHistory } from '@app/campaign';
 import { Clock, CLOCK, conflict } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore } from '@app/event-store';
@@ -28,6 +28,7 @@ export interface ImportOptions {
 export class CampaignTransfer {
   private readonly readers: ExportReaders;
   private readonly writers: ImportWriters;
+  private readonly reader: CampaignReader;
 
   constructor(
     private readonly db: Database,
@@ -40,6 +41,7 @@ export class CampaignTransfer {
     private readonly onImported: (reply: ImportReply, heldMs: number) => void = () => undefined,
   ) {
     this.readers = { db, store, campaigns, ledger, snapshots, clock };
+    this.reader = new CampaignReader(db, store, campaigns.cache);
     this.writers = { db, store, replay, ledger, snapshots };
   }
 
@@ -49,8 +51,13 @@ export class CampaignTransfer {
 
   /** Every campaign id, in id order (the CLI exports a whole database). */
   async campaignIds(): Promise<string[]> {
-    const rows = await this.db.read((m) => m.query('SELECT "id" FROM "campaigns" ORDER BY "id"'));
-    return (rows as { id: string }[]).map((r) => r.id);
+    const ids: string[] = [];
+    for (let after: string | undefined; ;) {
+      const page = await this.reader.list({ after, limit: 1000 });
+      ids.push(...page.map((c) => c.id));
+      if (page.length < 1000) return ids;
+      after = ids[ids.length - 1];
+    }
   }
 
   /**
