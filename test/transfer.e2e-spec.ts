@@ -240,6 +240,14 @@ describe('export and import (DESIGN §15)', () => {
       }
     });
 
+    it('two imports of one id at once: one is 201, the other 409, and the campaign is whole', async () => {
+      const both = await Promise.all([importText(t, full, 'raced'), importText(t, full, 'raced')]);
+      expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+      expect(both.find((r) => r.status === 409)!.body.code).toBe('CAMPAIGN_EXISTS');
+      const events = (await t.http('GET', '/v1/campaigns/raced/events?limit=1000')).body.items;
+      expect(events).toHaveLength(linesOf(full)[0].game);
+    });
+
     it('a JSON body is 415, a bad id 400', async () => {
       const json = await t.http('POST', '/v1/campaigns/import', { events: [] });
       expect({ status: json.status, code: json.body?.code }).toEqual({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });

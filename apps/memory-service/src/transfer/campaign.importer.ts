@@ -1,7 +1,7 @@
 import { TimelineHistory } from '@app/campaign';
 import { conflict, DomainError } from '@app/common';
-import { Database } from '@app/database';
-import { EventStore, gameStream, memoryStream, NewEvent } from '@app/event-store';
+import { Database, isUniqueViolation } from '@app/database';
+import { EventStore, gameStream, memoryStream, NewEvent, WrongExpectedVersionError } from '@app/event-store';
 import { CheckpointStore, StreamReplay } from '@app/memory';
 import { SnapshotTransfer } from '@app/state';
 import { LedgerEntry, UsageLedger } from '@app/summarizer';
@@ -104,7 +104,7 @@ export class CampaignImport {
     try {
       await this.replay.apply(this.m, stored);
     } catch (err) {
-      if (err instanceof DomainError) throw err;
+      if (err instanceof DomainError || isUniqueViolation(err)) throw err;
       // Data the projections cannot take (a hand-edited export): a 400 naming where, never a 500.
       const last = p.firstLine + p.events.length - 1;
       const where = last === p.firstLine ? `${p.firstLine}` : `${p.firstLine}–${last}`;
@@ -131,18 +131,25 @@ export async function importCampaigns(
     if (first.kind !== 'header') throw invalidExport(next.value!.line, 'expected a header');
     next = await it.next();
     let started = 0;
-    const reply = await w.db.transaction(async (m) => {
-      started = performance.now();
-      const writer = new CampaignImport(w, m, first.header, id);
-      await writer.begin();
-      for (; !next.done; next = await it.next()) {
-        const parsed = parseLine(next.value.text, next.value.line, false);
-        if (parsed.kind === 'header') break;
-        if (parsed.kind === 'event') await writer.event(parsed.event, next.value.line);
-        else await writer.row(parsed.row);
-      }
-      return writer.end();
-    });
+    const reply = await w.db
+      .transaction(async (m) => {
+        started = performance.now();
+        const writer = new CampaignImport(w, m, first.header, id);
+        await writer.begin();
+        for (; !next.done; next = await it.next()) {
+          const parsed = parseLine(next.value.text, next.value.line, false);
+          if (parsed.kind === 'header') break;
+          if (parsed.kind === 'event') await writer.event(parsed.event, next.value.line);
+          else await writer.row(parsed.row);
+        }
+        return writer.end();
+      })
+      .catch((err: unknown) => {
+        // Two imports of one id at once (PostgreSQL): the second finds the first's rows at its commit.
+        if (err instanceof WrongExpectedVersionError || isUniqueViolation(err))
+          throw conflict('CAMPAIGN_EXISTS', `campaign ${id} already exists`);
+        throw err;
+      });
     // How long the transaction held the writer (on SQLite, every other write and read waits that long).
     committed(reply, performance.now() - started);
     replies.push(reply);
