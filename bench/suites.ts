@@ -15,6 +15,7 @@ import { runHostileBench } from './hostile.bench';
 import { runUsageBench } from './usage.bench';
 import { runTimelinesBench } from './timelines.bench';
 import { runFairShareBench } from './fair-share.bench';
+import { runTransferBench } from './transfer.bench';
 
 /**
  * Every benchmark suite, in the order `npm run bench` runs them. Adding one = one import + one line:
@@ -65,5 +66,10 @@ export const SUITES: BenchSuite[] = [
     title:
       '16. Fair share: read storm vs /health and writes, 2 read workers ÷ 1, another key while one floods, idle sockets (§13)',
     run: runFairShareBench,
+  },
+  {
+    name: 'transfer',
+    title: '17. Portability: export and import events/s at 100k, a 1M-event import (full run) (§15)',
+    run: runTransferBench,
   },
 ];

@@ -26,6 +26,8 @@ import { RetractionsController } from './http/controllers/retractions.controller
 import { MemoryEditsController } from './http/controllers/memory-edits.controller';
 import { CallerController } from './http/controllers/caller.controller';
 import { ReadPool } from './reads/read-pool';
+import { TransferController } from './transfer/transfer.controller';
+import { campaignTransferProvider } from './transfer/campaign-transfer';
 
 @Module({})
 export class AppModule {
@@ -52,6 +54,7 @@ export class AppModule {
         UsageController,
         RetractionsController,
         MemoryEditsController,
+        TransferController,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },
@@ -59,6 +62,7 @@ export class AppModule {
         StreamHub,
         WakeStreamsHandler,
         ReadPool,
+        campaignTransferProvider,
         ...(overrides.checkResponses ? [{ provide: APP_INTERCEPTOR, useClass: ResponseCheckInterceptor }] : []),
       ],
     };

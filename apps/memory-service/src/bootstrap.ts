@@ -15,6 +15,7 @@ import { acceptJsonOnly, hardenedFastifyOptions, serverOptions } from './http/fa
 import { LIMITS } from './http/dto/campaign.dto';
 import { installSecurityHeaders } from './http/security-headers';
 import { normalizePath, recordRouteRules, RouteRule } from './http/route-access';
+import { acceptNdjsonImports } from './transfer/transfer.controller';
 
 type CompilerFactory = (...args: unknown[]) => unknown;
 type Factories = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
@@ -90,6 +91,7 @@ export async function createApp(
   }
   installSecurityHeaders(fastify);
   acceptJsonOnly(fastify, config);
+  acceptNdjsonImports(fastify);
   installHooks(app, fastify);
   installApiKeyAuth(fastify, config);
   serveOpenApi(app);

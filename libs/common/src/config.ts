@@ -68,6 +68,8 @@ export const configSchema = z
     MAX_GLOSSARY_TERMS: int(2_000, 0, 1_000_000),
     // Unset: 20 % of each context's budget.
     GLOSSARY_MAX_TOKENS: z.coerce.number().int().min(0).max(200_000).optional(),
+    // §15: the largest campaign export POST /v1/campaigns/import takes (256 MB).
+    IMPORT_MAX_BYTES: int(256 * 1024 * 1024, 1024),
     // Read by apps/memory-service/src/boot-cache.ts before anything loads; validated here like the rest.
     BOOT_CACHE: z.enum(['on', 'off', 'warm']).default('on'),
   })
@@ -163,6 +165,8 @@ export interface AppConfig {
   maxGlossaryTerms: number;
   /** §13: the Glossary tokens a context never drops (GLOSSARY_MAX_TOKENS); null: 20 % of its budget. */
   glossaryMaxTokens: number | null;
+  /** §15: the largest export the import route reads (bytes); larger is 413. */
+  importMaxBytes: number;
   /** BOOT_CACHE: `on` (default), `off`, or `warm` (boot, write the cache, exit; run by the build). */
   bootCache: 'on' | 'off' | 'warm';
 }
@@ -229,6 +233,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxNewTermsPerRequest: e.MAX_NEW_TERMS_PER_REQUEST,
     maxGlossaryTerms: e.MAX_GLOSSARY_TERMS,
     glossaryMaxTokens: e.GLOSSARY_MAX_TOKENS ?? null,
+    importMaxBytes: e.IMPORT_MAX_BYTES,
     bootCache: e.BOOT_CACHE,
   };
 }

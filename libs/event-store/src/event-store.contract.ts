@@ -250,6 +250,19 @@ export function eventStoreContract(name: string, create: () => Promise<EventStor
       expect((await store.readAll()).map((e) => e.streamId)).toEqual(['s-b', 's-b']);
     });
 
+    it("readStream withTrigger returns each event's trigger version (DESIGN §15 export), and only then", async () => {
+      await store.append('m-a', 0, [{ ...ev('M', 1), triggerVersion: 4 }, ev('N', 2)], T1);
+      const read = await store.readStream('m-a', { withTrigger: true });
+      expect(read.map((e) => e.triggerVersion)).toEqual([4, undefined]);
+      expect((await store.readStream('m-a')).some((e) => 'triggerVersion' in e)).toBe(false);
+    });
+
+    it('an event appended with its own recordedAt keeps it (an import, DESIGN §15)', async () => {
+      const stored = await store.append('t-a', 0, [{ ...ev('A', 1), recordedAt: T2 }, ev('A', 2)], T1);
+      expect(stored.map((e) => e.recordedAt)).toEqual([T2, T1]);
+      expect((await store.readStream('t-a')).map((e) => e.recordedAt)).toEqual([T2, T1]);
+    });
+
     it('readStream with types returns only those types, versions unchanged', async () => {
       await store.append('s-a', 0, [ev('A', 1), ev('B', 2), ev('A', 3)], T1);
       expect((await store.readStream('s-a', { types: ['A'], until: 3 })).map((e) => e.version)).toEqual([1, 3]);

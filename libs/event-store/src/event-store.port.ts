@@ -12,6 +12,8 @@ export interface NewEvent<T = object> {
   metadata?: EventMetadata;
   /** A memory event's trigger: the game version the worker was handling (§10 `versionAtTrigger`). */
   triggerVersion?: number;
+  /** This event's own time instead of the append's (an import keeps each event's, DESIGN §15). */
+  recordedAt?: string;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- event data is JSON a fold narrows by type
@@ -25,6 +27,8 @@ export interface StoredEvent<T = Record<string, any>> {
   data: T;
   metadata: EventMetadata;
   recordedAt: string;
+  /** Only on reads with `withTrigger` (an export): the trigger version the event was appended with, if any. */
+  triggerVersion?: number;
 }
 
 export interface ReadOptions {
@@ -35,6 +39,8 @@ export interface ReadOptions {
   limit?: number;
   /** Only events of these types (a projection that replays part of a stream). */
   types?: string[];
+  /** Also return each event's trigger version (DESIGN §15: an export carries it; no other read needs it). */
+  withTrigger?: boolean;
 }
 
 /** One stream's prefix copied under another id (DESIGN §10 fork). */

@@ -16,6 +16,47 @@ const GAME = gameStream('');
 const MEMORY = memoryStream('');
 
 /**
+ * Applies consecutive events of one stream to the projections, as the append that wrote them did: game events to the
+ * campaign projector (then `gameEventProjections`, memory's own projections of game events, in global order like the
+ * live ones), memory events to the memory projector. The rebuild replays the whole log through it; an import
+ * (DESIGN §15) the events it appends, through the app's projectors (which carry their indexers and projections).
+ */
+export class StreamReplay {
+  /** The campaigns' states as the replayed events leave them. */
+  readonly states = new Map<string, CampaignState>();
+
+  constructor(
+    private readonly campaigns: CampaignProjector,
+    private readonly memories: MemoryProjector,
+    private readonly gameEventProjections: GameEventProjection[] = [],
+  ) {}
+
+  /**
+   * A replay through projectors that carry none of memory's projections of game events (the rebuild's, an offline
+   * import's): retractions and corrections run after each game batch, as the app's registered ones do.
+   */
+  static withMemoryProjections(campaigns: CampaignProjector, memories: MemoryProjector): StreamReplay {
+    return new StreamReplay(campaigns, memories, [new RetractionProjection(), new CorrectionsProjection(memories)]);
+  }
+
+  /** `events`: consecutive events of one stream, in order. */
+  async apply(m: EntityManager, events: StoredEvent[]): Promise<'game' | 'memory' | null> {
+    const stream = events[0].streamId;
+    if (stream.startsWith(GAME)) {
+      const id = stream.slice(GAME.length);
+      this.states.set(id, await this.campaigns.apply(m, this.states.get(id) ?? emptyState(id), events));
+      for (const projection of this.gameEventProjections) await projection.project(m, id, events);
+      return 'game';
+    }
+    if (stream.startsWith(MEMORY)) {
+      await this.memories.apply(m, stream.slice(MEMORY.length), events);
+      return 'memory';
+    }
+    return null;
+  }
+}
+
+/**
  * Asks each projector to empty its own tables and replays both streams, in global order, through the same
  * projectors the live service uses (without their indexers), in one transaction. The memory worker's
  * checkpoints are not a projection and stay: the memories it already made are replayed from their events,
@@ -27,18 +68,14 @@ export class ProjectionRebuilder {
     private readonly store: EventStore,
     private readonly campaigns: CampaignProjector,
     private readonly memories: MemoryProjector,
-  ) {
-    this.gameEventProjections = [new RetractionProjection(), new CorrectionsProjection(memories)];
-  }
-
-  /** Run here, not registered on `campaigns`: pass a campaign projector without them (the app's has them). */
-  private readonly gameEventProjections: GameEventProjection[];
+  ) {}
 
   async rebuild(batchSize = 2000): Promise<ProjectionRebuildReport> {
     return this.db.transaction(async (m) => {
       await this.memories.reset(m);
       await this.campaigns.reset(m);
-      const states = new Map<string, CampaignState>();
+      // The projector passed in is one without memory's projections (the app's has them).
+      const replay = StreamReplay.withMemoryProjections(this.campaigns, this.memories);
       const report: ProjectionRebuildReport = { campaigns: 0, gameEvents: 0, memoryEvents: 0 };
       for (let after = 0; ;) {
         const page = await this.store.readAll({ after, limit: batchSize }, m);
@@ -48,31 +85,14 @@ export class ProjectionRebuilder {
         for (let i = 0; i < page.length;) {
           let j = i + 1;
           while (j < page.length && page[j].streamId === page[i].streamId) j++;
-          await this.replay(m, page.slice(i, j), states, report);
+          const kind = await replay.apply(m, page.slice(i, j));
+          if (kind === 'game') report.gameEvents += j - i;
+          if (kind === 'memory') report.memoryEvents += j - i;
           i = j;
         }
       }
-      report.campaigns = states.size;
+      report.campaigns = replay.states.size;
       return report;
     });
-  }
-
-  private async replay(
-    m: EntityManager,
-    events: StoredEvent[],
-    states: Map<string, CampaignState>,
-    report: ProjectionRebuildReport,
-  ): Promise<void> {
-    const stream = events[0].streamId;
-    if (stream.startsWith(GAME)) {
-      const id = stream.slice(GAME.length);
-      states.set(id, await this.campaigns.apply(m, states.get(id) ?? emptyState(id), events));
-      // §10: memory's own projections of game events (retractions, corrections), in global order like the live ones.
-      for (const projection of this.gameEventProjections) await projection.project(m, id, events);
-      report.gameEvents += events.length;
-    } else if (stream.startsWith(MEMORY)) {
-      await this.memories.apply(m, stream.slice(MEMORY.length), events);
-      report.memoryEvents += events.length;
-    }
   }
 }

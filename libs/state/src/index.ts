@@ -6,6 +6,7 @@ export * from './snapshots/game-state.entities';
 export * from './snapshots/snapshot.store';
 export * from './snapshots/account.projection';
 export * from './snapshots/state.timeline';
+export * from './snapshots/snapshot.transfer';
 export * from './facts/digest';
 export * from './players/hud';
 export * from './state.module';

@@ -5,6 +5,7 @@ import { Database, DATABASE } from '@app/database';
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { AccountProjection } from './snapshots/account.projection';
 import { SnapshotStore } from './snapshots/snapshot.store';
+import { SnapshotTransfer } from './snapshots/snapshot.transfer';
 import { StateTimeline } from './snapshots/state.timeline';
 
 /** Accounts follow the game stream: the projection rides in the campaign projector's transaction. */
@@ -41,8 +42,13 @@ export class StateModule {
     };
     return {
       module: StateModule,
-      providers: [accounts, snapshots, timeline],
-      exports: [AccountProjection, SnapshotStore, StateTimeline],
+      providers: [
+        accounts,
+        snapshots,
+        timeline,
+        { provide: SnapshotTransfer, useFactory: (db: Database) => new SnapshotTransfer(db), inject: [DATABASE] },
+      ],
+      exports: [AccountProjection, SnapshotStore, StateTimeline, SnapshotTransfer],
     };
   }
 }

@@ -110,6 +110,14 @@ export const ROUTES: RouteSpec[] = [
     body: fc.record({ toVersion: fc.integer({ min: 1, max: 20 }), keepAs: anId }, { requiredKeys: ['toVersion'] }),
   },
   { method: 'DELETE', path: '/v1/campaigns/:cid', params: { cid: fc.constant('nope') } },
+  // DESIGN §15. The import's valid body is an NDJSON export: the fuzzer's JSON bodies are refused (415) or broken.
+  { method: 'GET', path: '/v1/campaigns/:cid/export', query: fc.record({ asOf }, { requiredKeys: [] }) },
+  {
+    method: 'POST',
+    path: '/v1/campaigns/import',
+    query: fc.record({ id: anId }, { requiredKeys: [] }),
+    body: fc.constant({}),
+  },
   {
     method: 'GET',
     path: '/v1/campaigns',

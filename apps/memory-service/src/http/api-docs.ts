@@ -161,6 +161,14 @@ export function ApiZodBody(schema: z.ZodType) {
   return deferred((s) => s.ApiBody({ schema: jsonSchemaOf(schema, 'input') }) as AnyDecorator);
 }
 
+/** Documents a body that is not JSON but `mediaType` text read as a stream (the §15 import's NDJSON). */
+export function ApiTextBody(mediaType: string, description: string) {
+  return applyDecorators(
+    deferred((s) => s.ApiConsumes(mediaType) as AnyDecorator),
+    deferred((s) => s.ApiBody({ description, schema: { type: 'string' } }) as AnyDecorator),
+  );
+}
+
 /** Documents each property of a zod query object as a query parameter. */
 export function ApiZodQuery(schema: z.ZodObject) {
   return deferred((s) => {

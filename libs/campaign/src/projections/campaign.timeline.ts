@@ -159,3 +159,49 @@ export const CampaignRows = {
     return (await sql(m, 'SELECT 1 AS "x" FROM "campaigns" WHERE "id" = ?', [id])).rows.length > 0;
   },
 };
+
+/** One `campaign_timelines` row in full (DESIGN §15: an export carries the rewinds, an import restores them). */
+export interface TimelineRecord extends TimelineRewind {
+  keptAs: string | null;
+  rewoundAt: string;
+}
+
+/**
+ * The campaign's rewind history, read and restored as rows: it is not a projection of the stream (a rewind deletes
+ * the history it undid), so an import writes it before the events, and the projector's first append takes the
+ * timeline from it as a rebuild does.
+ */
+export const TimelineHistory = {
+  async read(m: EntityManager, id: string): Promise<TimelineRecord[]> {
+    if (!tableColumns(m, 'campaign_timelines')) return [];
+    const text =
+      'SELECT "timeline", "from_version", "to_version", "memory_version", "kept_as", "rewound_at" ' +
+      'FROM "campaign_timelines" WHERE "campaign_id" = ? ORDER BY "timeline"';
+    const rows = (await sql<Record<string, number | string | null>>(m, text, [id])).rows;
+    return rows.map((r) => ({
+      timeline: Number(r.timeline),
+      fromVersion: Number(r.from_version),
+      toVersion: Number(r.to_version),
+      memoryVersion: Number(r.memory_version),
+      keptAs: r.kept_as === null ? null : String(r.kept_as),
+      rewoundAt: String(r.rewound_at),
+    }));
+  },
+
+  async restore(m: EntityManager, id: string, rows: TimelineRecord[]): Promise<void> {
+    for (const r of rows)
+      await sql(
+        m,
+        'INSERT INTO "campaign_timelines" ("campaign_id", "timeline", "from_version", "to_version", ' +
+          '"memory_version", "kept_as", "rewound_at") VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [id, r.timeline, r.fromVersion, r.toVersion, r.memoryVersion, r.keptAs, r.rewoundAt],
+      );
+  },
+
+  /** An id in use: a campaign row, or events under its game stream (what fork refuses as CAMPAIGN_EXISTS). */
+  async taken(m: EntityManager, id: string): Promise<boolean> {
+    if (await CampaignRows.exists(m, id)) return true;
+    const text = 'SELECT 1 AS "x" FROM "campaign_timelines" WHERE "campaign_id" = ? LIMIT 1';
+    return (await sql(m, text, [id])).rows.length > 0;
+  },
+};

@@ -263,11 +263,16 @@ export async function witnessCounts(
   const counts = new Map<string, number>();
   const add = (key: string, n: number | string) => counts.set(key, (counts.get(key) ?? 0) + Number(n));
   for (const chunk of chunks([...new Set(indexes)])) {
+    // The key is (campaign, viewer, idx): one seek per viewer and index, the viewers found by a skip scan. Grouping
+    // the campaign's witness rows by viewer read all of them for every memory (quadratic over a replay or an import).
     const perViewer =
-      'SELECT viewer_id, COUNT(*) AS n FROM message_witnesses' +
-      ` WHERE campaign_id = ? AND idx IN (${marks(chunk.length)}) GROUP BY viewer_id`;
-    const viewers = await sql<{ viewer_id: string; n: number | string }>(m, perViewer, [campaignId, ...chunk]);
-    for (const r of viewers.rows) add(r.viewer_id, r.n);
+      'WITH RECURSIVE v(id) AS (SELECT MIN(viewer_id) FROM message_witnesses WHERE campaign_id = ? UNION ALL ' +
+      'SELECT (SELECT MIN(viewer_id) FROM message_witnesses WHERE campaign_id = ? AND viewer_id > v.id) FROM v ' +
+      'WHERE v.id IS NOT NULL) SELECT v.id AS viewer_id, (SELECT COUNT(*) FROM message_witnesses w WHERE ' +
+      `w.campaign_id = ? AND w.viewer_id = v.id AND w.idx IN (${marks(chunk.length)})) AS n FROM v WHERE v.id IS NOT NULL`;
+    const params = [campaignId, campaignId, campaignId, ...chunk];
+    const viewers = await sql<{ viewer_id: string; n: number | string }>(m, perViewer, params);
+    for (const r of viewers.rows) if (Number(r.n) > 0) add(r.viewer_id, r.n);
     const seen = seenBy(PUBLIC_WITNESS);
     const publicOnes =
       'SELECT COUNT(*) AS n FROM messages m' +
@@ -307,7 +312,9 @@ export async function messageRounds(
 ): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   for (const chunk of chunks([...new Set(indexes.filter((i) => i >= 0))])) {
-    const text = `SELECT idx, round FROM messages WHERE campaign_id = ? AND idx IN (${marks(chunk.length)})`;
+    // ORDER BY idx: SQLite then seeks the primary key; without it, it preferred scanning ix_messages_round, which
+    // covers (campaign_id, round, idx) — every message of the campaign for each memory indexed.
+    const text = `SELECT idx, round FROM messages WHERE campaign_id = ? AND idx IN (${marks(chunk.length)}) ORDER BY idx`;
     const { rows } = await sql<{ idx: number | string; round: number | string }>(m, text, [campaignId, ...chunk]);
     for (const r of rows) out.set(Number(r.idx), Number(r.round));
   }

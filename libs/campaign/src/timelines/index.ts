@@ -1,4 +1,5 @@
 export * from './horizon';
 export * from './timeline.port';
 export * from './timeline.service';
-export type { TimelineRewind } from '../projections/campaign.timeline';
+export type { TimelineRecord, TimelineRewind } from '../projections/campaign.timeline';
+export { TimelineHistory } from '../projections/campaign.timeline';

@@ -26,7 +26,7 @@ export class InMemoryEventStore implements EventStore {
       type: e.type,
       data: structuredClone(e.data),
       metadata: structuredClone(e.metadata ?? {}),
-      recordedAt,
+      recordedAt: e.recordedAt ?? recordedAt,
     }));
     this.position += stored.length;
     events.forEach((e, i) => {
@@ -40,7 +40,12 @@ export class InMemoryEventStore implements EventStore {
   async readStream(streamId: string, options: ReadOptions = {}): Promise<StoredEvent[]> {
     const types = options.types && new Set(options.types);
     const stream = this.streams.get(streamId) ?? [];
-    return window(types ? stream.filter((e) => types.has(e.type)) : stream, (e) => e.version, options);
+    const read = window(types ? stream.filter((e) => types.has(e.type)) : stream, (e) => e.version, options);
+    if (!options.withTrigger) return read;
+    return read.map((e) => {
+      const trigger = this.triggers.get(e.position);
+      return trigger === undefined ? e : { ...e, triggerVersion: trigger };
+    });
   }
 
   async copyStreams(copies: StreamCopy[]): Promise<number> {

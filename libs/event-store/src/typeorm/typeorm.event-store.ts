@@ -41,7 +41,7 @@ export class TypeOrmEventStore implements EventStore {
       type: e.type,
       data: JSON.stringify(e.data),
       metadata: JSON.stringify(e.metadata ?? {}),
-      recordedAt,
+      recordedAt: e.recordedAt ?? recordedAt,
       triggerVersion: e.triggerVersion ?? null,
     }));
     const stored: StoredEvent[] = [];
@@ -60,7 +60,7 @@ export class TypeOrmEventStore implements EventStore {
             type: r.type,
             data: JSON.parse(r.data),
             metadata: JSON.parse(r.metadata),
-            recordedAt,
+            recordedAt: r.recordedAt,
           });
       }
     } catch (err) {
@@ -82,7 +82,7 @@ export class TypeOrmEventStore implements EventStore {
       where.push(`"type" IN (${o.types.map(() => '?').join(', ')})`);
       params.push(...o.types);
     }
-    return this.select(where, params, '"stream_version"', o.limit, tx as EntityManager | undefined);
+    return this.select(where, params, '"stream_version"', o.limit, tx as EntityManager | undefined, o.withTrigger);
   }
 
   async copyStreams(copies: StreamCopy[], tx?: Tx): Promise<number> {
@@ -145,9 +145,10 @@ export class TypeOrmEventStore implements EventStore {
     order: string,
     limit: number | undefined,
     tx?: EntityManager,
+    withTrigger = false,
   ): Promise<StoredEvent[]> {
     const text =
-      `SELECT ${COLUMNS} FROM "events" WHERE ${where.join(' AND ')} ORDER BY ` +
+      `SELECT ${COLUMNS}${withTrigger ? ', "trigger_version"' : ''} FROM "events" WHERE ${where.join(' AND ')} ORDER BY ` +
       `${order}${limit === undefined ? '' : ' LIMIT ?'}`;
     const q = async (m: EntityManager) =>
       (await sql<EventRow>(m, text, limit === undefined ? params : [...params, limit])).rows.map(toStored);
@@ -207,10 +208,11 @@ interface EventRow {
   data: string;
   metadata: string;
   recorded_at: string;
+  trigger_version?: number | string | null;
 }
 
 function toStored(r: EventRow): StoredEvent {
-  return {
+  const stored = {
     position: Number(r.position),
     streamId: r.stream_id,
     version: Number(r.stream_version),
@@ -219,4 +221,7 @@ function toStored(r: EventRow): StoredEvent {
     metadata: JSON.parse(r.metadata),
     recordedAt: r.recorded_at,
   };
+  if (r.trigger_version !== undefined && r.trigger_version !== null)
+    return { ...stored, triggerVersion: Number(r.trigger_version) };
+  return stored;
 }

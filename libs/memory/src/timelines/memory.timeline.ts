@@ -40,10 +40,7 @@ export class MemoryTimeline implements TimelineParticipant {
 
   /** X = min(V, P) and the memory stream's version M at X (its events are ordered by trigger version). */
   async pointAt(m: EntityManager, campaignId: string, version: number) {
-    const at = await CheckpointStore.read(m, campaignId);
-    const processedVersion = Math.min(version, at.processedVersion);
-    if (processedVersion === at.processedVersion) return { processedVersion, memoryVersion: at.memoryVersion };
-    return { processedVersion, memoryVersion: await this.memoryVersionAt(m, campaignId, processedVersion) };
+    return memoryCut(m, this.store, campaignId, version);
   }
 
   async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
@@ -137,11 +134,25 @@ export class MemoryTimeline implements TimelineParticipant {
       [PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT, id],
     );
   }
+}
 
-  /** M(X): the newest memory event whose trigger version is at most X (one seek on `ix_events_trigger`). */
-  private memoryVersionAt(m: EntityManager, campaignId: string, x: number): Promise<number> {
-    return this.store.versionAtTrigger(memoryStream(campaignId), x, m);
-  }
+/**
+ * The memory side of a cut at game version V (a fork, a rewind, an export — DESIGN §10, §15): X = min(V, P), how far
+ * the worker had got, and M, the memory stream's version at X (the newest event whose trigger is at most X).
+ */
+export async function memoryCut(
+  m: EntityManager,
+  store: EventStore,
+  campaignId: string,
+  version: number,
+): Promise<{ processedVersion: number; memoryVersion: number }> {
+  const at = await CheckpointStore.read(m, campaignId);
+  const processedVersion = Math.min(version, at.processedVersion);
+  if (processedVersion === at.processedVersion) return { processedVersion, memoryVersion: at.memoryVersion };
+  return {
+    processedVersion,
+    memoryVersion: await store.versionAtTrigger(memoryStream(campaignId), processedVersion, m),
+  };
 }
 
 /**

@@ -122,7 +122,7 @@ export class SnapshotStore {
         .where('s.campaignId = :campaignId AND s.accountId = :accountId', { campaignId, accountId })
         .orderBy('s.tool', 'ASC')
         .getMany();
-      const rules = await this.rulesIn(m, campaignId);
+      const rules = await rulesIn(m, campaignId);
       const views = rows.map((r) => ({
         tool: r.tool,
         tick: num(r.tick),
@@ -153,7 +153,7 @@ export class SnapshotStore {
         .select('MAX(s.tick)', 'max')
         .where('s.campaignId = :campaignId AND s.accountId = :accountId', { campaignId, accountId })
         .getRawOne<{ max: number | string | null }>())!;
-      return { row, max: num(max), rules: await this.rulesIn(m, campaignId) };
+      return { row, max: num(max), rules: await rulesIn(m, campaignId) };
     });
     if (!found) throw notFound('SNAPSHOT_NOT_FOUND', `account ${accountId} has no ${tool} snapshot`);
     const { row, max, rules } = found;
@@ -204,7 +204,7 @@ export class SnapshotStore {
         action,
         tick,
         rows.map((r) => ({ tool: r.tool, tick: num(r.tick) })),
-        await this.rulesIn(m, campaignId),
+        await rulesIn(m, campaignId),
       );
       if (marked.length) {
         await repo
@@ -225,39 +225,13 @@ export class SnapshotStore {
   /** Sets (replaces) a tool's rule for the campaign. */
   async putRule(campaignId: string, rule: ToolRule): Promise<ToolRule> {
     await this.db.transaction((m) =>
-      m.getRepository(SnapshotToolRecord).upsert(
-        {
-          campaignId,
-          tool: rule.tool,
-          title: rule.title,
-          fields: rule.fields ? JSON.stringify(rule.fields) : null,
-          invalidatedBy: rule.invalidatedBy ? JSON.stringify(rule.invalidatedBy) : null,
-          maxAgeTicks: rule.maxAgeTicks,
-        },
-        ['campaignId', 'tool'],
-      ),
+      m.getRepository(SnapshotToolRecord).upsert(toolRecord(campaignId, rule), ['campaignId', 'tool']),
     );
     return rule;
   }
 
   async rules(campaignId: string): Promise<Record<string, ToolRule>> {
-    return this.db.read((m) => this.rulesIn(m, campaignId));
-  }
-
-  private async rulesIn(m: EntityManager, campaignId: string): Promise<Record<string, ToolRule>> {
-    const rows = await m.getRepository(SnapshotToolRecord).find({ where: { campaignId }, order: { tool: 'ASC' } });
-    return Object.fromEntries(
-      rows.map((r) => [
-        r.tool,
-        {
-          tool: r.tool,
-          title: r.title,
-          fields: r.fields ? (JSON.parse(r.fields) as string[]) : null,
-          invalidatedBy: r.invalidatedBy ? (JSON.parse(r.invalidatedBy) as string[]) : null,
-          maxAgeTicks: num(r.maxAgeTicks),
-        },
-      ]),
-    );
+    return this.db.read((m) => rulesIn(m, campaignId));
   }
 
   /** Accounts known to the campaign (by login or by a snapshot), with their bound agent. */
@@ -326,3 +300,30 @@ function mergeInto(prev: GameStateSnapshotRecord | null, tool: string, patch: un
   );
   return { content: merged.content as unknown, fieldTicks };
 }
+
+/** The campaign's tool rules by tool, in tool order (the store's reads, and an export's rows). */
+export async function rulesIn(m: EntityManager, campaignId: string): Promise<Record<string, ToolRule>> {
+  const rows = await m.getRepository(SnapshotToolRecord).find({ where: { campaignId }, order: { tool: 'ASC' } });
+  return Object.fromEntries(
+    rows.map((r) => [
+      r.tool,
+      {
+        tool: r.tool,
+        title: r.title,
+        fields: r.fields ? (JSON.parse(r.fields) as string[]) : null,
+        invalidatedBy: r.invalidatedBy ? (JSON.parse(r.invalidatedBy) as string[]) : null,
+        maxAgeTicks: num(r.maxAgeTicks),
+      },
+    ]),
+  );
+}
+
+/** A tool rule as its row (a PUT, and an import's restore). */
+export const toolRecord = (campaignId: string, rule: ToolRule) => ({
+  campaignId,
+  tool: rule.tool,
+  title: rule.title,
+  fields: rule.fields ? JSON.stringify(rule.fields) : null,
+  invalidatedBy: rule.invalidatedBy ? JSON.stringify(rule.invalidatedBy) : null,
+  maxAgeTicks: rule.maxAgeTicks,
+});

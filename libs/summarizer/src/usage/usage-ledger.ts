@@ -150,6 +150,23 @@ export class UsageLedger {
     }));
   }
 
+  /**
+   * DESIGN §15 export: the campaign's settled calls in the order they were recorded, a page at a time after row `afterId`
+   * (pending write-aheads are in flight, not yet a call); `untilTrigger` keeps those of triggers up to that version.
+   */
+  async page(
+    campaignId: string,
+    o: { afterId: number; limit: number; untilTrigger?: number },
+  ): Promise<{ id: number; entry: LedgerEntry }[]> {
+    const until = o.untilTrigger === undefined ? '' : ' AND trigger_version <= ?';
+    const text =
+      `SELECT id, ${COLUMNS} FROM model_calls WHERE campaign_id = ? AND id > ? AND outcome <> 'pending'${until} ` +
+      'ORDER BY id LIMIT ?';
+    const params = [campaignId, o.afterId, ...(o.untilTrigger === undefined ? [] : [o.untilTrigger]), o.limit];
+    const rows = await this.db.read(async (m) => (await sql<Row>(m, text, params)).rows);
+    return rows.map((r) => ({ id: Number(r.id), entry: entryOf(r) }));
+  }
+
   /** Every call that went into one memory (failed attempts included), oldest first. */
   async callsOfMemory(campaignId: string, memoryId: string): Promise<LedgerEntry[]> {
     return this.db.read(async (m) =>
