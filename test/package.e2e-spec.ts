@@ -1,6 +1,6 @@
 import { configSchema } from '@app/common';
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -104,5 +104,20 @@ suite('the npm package', () => {
     const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+
+  it('`lorekeeper export` and `lorekeeper import` move the whole database (DESIGN §15) from the package', async () => {
+    // The service of the test above has stopped; its SQLite file holds the campaign 'packaged'.
+    const env = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' };
+    await run('npx', ['--no-install', 'lorekeeper', 'export', '--out', 'backup.ndjson'], { cwd: app(), env });
+    const lines = readFileSync(join(app(), 'backup.ndjson'), 'utf8').trim().split('\n');
+    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ format: 'lorekeeper-campaign', campaignId: 'packaged' });
+    const copy = { ...env, DATABASE_URL: 'sqlite:./data/copy.db' };
+    await run('npx', ['--no-install', 'lorekeeper', 'import', 'backup.ndjson'], { cwd: app(), env: copy });
+    expect(existsSync(join(app(), 'data/copy.db'))).toBe(true);
+    // An id in use is refused: the second import of the same file fails with a non-zero exit.
+    await expect(
+      run('npx', ['--no-install', 'lorekeeper', 'import', 'backup.ndjson'], { cwd: app(), env: copy }),
+    ).rejects.toThrow();
   });
 });

@@ -12,14 +12,23 @@ interface Command {
   run(args: string[]): Promise<void>;
 }
 
-/**
- * The subcommands, in the order --help lists them. `export` and `import` (issue #34, DESIGN §15) are wired in
- * here from their own module, like `start`: `export: { summary, run: (args) => import('./…').then(…) }`.
- */
+/** The subcommands, in the order --help lists them; each loads its module only when chosen. */
 export const COMMANDS: Record<string, Command> = {
   start: {
     summary: 'start the service (the default): HTTP API, /docs, /inspector',
     run: async () => (await import('./main')).main(),
+  },
+  export: {
+    summary: 'export --out <file.ndjson>: every campaign of DATABASE_URL to one file (DESIGN §15)',
+    run: async (args) => {
+      process.exitCode = await (await import('./transfer/transfer.cli')).exportCommand(args);
+    },
+  },
+  import: {
+    summary: 'import <file.ndjson>: every campaign of an export into DATABASE_URL, checked first (DESIGN §15)',
+    run: async (args) => {
+      process.exitCode = await (await import('./transfer/transfer.cli')).importCommand(args);
+    },
   },
 };
 
