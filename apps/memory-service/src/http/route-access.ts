@@ -50,7 +50,7 @@ export function recordRouteRules(onRoute: (hook: (route: RouteOptions) => void) 
 
 /**
  * Fastify's rewriteUrl: the path the router sees, so every spelling of a path reaches the same route. Dot
- * segments (`/./`, `/../`, also percent-encoded) are resolved as RFC 3986 §5.2.4 says, and `;params` are cut
+ * segments (`/./`, `/../`, also percent-encoded) are resolved as RFC 3986 (section 5.2.4) says, and `;params` are cut
  * from each segment as servlet containers do (a `;` meant as data arrives encoded, `%3B`). Percent-encoded
  * letters, doubled and trailing slashes are the router's (it decodes; ignoreDuplicateSlashes/TrailingSlash).
  */
