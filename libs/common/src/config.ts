@@ -62,7 +62,8 @@ export const configSchema = z
     READ_QUEUE: int(256, 1, 100_000),
     HEADERS_TIMEOUT_MS: int(5000, 100, 600_000),
     MAX_CONNECTIONS_PER_IP: int(256, 1, 1_000_000),
-    // §13 fair share: bodies refused by a linear scan, and the glossary bounded per request, per campaign and per context.
+    // §13 fair share: bodies refused by a linear scan, and the glossary bounded per request, per campaign and per
+    // context.
     MAX_JSON_KEYS: int(10_000, 1, 1_000_000),
     MAX_NEW_TERMS_PER_REQUEST: int(20, 0, 10_000),
     MAX_GLOSSARY_TERMS: int(2_000, 0, 1_000_000),

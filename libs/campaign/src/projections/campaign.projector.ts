@@ -71,7 +71,10 @@ export class CampaignProjector {
       await sql(m, `DELETE FROM "${table}"`);
   }
 
-  /** The campaign's state as of its row's version: from the cache when it has that (timeline, version), else its rows. */
+  /**
+   * The campaign's state as of its row's version: from the cache when it has that (timeline, version), else its
+   * rows.
+   */
   async load(m: EntityManager, campaignId: string): Promise<CampaignState> {
     const written = this.writtenIn(m).get(campaignId);
     if (written) return written;
