@@ -178,13 +178,22 @@ export class ConfigError extends Error {}
 
 /** Parses the environment; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  return configOf(parseEnv(env));
+}
+
+/** The environment's variables checked against the schema (an empty one counts as unset). */
+function parseEnv(env: Record<string, string | undefined>): Env {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = configSchema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+/** The configuration the checked variables name. */
+function configOf(e: Env): AppConfig {
   const url = e.DATABASE_URL;
   return {
     port: e.PORT,
