@@ -1,21 +1,6 @@
 // Nest 12 packages are ESM-only; Jest (on Node 20) cannot require(esm), so those few packages are
 // transpiled to CommonJS by swc like our own sources.
-const esmPackages = [
-  '@nestjs',
-  'uid',
-  'file-type',
-  'strtok3',
-  'token-types',
-  '@tokenizer',
-  'uint8array-extras',
-  '@borewit',
-  'glob',
-  'minimatch',
-  'path-scurry',
-  'lru-cache',
-  'minipass',
-  'content-disposition',
-];
+const { ESM_PACKAGES: esmPackages } = require('./scripts/esm-packages');
 const swc = [
   '@swc/jest',
   {

@@ -15,6 +15,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { threadId, workerData } = require('node:worker_threads');
 const { rewriteAliases, SWC_OPTIONS, ROOT } = require('./build.js');
+const { ESM_PACKAGE_FILE } = require('./esm-packages');
 
 const CACHE = join(tmpdir(), `lorekeeper-ts-worker-${process.getuid?.() ?? 0}`);
 mkdirSync(CACHE, { recursive: true });
@@ -26,7 +27,8 @@ function compile(filename) {
   return rewriteAliases(out.code, filename, ROOT);
 }
 
-Module._extensions['.ts'] = (module, filename) => {
+/** Loads `filename` from its compiled copy in the cache, compiling it first when the copy is missing or stale. */
+function loadCompiled(module, filename) {
   const { size, mtimeMs } = statSync(filename);
   const key = createHash('sha256').update(`${filename}\0${size}\0${mtimeMs}`).digest('hex');
   const cached = join(CACHE, `${key}.js`);
@@ -41,6 +43,13 @@ Module._extensions['.ts'] = (module, filename) => {
     renameSync(tmp, cached);
   }
   module._compile(code, filename);
-};
+}
+
+Module._extensions['.ts'] = loadCompiled;
+// Nest 12's ESM-only packages as CommonJS, as jest loads them on the main thread: Node 20's own require(esm) in a
+// worker thread can abort the whole process (v8 "IsGraphAsync must be used on an instantiated module").
+const loadJs = Module._extensions['.js'];
+Module._extensions['.js'] = (module, filename) =>
+  ESM_PACKAGE_FILE.test(filename) ? loadCompiled(module, filename) : loadJs(module, filename);
 
 module.exports = require(workerData.entry);

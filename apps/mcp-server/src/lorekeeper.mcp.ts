@@ -139,7 +139,7 @@ const SETUP_TOOLS: ToolTable = {
   }),
   change_settings: spec({
     title: 'Change campaign settings',
-    description: 'Turn per-player rolling summaries (perRoleMemory) on or off.',
+    description: 'Turn per-player rolling summaries (perRoleMemory) on or off, or set how contexts date lines (clock).',
     input: input.settings,
     output: output.versioned,
     kind: 'upsert',
@@ -261,7 +261,7 @@ const PLAY_TOOLS: ToolTable = {
   change_location: command(
     'change-location',
     'Move the party',
-    'Move the party; leaving a location records its memory.',
+    'Move the party, or only the named players (a split party); the last player leaving a location records its memory.',
     input.changeLocation,
   ),
   complete_objective: command(

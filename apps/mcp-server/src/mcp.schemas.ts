@@ -6,6 +6,7 @@ import { z } from 'zod';
 export const MESSAGE_ROLES = ['player', 'dm', 'npc', 'narrator', 'system', 'assistant', 'tool'] as const;
 export const VISIBILITIES = ['public', 'private', 'dm'] as const;
 export const DANGER_LEVELS = ['SAFE', 'LOW', 'MODERATE', 'HIGH', 'EXTREME', 'CLEARED'] as const;
+export const CLOCKS = ['story', 'wall', 'none'] as const;
 export const AGENTS = ['narrative', 'dm', 'player', 'npc', 'agent'] as const;
 export const FACT_STATUSES = ['active', 'resolved', 'expired', 'all'] as const;
 
@@ -41,6 +42,15 @@ const asOf = z
   .optional()
   .describe('read as the campaign stood when its game stream was at this version');
 
+/** §8 story time: free text, one line ("Day 3 of Frostmoon, dusk"); the campaign's story time from then on. */
+const storyTime = z
+  .string()
+  .min(1)
+  .max(80)
+  .regex(/^[^\n\r]*$/)
+  .optional()
+  .describe('the story time it happens at (free text, one line); the campaign keeps it until the next one');
+
 export const messageInput = z.strictObject({
   role: z.enum(MESSAGE_ROLES),
   content: z.string().max(16000).describe('may be empty only for an assistant message that carries toolCalls'),
@@ -64,6 +74,7 @@ export const messageInput = z.strictObject({
     .describe('assistant messages: the game tools it called, so later tool results can be matched to them'),
   toolCallId: id.optional().describe('tool messages: the id of the call this result answers'),
   reasoning: z.string().max(16000).optional().describe('the model reasoning behind the message (searchable)'),
+  storyTime,
 });
 
 export const input = {
@@ -79,7 +90,12 @@ export const input = {
     after: id.optional().describe('the last id of the previous page: campaigns are listed by id'),
   },
   deleteCampaign: { campaignId, ...writeOptions },
-  settings: { campaignId, perRoleMemory: z.boolean(), ...writeOptions },
+  settings: {
+    campaignId,
+    perRoleMemory: z.boolean().optional().describe('one rolling summary per player over what it witnessed'),
+    clock: z.enum(CLOCKS).optional().describe('how contexts date lines: story time (default), wall `at`, or none'),
+    ...writeOptions,
+  },
   location: { campaignId, locationId: id, name, dangerLevel: z.enum(DANGER_LEVELS).optional(), ...writeOptions },
   npc: {
     campaignId,
@@ -120,18 +136,25 @@ export const input = {
     limit: z.number().int().min(1).max(1000).optional(),
     locationId: id.optional(),
   },
-  changeLocation: { campaignId, toLocationId: id, ...writeOptions },
-  completeObjective: { campaignId, questId: id, objectiveId: id, ...writeOptions },
-  completeQuest: { campaignId, questId: id, ...writeOptions },
-  progressAct: { campaignId, actId: id, ...writeOptions },
+  changeLocation: {
+    campaignId,
+    toLocationId: id,
+    players: z.array(id).min(1).max(100).optional().describe('move only these players (a split party)'),
+    storyTime,
+    ...writeOptions,
+  },
+  completeObjective: { campaignId, questId: id, objectiveId: id, storyTime, ...writeOptions },
+  completeQuest: { campaignId, questId: id, storyTime, ...writeOptions },
+  progressAct: { campaignId, actId: id, storyTime, ...writeOptions },
   updateLocationState: {
     campaignId,
     locationId: id,
     dangerLevel: z.enum(DANGER_LEVELS).optional(),
     completeEncounter: id.optional().describe('an encounter id to mark completed (records a world memory)'),
+    storyTime,
     ...writeOptions,
   },
-  endRound: { campaignId, ...writeOptions },
+  endRound: { campaignId, storyTime, ...writeOptions },
   assertFact: {
     campaignId,
     type: z

@@ -71,5 +71,14 @@ async function start(config: AppConfig): Promise<(task: ReadTask) => Promise<Wor
   };
 }
 
-// Piscina awaits a promised handler before the worker counts as ready.
-export default start((workerData as ReadWorkerData).config);
+// Started as the thread loads (its connection opens before the first read arrives). A failed start fails each read
+// instead of the load: piscina loads this file with require() and, when that throws or its handler rejects, loads
+// it again with import(); on Node 20 that second, asynchronous load of Nest's ESM packages next to the first one's
+// synchronous require(esm) aborts the whole process (v8 "IsGraphAsync must be used on an instantiated module").
+const ready = start((workerData as ReadWorkerData).config);
+ready.catch(() => undefined);
+
+/** Piscina's handler: one read, once the thread's services are up. */
+export default function handle(task: ReadTask): Promise<WorkerAnswer> {
+  return ready.then((run) => run(task));
+}
