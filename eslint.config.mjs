@@ -75,6 +75,28 @@ export default tseslint.config(
     },
   },
   {
+    // STYLE habit 11, guards not intentions: production functions stay within 60 lines (blank lines and comments
+    // not counted) and lines within 120 characters, as errors that fail `npm run lint` (never bulk-suppressed).
+    // Aside, each for a reason: specs and test support (a describe block is a list of cases, not a room to split);
+    // migrations (a frozen record of a schema step that has already run: rewriting one buys nothing and risks
+    // drift); the inspector's browser script (apps/memory-service/inspector, not .ts, outside this block: a
+    // self-contained asset that ships as is). The MCP tool table (apps/mcp-server/src/lorekeeper.mcp.ts) needs no
+    // exception: its entries are short; only its length as a file is aside, in measure:architecture.
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.contract.ts', 'libs/*/src/testing/**', '**/migrations/**', '**/*.generated.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
+      'max-len': ['error', { code: 120, tabWidth: 2 }],
+    },
+  },
+  {
+    // TODO(issue 32): the only exception to the block above, for a file being reworked for recall quality in
+    // parallel (an edit there now would collide with that work, which rewrites its long doc comments): its lines
+    // over 120 characters. Wrap them and delete this block; nothing else may be added here.
+    files: ['libs/context/src/sections/recall.section.ts'],
+    rules: { 'max-len': 'off' },
+  },
+  {
     files: ['test/**', 'bench/**', 'scripts/**', '**/*.spec.ts', 'libs/*/src/testing/**'],
     rules: {
       // Tests and tools poke at untyped JSON responses and private fields in >100 places; `any` there is

@@ -20,6 +20,8 @@ const planted = {
   port: `libs/search/src/${TAG}.port.ts`,
   http: `libs/state/src/${TAG}-http.ts`,
   client: `libs/client/src/${TAG}.ts`,
+  sizes: `libs/context/src/${TAG}-sizes.ts`,
+  sizesSpec: `libs/context/src/${TAG}-sizes.spec.ts`,
 };
 
 /** Each lib imports a lib above it (docs/architecture.md, "Layers"): one planted file per lib, one per rule. */
@@ -42,6 +44,23 @@ function plant(file: string, text: string): void {
   mkdirSync(dirname(join(ROOT, file)), { recursive: true });
   writeFileSync(join(ROOT, file), text);
 }
+
+/**
+ * A function of `lines` lines as max-lines-per-function counts them (its first and last line included; blank lines
+ * and comments, which it skips, are planted between the statements and must not count).
+ */
+function functionOf(name: string, lines: number): string {
+  const body = Array.from({ length: lines - 4 }, (_, i) => `  n += ${i};\n\n  // step ${i}\n`).join('');
+  return `export function ${name}(): number {\n  let n = 0;\n${body}  return n;\n}\n`;
+}
+
+/** A line of `width` characters: a constant whose string pads it out. */
+const lineOf = (name: string, width: number) => `export const ${name} = '${'x'.repeat(width - name.length - 19)}';`;
+
+/** The planted sizes: each rule's limit, met and passed by one. */
+const SIZES =
+  `${functionOf('sixtyLines', 60)}${functionOf('sixtyOneLines', 61)}${lineOf('width120', 120)}\n` +
+  `${lineOf('width121', 121)}\n`;
 
 function run(bin: string, args: string[]): { status: number | null; out: string } {
   const r = spawnSync(join(ROOT, 'node_modules', '.bin', bin), args, { cwd: ROOT, encoding: 'utf8', timeout: 50_000 });
@@ -84,6 +103,8 @@ beforeAll(() => {
   plant(planted.clean, "import { emptyState } from './state';\nexport const planted = emptyState;\n");
   const long = `export const planted = ['${'a'.repeat(40)}', '${'b'.repeat(40)}', '${'c'.repeat(40)}'];\n`;
   plant(planted.wide, long);
+  plant(planted.sizes, SIZES);
+  plant(planted.sizesSpec, SIZES);
 });
 
 afterAll(() => {
@@ -144,6 +165,36 @@ suite('ESLint and Prettier', () => {
     const r = run('eslint', ['--no-warn-ignored', planted.reach]);
     expect(r.status).not.toBe(0);
     expect(r.out).toMatch(/'MessageRecord' import from '@app\/campaign' is restricted.*no-restricted-imports/);
+  });
+
+  describe('sizes of production code (STYLE habit 11): errors that fail npm run lint', () => {
+    interface Message {
+      ruleId: string | null;
+      severity: number;
+      line: number;
+    }
+    const lint = (file: string) => {
+      // As `npm run lint` runs it: the bulk suppressions of eslint-suppressions.json apply.
+      const r = run('eslint', ['--pass-on-unpruned-suppressions', '--format', 'json', file]);
+      const messages = (JSON.parse(r.out) as { messages: Message[] }[])[0].messages;
+      return { status: r.status, messages: messages.map((m) => `${m.ruleId}@${m.line}:${m.severity}`) };
+    };
+    const lineOfText = (name: string) => SIZES.split('\n').findIndex((l) => l.includes(name)) + 1;
+
+    it('fails a 61-line function and a 121-character line, and passes 60 lines and 120 characters', () => {
+      const lines = SIZES.split('\n');
+      expect(lines[lineOfText('width120') - 1]).toHaveLength(120);
+      expect(lines[lineOfText('width121') - 1]).toHaveLength(121);
+      const r = lint(planted.sizes);
+      expect(r.status).toBe(1);
+      expect(r.messages.sort()).toEqual(
+        [`max-len@${lineOfText('width121')}:2`, `max-lines-per-function@${lineOfText('sixtyOneLines')}:2`].sort(),
+      );
+    });
+
+    it('leaves specs to their own judgement', () => {
+      expect(lint(planted.sizesSpec)).toEqual({ status: 0, messages: [] });
+    });
   });
 
   it('Prettier --check rejects a line over 120 characters and accepts a formatted file', () => {

@@ -43,8 +43,9 @@ export function createLorekeeperMcpServer(options: ServiceOptions): McpServer {
     {
       instructions:
         'Lorekeeper remembers a game for you. Find campaigns with list_campaigns; set up with create_campaign, ' +
-        'put_location, put_npc, put_player, put_quest, put_bible; record every turn with record_messages (visibility private + audience for ' +
-        'whispers); report story changes with the commands (change_location, complete_objective, end_round, …); ' +
+        'put_location, put_npc, put_player, put_quest, put_bible; record every turn with record_messages ' +
+        '(visibility private + audience for whispers); report story changes with the commands ' +
+        '(change_location, complete_objective, end_round, …); ' +
         'read get_context before each turn and search_* for what fell out of it. Undo with retract_messages (a ' +
         'swiped reply), rewind_campaign (back to a version) or fork_campaign (a what-if branch); fix a memory with ' +
         'correct_memory.',

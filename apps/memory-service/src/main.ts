@@ -5,7 +5,10 @@ import { createApp } from './bootstrap';
 import { installGracefulShutdown } from './graceful-shutdown';
 import { checkDatabasePath, checkPort, describeListenError, StartupError } from './startup-checks';
 
-/** Starts the service (`lorekeeper`, `lorekeeper start`, `npm start`); a start that cannot happen says why in one line. */
+/**
+ * Starts the service (`lorekeeper`, `lorekeeper start`, `npm start`); a start that cannot happen says why in one
+ * line.
+ */
 export async function main(): Promise<void> {
   let config;
   try {

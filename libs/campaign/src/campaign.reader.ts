@@ -262,7 +262,8 @@ export class CampaignReader {
    */
   async headsInTimeline(campaignId: string): Promise<{ game: number; memory: number; timeline: number } | null> {
     const head = (s: string) => `(SELECT MAX("stream_version") FROM "events" WHERE "stream_id" = ?) AS "${s}"`;
-    const text = `SELECT ${head('game')}, ${head('memory')}, (SELECT "timeline" FROM "campaigns" WHERE "id" = ?) AS "t"`;
+    const timeline = '(SELECT "timeline" FROM "campaigns" WHERE "id" = ?) AS "t"';
+    const text = `SELECT ${head('game')}, ${head('memory')}, ${timeline}`;
     type Row = Record<'game' | 'memory' | 't', number | string | null>;
     const params = [gameStream(campaignId), memoryStream(campaignId), campaignId];
     const row = (await this.db.read((m) => sql<Row>(m, text, params))).rows[0];

@@ -62,7 +62,8 @@ export const configSchema = z
     READ_QUEUE: int(256, 1, 100_000),
     HEADERS_TIMEOUT_MS: int(5000, 100, 600_000),
     MAX_CONNECTIONS_PER_IP: int(256, 1, 1_000_000),
-    // §13 fair share: bodies refused by a linear scan, and the glossary bounded per request, per campaign and per context.
+    // §13 fair share: bodies refused by a linear scan, and the glossary bounded per request, per campaign and per
+    // context.
     MAX_JSON_KEYS: int(10_000, 1, 1_000_000),
     MAX_NEW_TERMS_PER_REQUEST: int(20, 0, 10_000),
     MAX_GLOSSARY_TERMS: int(2_000, 0, 1_000_000),
@@ -177,13 +178,22 @@ export class ConfigError extends Error {}
 
 /** Parses the environment; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  return configOf(parseEnv(env));
+}
+
+/** The environment's variables checked against the schema (an empty one counts as unset). */
+function parseEnv(env: Record<string, string | undefined>): Env {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = configSchema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+/** The configuration the checked variables name. */
+function configOf(e: Env): AppConfig {
   const url = e.DATABASE_URL;
   return {
     port: e.PORT,

@@ -18,7 +18,10 @@ export class GetContextHandler implements IQueryHandler<GetContextQuery> {
   }
 }
 
-/** The composer over every section: built by ContextModule, and by each read worker (DESIGN §13) over its own readers. */
+/**
+ * The composer over every section: built by ContextModule, and by each read worker (DESIGN §13) over its own
+ * readers.
+ */
 export function createComposer(deps: SectionDeps, config: AppConfig): ContextComposer {
   return new ContextComposer(
     deps.counter,

@@ -38,8 +38,8 @@ export interface RowCopy {
 export const COPY_SLICE_ROWS = 500;
 
 /**
- * `INSERT INTO t (…) SELECT … FROM t WHERE key = from AND …`: one statement (one a slice, when sliced); 0 when the table
- * is not mapped.
+ * `INSERT INTO t (…) SELECT … FROM t WHERE key = from AND …`: one statement (one a slice, when sliced); 0 when the
+ * table is not mapped.
  */
 export async function copyCampaignRows(m: EntityManager, c: RowCopy): Promise<number> {
   const columns = tableColumns(m, c.table);

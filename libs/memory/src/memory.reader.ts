@@ -125,8 +125,8 @@ export class MemoryReader {
   /**
    * The search row of each memory's wording served at `at` (DESIGN §10: the index keeps a row per wording — recorded,
    * revised, corrected), for the memories of `ids` served then; a memory not served then (deleted, withheld, not yet
-   * recorded) is absent. A search keeps a memory hit only when its row is this one. Primary-key and ix_memory_history_at
-   * lookups of the hits only.
+   * recorded) is absent. A search keeps a memory hit only when its row is this one. Primary-key and
+   * ix_memory_history_at lookups of the hits only.
    */
   async wordingsAt(campaignId: string, ids: string[], at?: MemoryHorizon): Promise<Map<string, number>> {
     const served = (await this.byIds(campaignId, [...new Set(ids)], undefined, at)).map((v) => v.id);

@@ -69,7 +69,8 @@ async function withholdTerms(m: EntityManager, campaignId: string, indexes: numb
     const chunk = indexes.slice(i, i + 500);
     await rawRows(
       m,
-      `UPDATE glossary_terms SET withheld_version = ? WHERE campaign_id = ? AND coined_message_index IN (${marks(chunk.length)})` +
+      'UPDATE glossary_terms SET withheld_version = ? WHERE campaign_id = ? ' +
+        `AND coined_message_index IN (${marks(chunk.length)})` +
         ' AND withheld_version IS NULL AND withdrawn_version IS NULL',
       [version, campaignId, ...chunk],
     );

@@ -45,7 +45,8 @@ export async function wordingsPage(m: EntityManager, after: WordingKey | null, l
     m,
     'SELECT h.campaign_id, h.memory_id, h.seq, r.memory_version, r.location_id, r.created_at,' +
       ' r.through_message_index, h.summary, h.search_seq FROM memory_history h JOIN memories r' +
-      " ON r.campaign_id = h.campaign_id AND r.id = h.memory_id WHERE h.reason IN ('recorded', 'revised', 'corrected')" +
+      ' ON r.campaign_id = h.campaign_id AND r.id = h.memory_id' +
+      " WHERE h.reason IN ('recorded', 'revised', 'corrected')" +
       `${from} ORDER BY h.campaign_id, h.memory_id, h.seq LIMIT ?`,
     [...params, limit],
   );

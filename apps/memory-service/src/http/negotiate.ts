@@ -25,7 +25,10 @@ function parseRange(raw: string): MediaRange | undefined {
   return { type, subtype, q: Number.isFinite(q) ? Math.min(Math.max(q, 0), 1) : 0 };
 }
 
-/** RFC 9110 section 12.5.1: the most specific range that matches decides the quality (type/subtype, type/*, then *\/*). */
+/**
+ * RFC 9110 section 12.5.1: the most specific range that matches decides the quality (type/subtype, type/*, then
+ * *\/*).
+ */
 function qualityOf(ranges: MediaRange[], type: string, subtype: string): number {
   const exact = ranges.find((r) => r.type === type && r.subtype === subtype);
   const anySub = ranges.find((r) => r.type === type && r.subtype === '*');

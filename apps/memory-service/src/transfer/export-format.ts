@@ -30,7 +30,10 @@ export const headerLine = z.strictObject({
   timeline: z.number().int().min(1),
   game: z.number().int().min(1),
   memory: version,
-  /** How far the memory worker had got (its checkpoint, as of the export's cut): the import's worker goes on from it. */
+  /**
+   * How far the memory worker had got (its checkpoint, as of the export's cut): the import's worker goes on from
+   * it.
+   */
   processedVersion: version,
   rewinds: z.array(rewind),
 });

@@ -19,10 +19,8 @@ export function evolve(
     case 'LocationRenamed':
       return putLocation(state, event.data);
     case 'NpcRegistered':
-    case 'NpcUpdated': {
-      const { npcId, name, aliases, locationId } = event.data;
-      return { ...state, npcs: { ...state.npcs, [npcId]: { id: npcId, name, aliases: [...aliases], locationId } } };
-    }
+    case 'NpcUpdated':
+      return putNpc(state, event.data);
     case 'QuestRegistered':
       return putQuest(state, event.data);
     case 'MessageRecorded':
@@ -68,6 +66,13 @@ export function evolve(
 }
 
 type EventOf<T extends GameEvent['type']> = Extract<GameEvent, { type: T }>;
+
+function putNpc(
+  state: CampaignState,
+  { npcId, name, aliases, locationId }: EventOf<'NpcRegistered'>['data'],
+): CampaignState {
+  return { ...state, npcs: { ...state.npcs, [npcId]: { id: npcId, name, aliases: [...aliases], locationId } } };
+}
 
 function putLocation(
   state: CampaignState,

@@ -105,8 +105,9 @@ export async function readStateRowsAt(
     // Every live entity has exactly one current row (ix_state_rows_current); its newest row <= V is its doc at V
     // (none: created after V).
     const text =
-      'SELECT c."kind", c."key", (SELECT v."doc" FROM "campaign_state_rows" v WHERE v."campaign_id" = c."campaign_id" ' +
-      'AND v."kind" = c."kind" AND v."key" = c."key" AND v."valid_from" <= ? ORDER BY v."valid_from" DESC LIMIT 1) ' +
+      'SELECT c."kind", c."key", (SELECT v."doc" FROM "campaign_state_rows" v ' +
+      'WHERE v."campaign_id" = c."campaign_id" AND v."kind" = c."kind" AND v."key" = c."key" AND v."valid_from" <= ? ' +
+      'ORDER BY v."valid_from" DESC LIMIT 1) ' +
       `AS "doc", ${BORN} AS "born" FROM "campaign_state_rows" c WHERE c."campaign_id" = ? ` +
       `AND c."kind" IN (${seek.map(() => '?').join(', ')}) AND c."valid_to" IS NULL`;
     const { rows } = await sql<Omit<RowOfState, 'valid_from'>>(m, text, [version, campaignId, ...seek]);
@@ -146,7 +147,8 @@ export async function readStateAt(
  */
 export async function messageCountAt(m: EntityManager, campaignId: string, version: number): Promise<number> {
   const text =
-    'SELECT "idx" FROM "messages" WHERE "campaign_id" = ? AND "version" <= ? ORDER BY "version" DESC, "idx" DESC LIMIT 1';
+    'SELECT "idx" FROM "messages" WHERE "campaign_id" = ? AND "version" <= ? ' +
+    'ORDER BY "version" DESC, "idx" DESC LIMIT 1';
   const row = (await sql<{ idx: number | string }>(m, text, [campaignId, version])).rows[0];
   return row ? Number(row.idx) + 1 : 0;
 }

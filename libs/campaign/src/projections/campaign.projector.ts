@@ -71,7 +71,10 @@ export class CampaignProjector {
       await sql(m, `DELETE FROM "${table}"`);
   }
 
-  /** The campaign's state as of its row's version: from the cache when it has that (timeline, version), else its rows. */
+  /**
+   * The campaign's state as of its row's version: from the cache when it has that (timeline, version), else its
+   * rows.
+   */
   async load(m: EntityManager, campaignId: string): Promise<CampaignState> {
     const written = this.writtenIn(m).get(campaignId);
     if (written) return written;
@@ -87,89 +90,24 @@ export class CampaignProjector {
   /** Applies appended events; returns the new state. Runs inside the append's transaction. */
   async apply(m: EntityManager, before: CampaignState, events: StoredEvent[]): Promise<CampaignState> {
     // Folded one event at a time: each message's witnesses are judged from the state it was recorded in.
-    const witnesses: Pick<MessageWitnessRecord, 'campaignId' | 'viewerId' | 'index'>[] = [];
+    const witnesses: WitnessRow[] = [];
     const folded = foldRows(before, events, true, (state, e) => {
       if (e.type !== 'MessageRecorded') return;
       const msg = e.data as Message;
       for (const viewerId of witnessesOf(state, msg))
         witnesses.push({ campaignId: state.id, viewerId, index: msg.index });
     });
-    const writes = folded.writes;
-    let after = folded.after;
-    let timeline = before.timeline ?? 1;
-    if (before.version === 0) {
-      // A rebuilt campaign keeps the timeline its rewinds reached (campaign_timelines is not rebuilt).
-      await sql(
-        m,
-        'INSERT INTO "campaigns" ("id", "name", "version", "state", "created_at", "message_count", "parent_id", ' +
-          '"parent_version", "timeline") VALUES (?, ?, ?, \'\', ?, ?, ?, ?, ' +
-          'COALESCE((SELECT MAX("timeline") FROM "campaign_timelines" WHERE "campaign_id" = ?), 1))',
-        [
-          after.id,
-          after.name,
-          after.version,
-          after.createdAt,
-          after.messageCount,
-          after.parent?.id ?? null,
-          after.parent?.version ?? null,
-          after.id,
-        ],
-      );
-      const text = 'SELECT "timeline" FROM "campaigns" WHERE "id" = ?';
-      timeline = Number((await sql<{ timeline: number | string }>(m, text, [after.id])).rows[0].timeline);
-      after = withHead(after, { timeline, rewinds: await readRewinds(m, after.id) });
-    } else {
-      // `timeline`: a write decided on a state of an earlier timeline (a rewind committed since) must not land.
-      const res = await sql(
-        m,
-        'UPDATE "campaigns" SET "version" = ?, "name" = ?, "message_count" = ?, "parent_id" = ?, ' +
-          '"parent_version" = ? WHERE "id" = ? AND "version" = ? AND "timeline" = ?',
-        [
-          after.version,
-          after.name,
-          after.messageCount,
-          after.parent?.id ?? null,
-          after.parent?.version ?? null,
-          after.id,
-          before.version,
-          timeline,
-        ],
-      );
-      if (res.changes === 0) throw new Error(`campaign ${after.id} moved during append`);
-    }
-    await writeStateRows(m, after.id, writes, before.version > 0);
+    const after =
+      before.version === 0
+        ? await insertCampaignRow(m, folded.after)
+        : await updateCampaignRow(m, before, folded.after);
+    await writeStateRows(m, after.id, folded.writes, before.version > 0);
     // Kept from here on: should what follows fail, the rollback of this member's savepoint drops it.
     this.writtenIn(m).set(after.id, after);
-    const messages = events.filter((e) => e.type === 'MessageRecorded');
-    const recorded = messages.map((e) => e.data as Message);
-    for (let i = 0; i < messages.length; i += CHUNK) {
-      await insertRows(
-        m,
-        MessageRecord,
-        messages.slice(i, i + CHUNK).map((e) => toMessageRecord(after.id, e.data as Message, e.version)),
-      );
-    }
-    const calls = recorded.flatMap((msg) =>
-      msg.toolCalls.map((c) => ({ campaignId: after.id, callId: c.id, name: c.name, messageIndex: msg.index })),
-    );
-    for (let i = 0; i < calls.length; i += CHUNK)
-      await insertRows(m, ToolCallRecord, calls.slice(i, i + CHUNK), { ignoreConflicts: true });
+    const recorded = await insertMessages(m, after.id, events);
     for (let i = 0; i < witnesses.length; i += CHUNK)
       await insertRows(m, MessageWitnessRecord, witnesses.slice(i, i + CHUNK));
-    for (const e of events) {
-      if (e.type !== 'MessagesRetracted') continue;
-      // §10: withheld from every read from this commit on; the message keeps its index (and its row).
-      const { indexes, reason } = (e as StoredEvent & { data: EventOf<'MessagesRetracted'>['data'] }).data;
-      for (let i = 0; i < indexes.length; i += CHUNK) {
-        const chunk = indexes.slice(i, i + CHUNK);
-        await sql(
-          m,
-          'UPDATE "messages" SET "retracted_version" = ?, "retract_reason" = ? WHERE "campaign_id" = ? ' +
-            `AND "idx" IN (${chunk.map(() => '?').join(', ')})`,
-          [e.version, reason, after.id, ...chunk],
-        );
-      }
-    }
+    await withholdRetracted(m, after.id, events);
     for (const indexer of this.indexers) if (recorded.length) await indexer.indexMessages(m, after.id, recorded);
     for (const projection of this.projections) await projection.project(m, after.id, events);
     return after;
@@ -219,6 +157,95 @@ export class CampaignProjector {
 
   private writtenIn(m: EntityManager): Map<string, CampaignState> {
     return transactionLocal(m, this.written, () => new Map<string, CampaignState>());
+  }
+}
+
+/** A message's witness row, as `apply` collects them while folding. */
+type WitnessRow = Pick<MessageWitnessRecord, 'campaignId' | 'viewerId' | 'index'>;
+
+/** The first append of a campaign inserts its row; returns `after` with the timeline and rewinds the row holds. */
+async function insertCampaignRow(m: EntityManager, after: CampaignState): Promise<CampaignState> {
+  // A rebuilt campaign keeps the timeline its rewinds reached (campaign_timelines is not rebuilt).
+  await sql(
+    m,
+    'INSERT INTO "campaigns" ("id", "name", "version", "state", "created_at", "message_count", "parent_id", ' +
+      '"parent_version", "timeline") VALUES (?, ?, ?, \'\', ?, ?, ?, ?, ' +
+      'COALESCE((SELECT MAX("timeline") FROM "campaign_timelines" WHERE "campaign_id" = ?), 1))',
+    [
+      after.id,
+      after.name,
+      after.version,
+      after.createdAt,
+      after.messageCount,
+      after.parent?.id ?? null,
+      after.parent?.version ?? null,
+      after.id,
+    ],
+  );
+  const text = 'SELECT "timeline" FROM "campaigns" WHERE "id" = ?';
+  const timeline = Number((await sql<{ timeline: number | string }>(m, text, [after.id])).rows[0].timeline);
+  return withHead(after, { timeline, rewinds: await readRewinds(m, after.id) });
+}
+
+/** A later append moves the campaign's row from `before`'s version to `after`'s; returns `after`. */
+async function updateCampaignRow(
+  m: EntityManager,
+  before: CampaignState,
+  after: CampaignState,
+): Promise<CampaignState> {
+  // `timeline`: a write decided on a state of an earlier timeline (a rewind committed since) must not land.
+  const res = await sql(
+    m,
+    'UPDATE "campaigns" SET "version" = ?, "name" = ?, "message_count" = ?, "parent_id" = ?, ' +
+      '"parent_version" = ? WHERE "id" = ? AND "version" = ? AND "timeline" = ?',
+    [
+      after.version,
+      after.name,
+      after.messageCount,
+      after.parent?.id ?? null,
+      after.parent?.version ?? null,
+      after.id,
+      before.version,
+      before.timeline ?? 1,
+    ],
+  );
+  if (res.changes === 0) throw new Error(`campaign ${after.id} moved during append`);
+  return after;
+}
+
+/** Inserts the rows of the recorded messages and of their tool calls; returns the messages. */
+async function insertMessages(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<Message[]> {
+  const messages = events.filter((e) => e.type === 'MessageRecorded');
+  const recorded = messages.map((e) => e.data as Message);
+  for (let i = 0; i < messages.length; i += CHUNK) {
+    await insertRows(
+      m,
+      MessageRecord,
+      messages.slice(i, i + CHUNK).map((e) => toMessageRecord(campaignId, e.data as Message, e.version)),
+    );
+  }
+  const calls = recorded.flatMap((msg) =>
+    msg.toolCalls.map((c) => ({ campaignId, callId: c.id, name: c.name, messageIndex: msg.index })),
+  );
+  for (let i = 0; i < calls.length; i += CHUNK)
+    await insertRows(m, ToolCallRecord, calls.slice(i, i + CHUNK), { ignoreConflicts: true });
+  return recorded;
+}
+
+/** §10: a retracted message is withheld from every read from this commit on; it keeps its index (and its row). */
+async function withholdRetracted(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<void> {
+  for (const e of events) {
+    if (e.type !== 'MessagesRetracted') continue;
+    const { indexes, reason } = (e as StoredEvent & { data: EventOf<'MessagesRetracted'>['data'] }).data;
+    for (let i = 0; i < indexes.length; i += CHUNK) {
+      const chunk = indexes.slice(i, i + CHUNK);
+      await sql(
+        m,
+        'UPDATE "messages" SET "retracted_version" = ?, "retract_reason" = ? WHERE "campaign_id" = ? ' +
+          `AND "idx" IN (${chunk.map(() => '?').join(', ')})`,
+        [e.version, reason, campaignId, ...chunk],
+      );
+    }
   }
 }
 

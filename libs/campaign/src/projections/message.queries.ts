@@ -266,10 +266,10 @@ export async function witnessCounts(
     // The key is (campaign, viewer, idx): one seek per viewer and index, the viewers found by a skip scan. Grouping
     // the campaign's witness rows by viewer read all of them for every memory (quadratic over a replay or an import).
     const perViewer =
-      'WITH RECURSIVE v(id) AS (SELECT MIN(viewer_id) FROM message_witnesses WHERE campaign_id = ? UNION ALL ' +
-      'SELECT (SELECT MIN(viewer_id) FROM message_witnesses WHERE campaign_id = ? AND viewer_id > v.id) FROM v ' +
-      'WHERE v.id IS NOT NULL) SELECT v.id AS viewer_id, (SELECT COUNT(*) FROM message_witnesses w WHERE ' +
-      `w.campaign_id = ? AND w.viewer_id = v.id AND w.idx IN (${marks(chunk.length)})) AS n FROM v WHERE v.id IS NOT NULL`;
+      'WITH RECURSIVE v(id) AS (SELECT MIN(viewer_id) FROM message_witnesses WHERE campaign_id = ? UNION ALL SELECT ' +
+      '(SELECT MIN(viewer_id) FROM message_witnesses WHERE campaign_id = ? AND viewer_id > v.id) FROM v WHERE v.id ' +
+      'IS NOT NULL) SELECT v.id AS viewer_id, (SELECT COUNT(*) FROM message_witnesses w WHERE w.campaign_id = ? AND ' +
+      `w.viewer_id = v.id AND w.idx IN (${marks(chunk.length)})) AS n FROM v WHERE v.id IS NOT NULL`;
     const params = [campaignId, campaignId, campaignId, ...chunk];
     const viewers = await sql<{ viewer_id: string; n: number | string }>(m, perViewer, params);
     for (const r of viewers.rows) if (Number(r.n) > 0) add(r.viewer_id, r.n);
@@ -312,9 +312,9 @@ export async function messageRounds(
 ): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   for (const chunk of chunks([...new Set(indexes.filter((i) => i >= 0))])) {
-    // ORDER BY idx: SQLite then seeks the primary key; without it, it preferred scanning ix_messages_round, which
-    // covers (campaign_id, round, idx) — every message of the campaign for each memory indexed.
-    const text = `SELECT idx, round FROM messages WHERE campaign_id = ? AND idx IN (${marks(chunk.length)}) ORDER BY idx`;
+    // ORDER BY idx: SQLite seeks the primary key, not ix_messages_round (every message of the campaign, per memory).
+    const inChunk = `idx IN (${marks(chunk.length)})`;
+    const text = `SELECT idx, round FROM messages WHERE campaign_id = ? AND ${inChunk} ORDER BY idx`;
     const { rows } = await sql<{ idx: number | string; round: number | string }>(m, text, [campaignId, ...chunk]);
     for (const r of rows) out.set(Number(r.idx), Number(r.round));
   }

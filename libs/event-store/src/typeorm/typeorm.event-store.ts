@@ -148,8 +148,8 @@ export class TypeOrmEventStore implements EventStore {
     withTrigger = false,
   ): Promise<StoredEvent[]> {
     const text =
-      `SELECT ${COLUMNS}${withTrigger ? ', "trigger_version"' : ''} FROM "events" WHERE ${where.join(' AND ')} ORDER BY ` +
-      `${order}${limit === undefined ? '' : ' LIMIT ?'}`;
+      `SELECT ${COLUMNS}${withTrigger ? ', "trigger_version"' : ''} FROM "events" ` +
+      `WHERE ${where.join(' AND ')} ORDER BY ${order}${limit === undefined ? '' : ' LIMIT ?'}`;
     const q = async (m: EntityManager) =>
       (await sql<EventRow>(m, text, limit === undefined ? params : [...params, limit])).rows.map(toStored);
     return tx ? q(tx) : this.db.read(q);

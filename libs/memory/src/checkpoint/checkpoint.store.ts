@@ -131,8 +131,8 @@ export class CheckpointStore {
     const timeline = tableColumns(m, 'memory_checkpoints')?.includes('timeline');
     await sql(
       m,
-      `INSERT INTO memory_checkpoints (campaign_id, processed_version, memory_version${timeline ? ', timeline' : ''}) ` +
-        `VALUES (?, ?, ?${timeline ? ', 1' : ''})`,
+      'INSERT INTO memory_checkpoints (campaign_id, processed_version, ' +
+        `memory_version${timeline ? ', timeline' : ''}) VALUES (?, ?, ?${timeline ? ', 1' : ''})`,
       [to, processedVersion, memoryVersion],
     );
   }
@@ -150,8 +150,9 @@ export class CheckpointStore {
   ): Promise<void> {
     const withTimeline = tableColumns(m, 'memory_checkpoints')?.includes('timeline');
     const text =
-      `INSERT INTO memory_checkpoints (campaign_id, processed_version, memory_version${withTimeline ? ', timeline' : ''})` +
-      ` VALUES (?, ?, ?${withTimeline ? ', ?' : ''}) ON CONFLICT (campaign_id) DO UPDATE SET ` +
+      'INSERT INTO memory_checkpoints (campaign_id, processed_version, ' +
+      `memory_version${withTimeline ? ', timeline' : ''}) VALUES (?, ?, ?${withTimeline ? ', ?' : ''}) ` +
+      'ON CONFLICT (campaign_id) DO UPDATE SET ' +
       `processed_version = excluded.processed_version, memory_version = excluded.memory_version` +
       (withTimeline ? ', timeline = excluded.timeline' : '');
     await sql(m, text, [campaignId, processedVersion, memoryVersion, ...(withTimeline ? [timeline] : [])]);

@@ -134,7 +134,10 @@ export interface TriggerRun {
   /** The MemorySkipped of a failed summary (logged): the cursor stays, the messages are offered again. */
   skipped(about: SceneAbout, outcome: SummaryOutcome & { ok: false }, since: number, through: number): MemoryEvent;
   log(message: string, context: Record<string, unknown>): void;
-  /** §13: the terms coined so far from the request that recorded `event` (its correlation id); the glossary adds to it. */
+  /**
+   * §13: the terms coined so far from the request that recorded `event` (its correlation id); the glossary adds to
+   * it.
+   */
   requestTerms: { coined: number };
 }
 

@@ -97,30 +97,7 @@ export class PostgresSearchIndex implements SearchIndex {
           from: String(r.sender),
         }));
       }
-      const params: unknown[] = [tsquery, filters.limit, campaignId];
-      const where = ['s.campaign_id = $3'];
-      if (filters.in !== 'memories' && filters.role !== undefined) {
-        params.push(filters.role);
-        where.push(`s.role = $${params.length}`);
-      }
-      if (filters.locationId !== undefined) {
-        params.push(filters.locationId);
-        where.push(`s.location_id = $${params.length}`);
-      }
-      if (filters.at) {
-        // The as-of bound (DESIGN §10): message index below the count, memory sequence through the memory version.
-        // `seq` is an integer column: a current read's unbounded memory version is clamped to int4.
-        params.push(filters.in === 'memories' ? memoryBound(filters.at) : filters.at.messageCount - 1);
-        where.push(`s.${filters.in === 'memories' ? 'seq' : 'idx'} <= $${params.length}`);
-        // §10: and a memory's DM corrections through the version (their rows sit at CORRECTION_ROWS + version).
-        if (filters.in === 'memories' && filters.at.memoryVersion < CORRECTION_ROWS) {
-          params.push(
-            memoryBound({ memoryVersion: CORRECTION_ROWS + (filters.at.version ?? Number.MAX_SAFE_INTEGER) }),
-          );
-          where[where.length - 1] =
-            `(${where[where.length - 1]} OR s.seq BETWEEN ${CORRECTION_ROWS} AND $${params.length})`;
-        }
-      }
+      const { params, where } = campaignFilters(tsquery, campaignId, filters);
       if (filters.in === 'memories') {
         const rows = (await m.query(
           this.ranked('search_memories', 'memory_id', 'summary', ['round', 'seq'], where, 'seq'),
@@ -159,6 +136,37 @@ export class PostgresSearchIndex implements SearchIndex {
   private ranked(table: string, ref: string, text: string, columns: string[], where: string[], order: string): string {
     return rankedSql(table, ref, text, columns, where, order, this.candidates);
   }
+}
+
+/** The parameters (`$1` tsquery, `$2` limit, `$3` campaign, then the filters') and conditions of a campaign search. */
+function campaignFilters(
+  tsquery: string,
+  campaignId: string,
+  filters: SearchFilters,
+): { params: unknown[]; where: string[] } {
+  const params: unknown[] = [tsquery, filters.limit, campaignId];
+  const where = ['s.campaign_id = $3'];
+  if (filters.in !== 'memories' && filters.role !== undefined) {
+    params.push(filters.role);
+    where.push(`s.role = $${params.length}`);
+  }
+  if (filters.locationId !== undefined) {
+    params.push(filters.locationId);
+    where.push(`s.location_id = $${params.length}`);
+  }
+  if (filters.at) {
+    // The as-of bound (DESIGN §10): message index below the count, memory sequence through the memory version.
+    // `seq` is an integer column: a current read's unbounded memory version is clamped to int4.
+    params.push(filters.in === 'memories' ? memoryBound(filters.at) : filters.at.messageCount - 1);
+    where.push(`s.${filters.in === 'memories' ? 'seq' : 'idx'} <= $${params.length}`);
+    // §10: and a memory's DM corrections through the version (their rows sit at CORRECTION_ROWS + version).
+    if (filters.in === 'memories' && filters.at.memoryVersion < CORRECTION_ROWS) {
+      params.push(memoryBound({ memoryVersion: CORRECTION_ROWS + (filters.at.version ?? Number.MAX_SAFE_INTEGER) }));
+      where[where.length - 1] =
+        `(${where[where.length - 1]} OR s.seq BETWEEN ${CORRECTION_ROWS} AND $${params.length})`;
+    }
+  }
+  return { params, where };
 }
 
 /**

@@ -151,8 +151,9 @@ export class UsageLedger {
   }
 
   /**
-   * DESIGN §15 export: the campaign's settled calls in the order they were recorded, a page at a time after row `afterId`
-   * (pending write-aheads are in flight, not yet a call); `untilTrigger` keeps those of triggers up to that version.
+   * DESIGN §15 export: the campaign's settled calls in the order they were recorded, a page at a time after row
+   * `afterId` (pending write-aheads are in flight, not yet a call); `untilTrigger` keeps those of triggers up to that
+   * version.
    */
   async page(
     campaignId: string,

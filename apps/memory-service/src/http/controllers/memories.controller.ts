@@ -201,11 +201,7 @@ export class MemoriesController {
     const include = q.include === undefined ? undefined : parseInclude(q.include);
     const budget = q.budget === undefined ? undefined : parseBudget(q.budget);
     const bound = callerOf(req).viewer;
-    // A viewer-bound key reads its own character's preset only (§8): no dm, no narrative view, no other viewer.
-    const agent = q.agent ?? bound?.kind ?? 'narrative';
-    const viewer = q.viewer ?? bound?.id;
-    if (bound && (agent !== bound.kind || viewer !== bound.id))
-      throw viewerBound(bound, `may only read agent=${bound.kind}&viewer=${bound.id}`);
+    const { agent, viewer } = presetOf(q, bound);
     const legacy =
       agent === 'narrative' &&
       viewer === undefined &&
@@ -241,6 +237,15 @@ export class MemoriesController {
     if (format === 'text') void reply.header('content-type', 'text/plain; charset=utf-8');
     return body;
   }
+}
+
+/** A viewer-bound key reads its own character's preset only (§8): no dm, no narrative view, no other viewer. */
+function presetOf(q: z.infer<typeof contextQuery>, bound: ReturnType<typeof callerOf>['viewer']) {
+  const agent = q.agent ?? bound?.kind ?? 'narrative';
+  const viewer = q.viewer ?? bound?.id;
+  if (bound && (agent !== bound.kind || viewer !== bound.id))
+    throw viewerBound(bound, `may only read agent=${bound.kind}&viewer=${bound.id}`);
+  return { agent, viewer };
 }
 
 function parseInclude(raw: string) {
