@@ -47,6 +47,11 @@ const REPLY_FACTOR = 0.6;
  */
 const NAME_ONLY_FACTOR = 0.3;
 
+/** Relative score of a message said on a day the query names but matching none of its words (before DATE_BOOST). */
+const DATED_SCORE = 0.6;
+/** Messages of one named day read at most. */
+const DATED_LIMIT = 200;
+
 const MEMORY_SECTIONS = new Set(['location', 'npc', 'world']);
 
 /**
@@ -104,8 +109,9 @@ export class RecallSection implements ContextSection {
       dm,
       marked,
     );
+    const dated = await this.datedMessages(cid, at, request.query ?? '', found, held, witness, dm, marked);
     const terms = queryWords(words);
-    const messages = rankMessages(found, terms, request.query ?? '');
+    const messages = rankMessages([...found, ...dated], terms, request.query ?? '');
     const replies = await this.statementReplies(cid, at, messages, held, witness, dm, marked);
     const candidates = [
       ...messages,
@@ -184,6 +190,45 @@ export class RecallSection implements ContextSection {
       entry: messageEntry(m, marked),
       score: from.get(m.index)!.score * REPLY_FACTOR,
       kind: 0,
+    }));
+  }
+
+  /**
+   * A query naming a day ("what did Nate cook on 9 November 2022?") asks about that day's lines, which often share no
+   * word with it: the messages said that day join the hits at DATED_SCORE (before rankMessages' DATE_BOOST), so they
+   * fill room the matching lines leave.
+   */
+  private async datedMessages(
+    campaignId: string,
+    at: Horizon,
+    query: string,
+    found: Candidate[],
+    held: Set<string>,
+    witness: string | null,
+    dm: boolean,
+    marked: CampaignState,
+  ): Promise<Candidate[]> {
+    const days = queryDates(query).filter((d) => d.day !== undefined && d.year !== undefined);
+    if (days.length === 0) return [];
+    const refs = new Set(found.map((c) => c.entry.ref));
+    const rows = (
+      await Promise.all(
+        days.slice(0, 3).map((d) => {
+          // A day either side, as ISO strings compare; the exact day is checked below (UTC, as sameDate reads `at`).
+          const from = new Date(Date.UTC(d.year!, d.month, d.day! - 1)).toISOString().slice(0, 10);
+          const to = new Date(Date.UTC(d.year!, d.month, d.day! + 2)).toISOString().slice(0, 10);
+          return this.campaigns.messagesBetween(campaignId, { from, to, limit: DATED_LIMIT }, at);
+        }),
+      )
+    )
+      .flat()
+      .filter((m) => days.some((d) => sameDate(d, m.at)) && !refs.has(String(m.index)) && !held.has(String(m.index)));
+    const unique = [...new Map(rows.map((m) => [m.index, m])).values()];
+    return (await this.visible(campaignId, at, unique, witness, dm)).map((m) => ({
+      entry: messageEntry(m, marked),
+      score: DATED_SCORE,
+      kind: 0,
+      speaker: m.speaker ?? undefined,
     }));
   }
 
