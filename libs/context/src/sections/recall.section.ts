@@ -488,9 +488,14 @@ const wordsOf = (text: string): string[] =>
     .toLowerCase()
     .match(/[\p{L}\p{N}]+/gu) ?? [];
 
-/** A query word as recall looks it up: words of 5+ letters lose a common suffix and match as a prefix. */
+/**
+ * A query word as recall looks it up: words of 5+ letters lose a common suffix and match as a prefix; a word of 4
+ * letters is a prefix as it is ("play" finds "playing", "bake" "baked"); shorter words and numbers stay exact.
+ */
 function stemOf(w: string): { word: string; prefix: boolean } {
-  if ([...w].length < 5) return { word: w, prefix: false };
+  const n = [...w].length;
+  if (n === 4 && /^\p{L}+$/u.test(w)) return { word: w, prefix: true };
+  if (n < 5) return { word: w, prefix: false };
   const cut = w.replace(/(?:ing|ed|es|er|ly|s)$/u, '');
   return { word: [...cut].length >= 4 ? cut : w, prefix: true };
 }
