@@ -352,6 +352,8 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     expect(await recalled('what happened on May 15, 2026')).toContain(3);
     expect(await recalled('what happened on 16 May 2026?')).not.toContain(3);
     expect(await recalled('what happened?')).not.toContain(3);
+    expect(await recalled('what happened in May 2026?')).toContain(3);
+    expect(await recalled('what happened in June 2026?')).not.toContain(3);
   });
 
   it('perRoleMemory is set at creation and changed with PUT /settings', async () => {

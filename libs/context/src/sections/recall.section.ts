@@ -47,9 +47,13 @@ const REPLY_FACTOR = 0.6;
  */
 const NAME_ONLY_FACTOR = 0.3;
 
-/** Relative score of a message said on a day the query names but matching none of its words (before DATE_BOOST). */
+/**
+ * Relative score of a message said on a day the query names but matching none of its words, before DATE_BOOST; half
+ * that for a month (tuned on LoCoMo, docs/layered-context.md).
+ */
 const DATED_SCORE = 0.6;
-/** Messages of one named day read at most. */
+const DAY_MS = 86_400_000;
+/** Messages of one named day or month read at most. */
 const DATED_LIMIT = 200;
 
 const MEMORY_SECTIONS = new Set(['location', 'npc', 'world']);
@@ -196,7 +200,7 @@ export class RecallSection implements ContextSection {
   /**
    * A query naming a day ("what did Nate cook on 9 November 2022?") asks about that day's lines, which often share no
    * word with it: the messages said that day join the hits at DATED_SCORE (before rankMessages' DATE_BOOST), so they
-   * fill room the matching lines leave.
+   * fill room the matching lines leave; a month with its year ("in June 2023") brings its lines at half that.
    */
   private async datedMessages(
     campaignId: string,
@@ -208,15 +212,16 @@ export class RecallSection implements ContextSection {
     dm: boolean,
     marked: CampaignState,
   ): Promise<Candidate[]> {
-    const days = queryDates(query).filter((d) => d.day !== undefined && d.year !== undefined);
+    const days = queryDates(query).filter((d) => d.year !== undefined);
     if (days.length === 0) return [];
     const refs = new Set(found.map((c) => c.entry.ref));
     const rows = (
       await Promise.all(
         days.slice(0, 3).map((d) => {
-          // A day either side, as ISO strings compare; the exact day is checked below (UTC, as sameDate reads `at`).
-          const from = new Date(Date.UTC(d.year!, d.month, d.day! - 1)).toISOString().slice(0, 10);
-          const to = new Date(Date.UTC(d.year!, d.month, d.day! + 2)).toISOString().slice(0, 10);
+          // A day either side, as ISO strings compare; the exact day or month is checked below (UTC, as sameDate reads).
+          const last = d.day === undefined ? Date.UTC(d.year!, d.month + 1, 1) : Date.UTC(d.year!, d.month, d.day + 1);
+          const from = new Date(Date.UTC(d.year!, d.month, (d.day ?? 1) - 1)).toISOString().slice(0, 10);
+          const to = new Date(last + DAY_MS).toISOString().slice(0, 10);
           return this.campaigns.messagesBetween(campaignId, { from, to, limit: DATED_LIMIT }, at);
         }),
       )
@@ -226,7 +231,7 @@ export class RecallSection implements ContextSection {
     const unique = [...new Map(rows.map((m) => [m.index, m])).values()];
     return (await this.visible(campaignId, at, unique, witness, dm)).map((m) => ({
       entry: messageEntry(m, marked),
-      score: DATED_SCORE,
+      score: days.some((d) => d.day !== undefined) ? DATED_SCORE : DATED_SCORE / 2,
       kind: 0,
       speaker: m.speaker ?? undefined,
     }));
