@@ -331,6 +331,9 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     for (let round = 3; round <= 7; round++) {
       await c.command('end-round');
       await c.say({ role: 'dm', content: `Round ${round}: the wagons roll on.` });
+      // Index 3: a line of 15 May that shares no word with a query naming that day.
+      if (round === 3)
+        await c.say({ role: 'dm', content: 'The well-keeper hums an old song.', at: '2026-05-15T09:00:00Z' });
     }
     await c.settled();
     const recalled = async (query: string) => {
@@ -344,6 +347,13 @@ describe('layered context (DESIGN §8) over a 14-round campaign', () => {
     expect(await first('the cistern on 8 May 2026')).toEqual([1, 0]);
     expect(await first('the cistern on May 1st')).toEqual([0, 1]);
     expect((await recalled('the cistern on 8 May 2026'))[0]).toBe(1);
+    // A query naming a day (with its year) also recalls that day's lines that match none of its words.
+    expect(await recalled('what happened on 15 May 2026?')).toContain(3);
+    expect(await recalled('what happened on May 15, 2026')).toContain(3);
+    expect(await recalled('what happened on 16 May 2026?')).not.toContain(3);
+    expect(await recalled('what happened?')).not.toContain(3);
+    expect(await recalled('what happened in May 2026?')).toContain(3);
+    expect(await recalled('what happened in June 2026?')).not.toContain(3);
   });
 
   it('perRoleMemory is set at creation and changed with PUT /settings', async () => {

@@ -180,6 +180,15 @@ export class CampaignReader {
     return this.db.read((m) => q.messagesByIndex(m, campaignId, indexes, at));
   }
 
+  /** Messages whose `at` falls in [from, to) (ISO strings), oldest first, at most `limit` (§8 recall of a named day). */
+  messagesBetween(
+    campaignId: string,
+    o: { from: string; to: string; limit: number },
+    at?: MessageHorizon,
+  ): Promise<StoredMessage[]> {
+    return this.db.read((m) => q.messagesBetween(m, campaignId, o, at));
+  }
+
   /**
    * Scope selection for the memory worker: `locationId`, index > cursor, recorded before `beforeVersion`;
    * §8: only rounds up to `maxRound`, only messages `witnessedBy` a viewer key.

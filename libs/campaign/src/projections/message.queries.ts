@@ -176,6 +176,24 @@ export function messagesByIndex(
 }
 
 /**
+ * Messages whose `at` falls in [from, to) as ISO strings compare (§8 recall of a named day), oldest first, at most
+ * `limit`. A bounded scan of one campaign's rows: `at` is a client's story time and carries no index.
+ */
+export function messagesBetween(
+  m: EntityManager,
+  campaignId: string,
+  o: { from: string; to: string; limit: number },
+  at?: MessageHorizon,
+): Promise<StoredMessage[]> {
+  const where = new Where()
+    .and('m.campaign_id = ?', campaignId)
+    .and('m.at >= ?', o.from)
+    .and('m.at < ?', o.to)
+    .visible(at);
+  return selectMessages(m, where, undefined, 'ORDER BY m.idx ASC LIMIT ?', [o.limit]);
+}
+
+/**
  * Scope selection for the memory worker: `locationId`, index > cursor, recorded before `beforeVersion`;
  * §8: only rounds up to `maxRound`, only messages `seenBy` a viewer key.
  */

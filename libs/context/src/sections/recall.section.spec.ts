@@ -34,11 +34,23 @@ describe('withStemPrefixes', () => {
     });
   });
 
+  it('a word of 4 letters is a prefix as it is ("play" finds "playing"); shorter words and numbers stay exact', () => {
+    expect(withStemPrefixes(recallQuery('play')!)).toEqual({ kind: 'word', word: 'play', prefix: true });
+    expect(withStemPrefixes(recallQuery('2023')!)).toEqual({ kind: 'word', word: '2023', prefix: false });
+    expect(withStemPrefixes(recallQuery('art')!)).toEqual({
+      kind: 'or',
+      children: [
+        { kind: 'word', word: 'art', prefix: false },
+        { kind: 'word', word: 'arts', prefix: false },
+      ],
+    });
+  });
+
   it('a short word also looks up its other number, exactly; "-y" and "-ies" find each other', () => {
     expect(withStemPrefixes(recallQuery('pets')!)).toEqual({
       kind: 'or',
       children: [
-        { kind: 'word', word: 'pets', prefix: false },
+        { kind: 'word', word: 'pets', prefix: true },
         { kind: 'word', word: 'pet', prefix: false },
       ],
     });

@@ -47,6 +47,15 @@ const REPLY_FACTOR = 0.6;
  */
 const NAME_ONLY_FACTOR = 0.3;
 
+/**
+ * Relative score of a message said on a day the query names but matching none of its words, before DATE_BOOST; half
+ * that for a month (tuned on LoCoMo, docs/layered-context.md).
+ */
+const DATED_SCORE = 0.6;
+const DAY_MS = 86_400_000;
+/** Messages of one named day or month read at most. */
+const DATED_LIMIT = 200;
+
 const MEMORY_SECTIONS = new Set(['location', 'npc', 'world']);
 
 /**
@@ -104,8 +113,9 @@ export class RecallSection implements ContextSection {
       dm,
       marked,
     );
+    const dated = await this.datedMessages(cid, at, request.query ?? '', found, held, witness, dm, marked);
     const terms = queryWords(words);
-    const messages = rankMessages(found, terms, request.query ?? '');
+    const messages = rankMessages([...found, ...dated], terms, request.query ?? '');
     const replies = await this.statementReplies(cid, at, messages, held, witness, dm, marked);
     const candidates = [
       ...messages,
@@ -184,6 +194,46 @@ export class RecallSection implements ContextSection {
       entry: messageEntry(m, marked),
       score: from.get(m.index)!.score * REPLY_FACTOR,
       kind: 0,
+    }));
+  }
+
+  /**
+   * A query naming a day ("what did Nate cook on 9 November 2022?") asks about that day's lines, which often share no
+   * word with it: the messages said that day join the hits at DATED_SCORE (before rankMessages' DATE_BOOST), so they
+   * fill room the matching lines leave; a month with its year ("in June 2023") brings its lines at half that.
+   */
+  private async datedMessages(
+    campaignId: string,
+    at: Horizon,
+    query: string,
+    found: Candidate[],
+    held: Set<string>,
+    witness: string | null,
+    dm: boolean,
+    marked: CampaignState,
+  ): Promise<Candidate[]> {
+    const days = queryDates(query).filter((d) => d.year !== undefined);
+    if (days.length === 0) return [];
+    const refs = new Set(found.map((c) => c.entry.ref));
+    const rows = (
+      await Promise.all(
+        days.slice(0, 3).map((d) => {
+          // A day either side, as ISO strings compare; the exact day or month is checked below (UTC, as sameDate reads).
+          const last = d.day === undefined ? Date.UTC(d.year!, d.month + 1, 1) : Date.UTC(d.year!, d.month, d.day + 1);
+          const from = new Date(Date.UTC(d.year!, d.month, (d.day ?? 1) - 1)).toISOString().slice(0, 10);
+          const to = new Date(last + DAY_MS).toISOString().slice(0, 10);
+          return this.campaigns.messagesBetween(campaignId, { from, to, limit: DATED_LIMIT }, at);
+        }),
+      )
+    )
+      .flat()
+      .filter((m) => days.some((d) => sameDate(d, m.at)) && !refs.has(String(m.index)) && !held.has(String(m.index)));
+    const unique = [...new Map(rows.map((m) => [m.index, m])).values()];
+    return (await this.visible(campaignId, at, unique, witness, dm)).map((m) => ({
+      entry: messageEntry(m, marked),
+      score: days.some((d) => d.day !== undefined) ? DATED_SCORE : DATED_SCORE / 2,
+      kind: 0,
+      speaker: m.speaker ?? undefined,
     }));
   }
 
@@ -443,9 +493,14 @@ const wordsOf = (text: string): string[] =>
     .toLowerCase()
     .match(/[\p{L}\p{N}]+/gu) ?? [];
 
-/** A query word as recall looks it up: words of 5+ letters lose a common suffix and match as a prefix. */
+/**
+ * A query word as recall looks it up: words of 5+ letters lose a common suffix and match as a prefix; a word of 4
+ * letters is a prefix as it is ("play" finds "playing", "bake" "baked"); shorter words and numbers stay exact.
+ */
 function stemOf(w: string): { word: string; prefix: boolean } {
-  if ([...w].length < 5) return { word: w, prefix: false };
+  const n = [...w].length;
+  if (n === 4 && /^\p{L}+$/u.test(w)) return { word: w, prefix: true };
+  if (n < 5) return { word: w, prefix: false };
   const cut = w.replace(/(?:ing|ed|es|er|ly|s)$/u, '');
   return { word: [...cut].length >= 4 ? cut : w, prefix: true };
 }
