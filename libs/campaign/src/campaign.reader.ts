@@ -180,7 +180,7 @@ export class CampaignReader {
     return this.db.read((m) => q.messagesByIndex(m, campaignId, indexes, at));
   }
 
-  /** Messages whose `at` falls in [from, to) (ISO strings), oldest first, at most `limit` (§8 recall of a named day). */
+  /** Messages whose `at` falls in [from, to) (ISO strings), oldest first, at most `limit` (§8: a named day) */
   messagesBetween(
     campaignId: string,
     o: { from: string; to: string; limit: number },
