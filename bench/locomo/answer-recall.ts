@@ -1,4 +1,4 @@
-/** Words that carry no answer content; small on purpose (see /work/shared/eval/README.md). */
+/** Words that carry no answer content; small on purpose (see README.md of the eval data in ../shared/eval). */
 export const STOP_WORDS = new Set(
   (
     'a an the and or but of to in on at for with by from as is are was were be been being it its this that these those ' +
