@@ -1,7 +1,7 @@
 // Import rules of the architecture picture (docs/architecture.md, docs/architecture-rules.md), checked by
 // `npm run lint:deps`. Violations that existed when a rule came in are listed in
 // .dependency-cruiser-known-violations.json (`--ignore-known`), so CI fails on any new one; moving code to where
-// the picture puts it empties that file. test/architecture.e2e-spec.ts plants a violation of each rule.
+// the picture puts it empties that file. test/e2e/house/architecture.e2e-spec.ts plants a violation of each rule.
 
 /** Pure domain files: decide/evolve, selection, formatting, query parsing. They import no Nest, TypeORM or I/O. */
 const PURE = [

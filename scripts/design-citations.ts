@@ -2,7 +2,7 @@
  * The `§N` citations of the code and whether each resolves inside the repository: a bare `§N` or `DESIGN §N` to a
  * heading `## §N.` of docs/design.md (each number of a range `§5–7`, and a quoted subsection name `§10 "Fork"` to
  * the text of that section), and `<page>.md §N.M` to a numbered heading of that page. Used by
- * test/design-citations.e2e-spec.ts and `npm run measure:architecture`.
+ * test/e2e/house/design-citations.e2e-spec.ts and `npm run measure:architecture`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

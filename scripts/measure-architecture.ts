@@ -193,7 +193,7 @@ const searchUpperImports = all
       .map((spec) => `${f} ← ${spec}`),
   );
 const resolver = new CitationResolver(ROOT);
-const citations = codeCitations(ROOT, [path.join(ROOT, 'test/design-citations.e2e-spec.ts')]);
+const citations = codeCitations(ROOT, [path.join(ROOT, 'test/e2e/house/design-citations.e2e-spec.ts')]);
 const unresolvedCitations = citations.map((c) => resolver.unresolved(c)).filter((u): u is string => u !== null);
 const flatSpecs = fs.readdirSync(path.join(ROOT, 'test')).filter((f) => f.endsWith('.e2e-spec.ts')).length;
 

@@ -1,7 +1,7 @@
 /**
  * A project that installed the @lorekeeper/client tarball (no repository around it): compiled with `tsc --strict`
  * against the package's own .d.ts files, then run against the service: `node ts-client-check.mjs <baseUrl>`.
- * It prints one JSON line that test/client-packages.e2e-spec.ts checks.
+ * It prints one JSON line that test/e2e/shipping/client-packages.e2e-spec.ts checks.
  */
 import { LorekeeperClient, LorekeeperError, type StreamEvent } from '@lorekeeper/client';
 

@@ -1,6 +1,6 @@
 /**
  * A game session written against a client GENERATED from /docs/openapi.json (openapi-typescript +
- * openapi-fetch), compiled with `tsc --strict` and no casts by test/openapi-client.e2e-spec.ts, then run
+ * openapi-fetch), compiled with `tsc --strict` and no casts by test/e2e/shipping/openapi-client.e2e-spec.ts, then run
  * against the service: `node walkthrough.mjs <baseUrl>`. It prints one JSON line the test checks.
  * (`.mts`, so the repository's own tsc run leaves it alone: ./schema exists only in the test's folder.)
  */

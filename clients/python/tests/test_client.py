@@ -1,5 +1,5 @@
 """
-The Python client against a running service: LOREKEEPER_URL (test/client-packages.e2e-spec.ts starts one and runs
+The Python client against a running service: LOREKEEPER_URL (test/e2e/shipping/client-packages.e2e-spec.ts starts one and runs
 `python3 -m unittest discover -s tests` in clients/python). Standard library only, like the client.
 """
 

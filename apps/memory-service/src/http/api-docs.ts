@@ -8,7 +8,7 @@ type AnyDecorator = (target: object, key?: string | symbol, descriptor?: Propert
  * @nestjs/swagger takes ≈0.4 s to load, a third of a cold start, and only /docs needs it. So the Api*
  * decorators below record what they were given and apply swagger's own decorators when the document is
  * first built (loadSwagger); decorations made after that apply at once. Import them from here, not from
- * @nestjs/swagger, or the boot pays for swagger again (test/boot-footprint.e2e-spec.ts checks).
+ * @nestjs/swagger, or the boot pays for swagger again (test/e2e/operations/boot-footprint.e2e-spec.ts checks).
  */
 let swagger: Swagger | undefined;
 const pending: Array<(s: Swagger) => void> = [];
