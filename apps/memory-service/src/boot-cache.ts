@@ -13,87 +13,17 @@
  * after that start. It lives in dist/.boot-cache/ (never committed: dist/ is ignored). BOOT_CACHE=off disables it.
  *
  * Import this module first (main.ts does): it installs itself when loaded, before the modules it speeds up.
+ * Here: the loader hooks and when to write; the cache file's format is boot-cache.store.ts, the ESM translation
+ * boot-cache.esm.ts.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import Module from 'node:module';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import vm from 'node:vm';
+import { canResolve, EsmTranslator } from './boot-cache.esm';
+import { Entry, Index, readCacheFile, writeCacheFile } from './boot-cache.store';
 
-interface Entry {
-  /** mtimeMs and size of the source when cached. */
-  mtime: number;
-  size: number;
-  /** Byte range of the V8 code cache in the file's data section. */
-  cache?: [number, number];
-  /** Byte range of the CommonJS translation of an ESM file. */
-  code?: [number, number];
-}
-
-interface Index {
-  fingerprint: string;
-  files: Map<string, Entry>;
-  /** `parent folder \0 request` → resolved file. */
-  resolved: Map<string, string>;
-  esmToCjs: boolean;
-}
-
-/**
- * The index as stored: paths once in a table, entries as flat number arrays (JSON.parse of ≈ 1,800 files and
- * ≈ 4,000 resolutions as objects keyed by path took ≈ 50 ms, a twentieth of a cached boot).
- */
-interface StoredIndex {
-  fingerprint: string;
-  esmToCjs: boolean;
-  paths: string[];
-  /** Per file: path, mtime, size, cache start, cache end, code start, code end (-1: none). */
-  files: number[];
-  /** Per resolution: parent folder (path), request, resolved file (path). */
-  resolved: (string | number)[];
-}
-
-const FILE_FIELDS = 7;
-
-function encodeIndex(index: Index): Buffer {
-  const ids = new Map<string, number>();
-  const id = (path: string) => {
-    let n = ids.get(path);
-    if (n === undefined) ids.set(path, (n = ids.size));
-    return n;
-  };
-  const files: number[] = [];
-  for (const [filename, e] of index.files) {
-    files.push(id(filename), e.mtime, e.size, ...(e.cache ?? [-1, -1]), ...(e.code ?? [-1, -1]));
-  }
-  const resolved: (string | number)[] = [];
-  for (const [key, filename] of index.resolved) {
-    const cut = key.indexOf('\0');
-    resolved.push(id(key.slice(0, cut)), key.slice(cut + 1), id(filename));
-  }
-  const stored: StoredIndex = {
-    fingerprint: index.fingerprint,
-    esmToCjs: index.esmToCjs,
-    paths: [...ids.keys()],
-    files,
-    resolved,
-  };
-  return Buffer.from(JSON.stringify(stored));
-}
-
-function decodeIndex(json: string): Index {
-  const stored = JSON.parse(json) as StoredIndex;
-  const { paths, files: f, resolved: r } = stored;
-  const files = new Map<string, Entry>();
-  for (let i = 0; i < f.length; i += FILE_FIELDS) {
-    const entry: Entry = { mtime: f[i + 1], size: f[i + 2] };
-    if (f[i + 3] >= 0) entry.cache = [f[i + 3], f[i + 4]];
-    if (f[i + 5] >= 0) entry.code = [f[i + 5], f[i + 6]];
-    files.set(paths[f[i]], entry);
-  }
-  const resolved = new Map<string, string>();
-  for (let i = 0; i < r.length; i += 3)
-    resolved.set(`${paths[r[i] as number]}\0${r[i + 1]}`, paths[r[i + 2] as number]);
-  return { fingerprint: stored.fingerprint, esmToCjs: stored.esmToCjs, files, resolved };
-}
+export { renameWrapperNames } from './boot-cache.esm';
 
 export interface BootCacheStats {
   /** Files compiled with a code cache V8 accepted. */
@@ -123,12 +53,6 @@ interface ModuleInternals {
 }
 
 const VERSION = 3;
-/**
- * Packages whose ESM is loaded as CommonJS. swc's `node` interop matches Node for every import of a CommonJS
- * module, but a default import of another translated module would get its whole exports object; Nest's packages
- * have no default exports (checked for @nestjs 12), so their translation is exact. Other ESM loads natively.
- */
-const TRANSLATED_SCOPES = [`${sep}node_modules${sep}@nestjs${sep}`];
 const ROOT = resolve(__dirname, '../../../..');
 const NodeModule = Module as unknown as ModuleInternals;
 
@@ -138,13 +62,10 @@ class BootCache {
   private data: Buffer | null = null;
   private readonly loaded = new Map<string, Loaded>();
   private readonly resolved = new Map<string, string>();
-  private readonly packageType = new Map<string, boolean>();
   private dirty = false;
   private released = false;
-  /** While swc loads: the translator is not part of the boot, so it is not cached. */
-  private bypass = false;
+  private readonly esm = new EsmTranslator();
   private esmToCjs: boolean;
-  private swc: typeof import('@swc/core') | null | undefined;
 
   constructor(
     private readonly file: string,
@@ -160,7 +81,7 @@ class BootCache {
   install(): void {
     const originalResolve = NodeModule._resolveFilename;
     NodeModule._resolveFilename = (request, parent, isMain, options) => {
-      if (options !== undefined || !parent?.path || this.bypass || Module.isBuiltin(request)) {
+      if (options !== undefined || !parent?.path || this.esm.bypass || Module.isBuiltin(request)) {
         return originalResolve(request, parent, isMain, options);
       }
       const key = `${parent.path}\0${request}`;
@@ -177,9 +98,9 @@ class BootCache {
     };
     const originalJs = NodeModule._extensions['.js'];
     NodeModule._extensions['.js'] = (module, filename) => {
-      if (this.bypass) return originalJs(module, filename);
+      if (this.esm.bypass) return originalJs(module, filename);
       const cached = this.index?.files.get(filename);
-      const esm = cached ? cached.code !== undefined : this.isEsm(filename);
+      const esm = cached ? cached.code !== undefined : this.esm.isEsm(filename);
       if (esm && !this.esmToCjs) return originalJs(module, filename); // no swc: Node's ESM loader
       this.compile(module, filename, esm);
     };
@@ -221,18 +142,7 @@ class BootCache {
       resolved: new Map([...(this.index?.resolved ?? []), ...this.resolved]),
       esmToCjs: translate,
     };
-    const header = encodeIndex(index);
-    const length = Buffer.alloc(4);
-    length.writeUInt32LE(header.length);
-    try {
-      mkdirSync(dirname(this.file), { recursive: true });
-      // Written aside and renamed: replicas starting together never read a half-written file.
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      writeFileSync(tmp, Buffer.concat([length, header, ...chunks]));
-      renameSync(tmp, this.file);
-    } catch {
-      // A read-only dist/ (an image, a shared mount) only means every start compiles; never a failed start.
-    }
+    writeCacheFile(this.file, index, chunks);
     this.loaded.clear();
   }
 
@@ -246,16 +156,10 @@ class BootCache {
   }
 
   private read(): void {
-    try {
-      const buf = readFileSync(this.file);
-      const length = buf.readUInt32LE(0);
-      const index = decodeIndex(buf.subarray(4, 4 + length).toString('utf8'));
-      if (index.fingerprint !== this.fingerprint) return;
-      this.index = index;
-      this.data = buf.subarray(4 + length);
-    } catch {
-      // No cache yet, or unreadable: this start loads the ordinary way and writes one.
-    }
+    const found = readCacheFile(this.file, this.fingerprint);
+    if (!found) return;
+    this.index = found.index;
+    this.data = found.data;
   }
 
   private stat(filename: string): { mtime: number; size: number } {
@@ -269,7 +173,7 @@ class BootCache {
     const current = entry !== undefined && entry.mtime === mtime && entry.size === size && this.data !== null;
     let code: string;
     if (esm) {
-      code = current && entry.code ? this.data!.subarray(...entry.code).toString('utf8') : this.translate(filename);
+      code = current && entry.code ? this.data!.subarray(...entry.code).toString('utf8') : this.esm.translate(filename);
       this.stats.translated++;
     } else {
       code = readFileSync(filename, 'utf8');
@@ -292,67 +196,6 @@ class BootCache {
     const fn = script.runInThisContext() as (...args: unknown[]) => void;
     fn.call(module.exports, module.exports, requireFor(module), module, filename, dirname(filename));
   }
-
-  /** ESM → CommonJS with Node's interop (a default import of a CommonJS module is its module.exports). */
-  private translate(filename: string): string {
-    const swc = this.loadSwc();
-    if (!swc) throw new Error(`boot cache: cannot translate ${filename} without @swc/core`);
-    return swc.transformSync(renameWrapperNames(readFileSync(filename, 'utf8')), {
-      filename,
-      jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' },
-      module: { type: 'commonjs', importInterop: 'node' },
-      isModule: true,
-      sourceMaps: false,
-    }).code;
-  }
-
-  private loadSwc(): typeof import('@swc/core') | null {
-    if (this.swc === undefined) {
-      this.bypass = true;
-      try {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a dev dependency, optional at run time
-        this.swc = require('@swc/core') as typeof import('@swc/core');
-      } catch {
-        this.swc = null;
-      } finally {
-        this.bypass = false;
-      }
-    }
-    return this.swc;
-  }
-
-  /**
-   * Whether a file is an ESM file this cache translates: a .js file (never .cjs) of a package with
-   * `"type": "module"` (the nearest package.json decides), in a scope of TRANSLATED_SCOPES.
-   */
-  private isEsm(filename: string): boolean {
-    if (!filename.endsWith('.js') || !TRANSLATED_SCOPES.some((scope) => filename.includes(scope))) return false;
-    const dirs: string[] = [];
-    let dir = dirname(filename);
-    let answer: boolean | undefined;
-    for (;;) {
-      answer = this.packageType.get(dir);
-      if (answer !== undefined) break;
-      dirs.push(dir);
-      const pkg = join(dir, 'package.json');
-      if (existsSync(pkg)) {
-        try {
-          answer = (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: string }).type === 'module';
-        } catch {
-          answer = false;
-        }
-        break;
-      }
-      const parent = dirname(dir);
-      if (parent === dir || dir.endsWith(`${sep}node_modules`)) {
-        answer = false;
-        break;
-      }
-      dir = parent;
-    }
-    for (const d of dirs) this.packageType.set(d, answer);
-    return answer;
-  }
 }
 
 /** The `require` a CommonJS module is given (what Node's makeRequireFunction builds). */
@@ -366,30 +209,6 @@ function requireFor(module: Module): NodeJS.Require {
   req.extensions = NodeModule._extensions as unknown as NodeJS.RequireExtensions;
   req.cache = NodeModule._cache as unknown as NodeJS.Require['cache'];
   return req;
-}
-
-const WRAPPER_NAMES = ['require', 'module', 'exports', '__filename', '__dirname'];
-
-/**
- * An ESM file may declare a top-level `require` (`createRequire(import.meta.url)`) or `__dirname`: inside the
- * CommonJS wrapper that would clash with its parameters (and swc's own `require` calls), so it is renamed.
- */
-export function renameWrapperNames(source: string): string {
-  for (const name of WRAPPER_NAMES) {
-    if (!new RegExp(`^(?:export\\s+)?(?:const|let|var|function|class)\\s+${name}\\b`, 'm').test(source)) continue;
-    // Not a property (`x.require`), a key (`require:`), part of a string or path (`'node:module'`).
-    source = source.replace(new RegExp(`(?<![\\w$.'"/:])${name}(?![\\w$'":])`, 'g'), `__esm_${name}`);
-  }
-  return source;
-}
-
-function canResolve(request: string): boolean {
-  try {
-    require.resolve(request);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** What the cache depends on besides each file: node and V8, the build, the installed packages. */

@@ -1,7 +1,10 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseApiKeys } from './api-keys';
+import { ConfigError } from './errors';
 import { ModelPrices, parseModelPrices } from './model-prices';
+
+export { ConfigError } from './errors';
 
 const int = (def: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(def);
@@ -173,8 +176,6 @@ export interface AppConfig {
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
-
-export class ConfigError extends Error {}
 
 /** Parses the environment; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {

@@ -32,3 +32,6 @@ export const invalid = (code: string, message: string, errors?: FieldError[]) =>
   new DomainError('invalid', code, message, errors);
 export const notFound = (code: string, message: string) => new DomainError('not_found', code, message);
 export const conflict = (code: string, message: string) => new DomainError('conflict', code, message);
+
+/** A bad setting of the environment; the message names the variable (loadConfig, the summarizer's choice). */
+export class ConfigError extends Error {}

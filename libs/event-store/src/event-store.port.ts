@@ -1,3 +1,5 @@
+export { WrongExpectedVersionError } from './errors';
+
 /** Metadata on every event envelope (DESIGN §2). */
 export interface EventMetadata {
   correlationId?: string;
@@ -95,17 +97,6 @@ export interface EventStore {
 }
 
 export const EVENT_STORE = Symbol('EVENT_STORE');
-
-export class WrongExpectedVersionError extends Error {
-  constructor(
-    readonly streamId: string,
-    readonly expected: number,
-    readonly actual: number | null,
-  ) {
-    super(`stream ${streamId}: expected version ${expected}, found ${actual ?? 'a concurrent append'}`);
-    this.name = 'WrongExpectedVersionError';
-  }
-}
 
 /** Stream ids: one game stream and one memory stream per campaign (DESIGN §1). */
 export const gameStream = (campaignId: string) => `campaign-${campaignId}`;

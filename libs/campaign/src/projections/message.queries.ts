@@ -1,17 +1,19 @@
 import { sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { Message } from '../domain/state';
-import { PUBLIC_WITNESS } from '../domain/witnessing';
 import { MessageRecord } from './message.entity';
 import { fromMessageRecord } from './message.mapper';
+import { chunks, marks } from './in-list';
 import { seenBy } from './seen-by';
-import { Horizon } from '../timelines/horizon';
+import { MessageHorizon, visibleAt } from './visible-at';
 
-/** What bounds a message read (DESIGN §10 "As-of reads"): the messages that existed at a version. */
-export type MessageHorizon = Pick<Horizon, 'version' | 'messageCount'>;
+export { visibleAt } from './visible-at';
+export type { MessageHorizon } from './visible-at';
+export { witnessCounts, witnessedIndexes, witnessedOrder } from './witness.queries';
 
 /**
- * Every read of `messages`, `message_witnesses` and `tool_calls`, as plain parameterised SQL on the caller's
+ * Every read of `messages`, `message_witnesses` and `tool_calls` (those of the witness table in witness.queries.ts,
+ * the as-of filter in visible-at.ts, both re-exported here), as plain parameterised SQL on the caller's
  * manager: CampaignReader runs them in its own reads, the memory and search projections inside their transactions.
  * Plain SQL, not the query builder: query building showed in the worker's CPU profiles (scope selection runs per
  * trigger), and the Recent window read took half the time without it (`npm run bench -- --only search`).
@@ -54,17 +56,6 @@ const MESSAGE_COLUMNS = [
   'm.at_filled AS "atFilled"',
 ].join(', ');
 
-/** Most values one `IN (…)` binds: well under SQLite's and PostgreSQL's bound-parameter limits. */
-const CHUNK = 500;
-
-const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-
-function chunks<T>(list: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < list.length; i += CHUNK) out.push(list.slice(i, i + CHUNK));
-  return out;
-}
-
 /** Conditions of a statement on `messages m` and their values, in order. */
 class Where {
   readonly text: string[] = [];
@@ -80,24 +71,6 @@ class Where {
     const v = visibleAt(at, 'm', includeRetracted);
     return this.and(v.where, ...v.params);
   }
-}
-
-/**
- * The one as-of filter of every message read (DESIGN §10): the messages that existed at `at` — an index below its
- * message count, a bound on the primary key or any index that ends in `idx`, so every statement keeps its plan — and
- * were not retracted by then (a retraction is a story event: before it, the message was there). A current read
- * passes the current horizon: one code path. `includeRetracted` keeps retracted ones (GET …/messages only).
- */
-export function visibleAt(
-  at: MessageHorizon,
-  alias = 'm',
-  includeRetracted = false,
-): { where: string; params: unknown[] } {
-  if (includeRetracted) return { where: `${alias}.idx < ?`, params: [at.messageCount] };
-  return {
-    where: `${alias}.idx < ? AND (${alias}.retracted_version IS NULL OR ${alias}.retracted_version > ?)`,
-    params: [at.messageCount, at.version],
-  };
 }
 
 /** The retraction columns, read only where a message is shown with its retraction (`includeRetracted`). */
@@ -219,85 +192,6 @@ export function messagesForScope(
   if (o.locationId !== undefined) where.and('m.location_id = ?', o.locationId);
   if (o.roles) where.and(`m.role IN (${marks(o.roles.length)})`, ...o.roles);
   return selectMessages(m, where, o.seenBy, 'ORDER BY m.idx ASC');
-}
-
-/**
- * Every index `viewer` (a witness key) witnessed and that is visible at `at`, ascending: a bound key's `seq` is a
- * position in this list (DESIGN §8 "A bound key learns nothing about what it did not witness").
- */
-export async function witnessedOrder(
-  m: EntityManager,
-  campaignId: string,
-  viewer: string,
-  at: MessageHorizon,
-): Promise<number[]> {
-  // The witness primary key alone (a covering range, no row of messages read per index), less the messages retracted
-  // by then (few, ix_messages_retracted): a join with messages cost 4x as much at 50k witnessed messages.
-  const witnessed = await sql<{ idx: number | string }>(
-    m,
-    'SELECT idx FROM message_witnesses WHERE campaign_id = ? AND viewer_id = ? AND idx < ? ORDER BY idx',
-    [campaignId, viewer, at.messageCount],
-  );
-  const retracted = await sql<{ idx: number | string }>(
-    m,
-    'SELECT idx FROM messages WHERE campaign_id = ? AND retracted_version IS NOT NULL AND retracted_version <= ?',
-    [campaignId, at.version],
-  );
-  const gone = new Set(retracted.rows.map((r) => Number(r.idx)));
-  return witnessed.rows.map((r) => Number(r.idx)).filter((idx) => !gone.has(idx));
-}
-
-/** The subset of `indexes` that `viewer` (a witness key, or PUBLIC_WITNESS) saw. */
-export async function witnessedIndexes(
-  m: EntityManager,
-  campaignId: string,
-  viewer: string,
-  indexes: number[],
-  at?: MessageHorizon,
-): Promise<Set<number>> {
-  const out = new Set<number>();
-  const seen = seenBy(viewer);
-  const visible = at ? visibleAt(at) : { where: '1 = 1', params: [] };
-  for (const chunk of chunks([...new Set(indexes)])) {
-    const text =
-      `SELECT m.idx AS idx FROM messages m${seen.join}` +
-      ` WHERE m.campaign_id = ? AND m.idx IN (${marks(chunk.length)}) AND ${visible.where}${seen.where}`;
-    const values = [...seen.params, campaignId, ...chunk, ...visible.params];
-    const { rows } = await sql<{ idx: number | string }>(m, text, values);
-    for (const r of rows) out.add(Number(r.idx));
-  }
-  return out;
-}
-
-/**
- * How many of `indexes` each witness key saw: every character's count from its `message_witnesses` rows, and
- * PUBLIC_WITNESS's, the public messages among them (present, possibly 0, whenever `indexes` is not empty).
- */
-export async function witnessCounts(
-  m: EntityManager,
-  campaignId: string,
-  indexes: number[],
-): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  const add = (key: string, n: number | string) => counts.set(key, (counts.get(key) ?? 0) + Number(n));
-  for (const chunk of chunks([...new Set(indexes)])) {
-    // The key is (campaign, viewer, idx): one seek per viewer and index, the viewers found by a skip scan. Grouping
-    // the campaign's witness rows by viewer read all of them for every memory (quadratic over a replay or an import).
-    const perViewer =
-      'WITH RECURSIVE v(id) AS (SELECT MIN(viewer_id) FROM message_witnesses WHERE campaign_id = ? UNION ALL SELECT ' +
-      '(SELECT MIN(viewer_id) FROM message_witnesses WHERE campaign_id = ? AND viewer_id > v.id) FROM v WHERE v.id ' +
-      'IS NOT NULL) SELECT v.id AS viewer_id, (SELECT COUNT(*) FROM message_witnesses w WHERE w.campaign_id = ? AND ' +
-      `w.viewer_id = v.id AND w.idx IN (${marks(chunk.length)})) AS n FROM v WHERE v.id IS NOT NULL`;
-    const params = [campaignId, campaignId, campaignId, ...chunk];
-    const viewers = await sql<{ viewer_id: string; n: number | string }>(m, perViewer, params);
-    for (const r of viewers.rows) if (Number(r.n) > 0) add(r.viewer_id, r.n);
-    const seen = seenBy(PUBLIC_WITNESS);
-    const publicOnes =
-      'SELECT COUNT(*) AS n FROM messages m' +
-      ` WHERE m.campaign_id = ? AND m.idx IN (${marks(chunk.length)})${seen.where}`;
-    add(PUBLIC_WITNESS, (await sql<{ n: number | string }>(m, publicOnes, [campaignId, ...chunk])).rows[0]?.n ?? 0);
-  }
-  return counts;
 }
 
 /**

@@ -1,9 +1,7 @@
 import { CLOCKS, DANGER_LEVELS, MESSAGE_ROLES, VISIBILITIES } from '@app/campaign';
-import { AGENTS, DROP_REASONS, SECTION_ORDER } from '@app/context';
+import { AGENTS, SECTION_ORDER } from '@app/context';
 import { z } from 'zod';
-
-/** §8: `clock` says how contexts date what they print (story time, the client's `at`, or none). */
-const campaignSettings = z.object({ perRoleMemory: z.boolean(), clock: z.enum(CLOCKS) });
+import { count, dropped, int, nullableTime, time } from './responses.shared';
 
 /**
  * The success bodies of the API, as zod schemas: the OpenAPI document is generated from them (so every 2xx
@@ -11,10 +9,11 @@ const campaignSettings = z.object({ perRoleMemory: z.boolean(), clock: z.enum(CL
  * turns it on), every answer is checked against its schema, so the document cannot drift from what the
  * service sends. Objects are not strict: a new field is not a break; a changed type or a missing field is.
  */
-const int = z.number().int();
-const count = int.min(0);
-const time = z.string().describe('ISO 8601 date-time');
-const nullableTime = time.nullable();
+export * from './service.responses';
+export * from './state.responses';
+
+/** §8: `clock` says how contexts date what they print (story time, the client's `at`, or none). */
+const campaignSettings = z.object({ perRoleMemory: z.boolean(), clock: z.enum(CLOCKS) });
 
 export const versionOnly = z.object({ version: count.describe('the campaign version after this write') });
 
@@ -157,12 +156,6 @@ const entry = z.object({
   revision: int.min(1).optional().describe('a memory entry: 1 as recorded, +1 per revision or correction (DESIGN §10)'),
   origin: z.enum(['model', 'dm']).optional().describe('a memory entry: `dm` after a game master’s correction'),
 });
-const dropped = z.object({
-  section: z.string(),
-  ref: z.string(),
-  tokens: count,
-  reason: z.enum(DROP_REASONS),
-});
 
 export const contextResponse = z
   .object({
@@ -212,112 +205,6 @@ export const setTermResponse = z.object({
 });
 export const hideTermResponse = z.object({ version: count, term: z.string(), hidden: z.literal(true) });
 
-const tick = count.nullable();
-export const putSnapshotResponse = z.object({ tool: z.string(), tick, capturedAt: time, bytes: count });
-export const snapshotsResponse = z.object({
-  items: z.array(z.object({ tool: z.string(), tick, capturedAt: time, bytes: count, stale: z.boolean() })),
-});
-export const snapshotResponse = z.object({
-  tool: z.string(),
-  tick,
-  capturedAt: time,
-  stale: z.boolean(),
-  fieldTicks: z.record(z.string(), tick),
-  content: z.unknown().describe('the stored tool result, any JSON value'),
-});
-export const actionResponse = z.object({ stale: z.array(z.string()).describe('tools this action made stale') });
-export const loginResponse = z.object({
-  version: count,
-  account: z.string(),
-  agentId: z.string(),
-  previousAccount: z.string().nullable(),
-});
-export const logoutResponse = z.object({ version: count, account: z.string(), loggedOut: z.literal(true) });
-export const accountsResponse = z.object({
-  items: z.array(z.object({ account: z.string(), agentId: z.string().nullable() })),
-});
-const toolRule = z.object({
-  tool: z.string(),
-  title: z.string().nullable(),
-  fields: z.array(z.string()).nullable(),
-  invalidatedBy: z.array(z.string()).nullable(),
-  maxAgeTicks: count.nullable(),
-});
-export const toolRuleResponse = toolRule;
-export const toolRulesResponse = z.object({ items: z.array(toolRule) });
-
-const fact = z.object({
-  type: z.string(),
-  key: z.string(),
-  value: z.string(),
-  priority: int,
-  status: z.enum(['active', 'resolved', 'expired']),
-  expiresAt: nullableTime,
-  assertedAt: time,
-  resolvedAt: nullableTime,
-});
-export const factResponse = z.object({ version: count, fact });
-export const factsResponse = z.object({ items: z.array(fact) });
-export const digestResponse = z.object({
-  version: z.string().describe('SHA-256 of the digest text'),
-  text: z.string(),
-  tokens: count,
-  dropped: z.array(dropped),
-});
-const player = z.object({
-  id: z.string(),
-  name: z.string(),
-  aliases: z.array(z.string()),
-  stats: z.record(z.string(), z.union([z.string(), z.number()])),
-  registeredVersion: count,
-  locationId: z.string().optional().describe('§8: where the player stands apart from the party (absent: with it)'),
-  hud: z.object({ text: z.string(), tokens: count, dropped: z.array(dropped) }),
-});
-export const playerResponse = player;
-export const putPlayerResponse = z.object({ version: count, player });
-export const playersResponse = z.object({ items: z.array(player) });
-
-const searchHit = z.object({
-  kind: z.enum(['message', 'reasoning', 'memory', 'broadcast']),
-  ref: z.union([int, z.string()]).describe('message index (messages, reasoning) or memory id'),
-  snippet: z.string().describe('text around the hits, each hit wrapped in «…»'),
-  score: z.number(),
-  at: time,
-  round: int.nullable(),
-});
-export const searchResponse = z.object({ items: z.array(searchHit) });
-const broadcast = z.object({
-  id: z.string(),
-  content: z.string(),
-  from: z.string(),
-  at: time,
-  visibility: z.enum(['public', 'gm']),
-});
-export const broadcastResponse = broadcast;
-export const broadcastsResponse = z.object({
-  items: z.array(
-    broadcast.extend({
-      kind: z.literal('broadcast'),
-      ref: z.string(),
-      snippet: z.string().optional(),
-      score: z.number().optional(),
-    }),
-  ),
-});
-
-export const readinessResponse = z.object({
-  status: z.enum(['ok', 'unavailable']),
-  database: z.enum(['up', 'down']),
-  worker: z.enum(['running', 'stopped']),
-  replica: z.record(z.string(), z.unknown()),
-});
-export const livenessResponse = z.object({
-  status: z.string(),
-  info: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  error: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
-  details: z.record(z.string(), z.record(z.string(), z.unknown())),
-});
-
 export const campaignsResponse = z.object({
   items: z.array(
     z.object({
@@ -330,65 +217,6 @@ export const campaignsResponse = z.object({
     }),
   ),
 });
-export const timelineResponse = z.object({
-  items: z.array(
-    z.object({
-      id: z.string().describe('<timeline>:<game|memory>:<version>, the SSE event id'),
-      stream: z.enum(['game', 'memory']),
-      version: count,
-      type: z.string(),
-      data: z.unknown(),
-      triggerVersion: count.optional(),
-      recordedAt: time,
-    }),
-  ),
-});
-
-const usd = z.number().nullable().describe('USD at MODEL_PRICES; null when no call of the group has a priced model');
-const usageTotals = {
-  calls: count,
-  requests: count,
-  inputTokens: count,
-  outputTokens: count,
-  cacheReadTokens: count,
-  cacheWriteTokens: count,
-  latencyMs: count,
-  failedCalls: count.describe('attempts that failed (empty answer, error, timeout)'),
-  abandonedCalls: count.describe('calls whose outcome never committed (shutdown, lost lease, crash)'),
-  estimatedCost: usd,
-  wastedCost: usd.describe('the part of estimatedCost spent on failed and abandoned calls'),
-};
-const modelPrice = z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() });
-export const usageResponse = z.object({
-  campaignId: z.string(),
-  currency: z.literal('USD'),
-  totals: z.object(usageTotals),
-  byScope: z.array(z.object({ scope: z.string(), ...usageTotals })),
-  byModel: z.array(z.object({ model: z.string(), price: modelPrice.nullable(), ...usageTotals })),
-  unpricedModels: z.array(z.string()),
-});
-export const memoryUsageResponse = z.object({
-  memoryId: z.string(),
-  calls: z.array(
-    z.object({
-      scope: z.string(),
-      subjectId: z.string(),
-      attempt: int.min(1),
-      model: z.string(),
-      outcome: z.enum(['ok', 'empty', 'error', 'timeout', 'abandoned', 'pending']),
-      inputTokens: count,
-      outputTokens: count,
-      cacheReadTokens: count,
-      cacheWriteTokens: count,
-      latencyMs: count,
-      requests: count,
-      triggerVersion: count,
-      calledAt: time,
-      estimatedCost: z.number().nullable(),
-    }),
-  ),
-});
-
 // DESIGN §10 fork and rewind (lane 4).
 export const forkResponse = campaignResponse.extend({
   parent: z.object({ id: z.string(), version: count.describe('the parent version the fork was cut at') }),
