@@ -17,6 +17,7 @@ export * from './checkpoint/checkpoint.entity';
 export * from './checkpoint/checkpoint.store';
 export * from './checkpoint/checkpoint.projection';
 export * from './usage-calls';
+export * from './usage-observer';
 export * from './memory.module';
 export * from './timelines/memory.timeline';
 export * from './corrections/memory.preparer';

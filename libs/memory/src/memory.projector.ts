@@ -1,14 +1,14 @@
-import { glossaryKey, viewerKey, witnessCounts } from '@app/campaign';
+import { witnessCounts } from '@app/campaign';
 import { sql } from '@app/database';
 import { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
-import { MemoryWitnessRecord, RollingSummaryRecord } from './layers.entity';
-import { GlossaryTermAddedData, MemoryRecordedData, RollingSummaryUpdatedData, summarySubject } from './memory-events';
+import { MemoryWitnessRecord } from './layers.entity';
+import { layersProjection } from './layers.projector';
+import { GlossaryTermAddedData, MemoryRecordedData, RollingSummaryUpdatedData } from './memory-events';
 import { GlossaryTermWithdrawnData, MemoryRevisedData, MemoryWithdrawnData } from './memory-events';
-import { PUBLIC_SUMMARY_KEY, PUBLIC_SUMMARY_SUBJECT } from './memory-events';
 import { MemoryRecord } from './memory.entity';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
-import { memorySql, rawRows } from './worker-sql';
+import { firstRetraction, memorySql, rawRows } from './worker-sql';
 
 const CHUNK = 500;
 
@@ -22,8 +22,6 @@ export type IndexedMemory = Readonly<
     searchSeq?: number;
   }
 >;
-
-const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 /** Listeners that index memories in the same transaction (the search index, §7). */
 export interface MemoryIndexer {
@@ -65,19 +63,18 @@ export class MemoryProjector {
   ): Promise<void> {
     const wordings: IndexedMemory[] = [];
     for (const e of events) {
-      if (e.type === 'GlossaryTermAdded') {
-        await this.addTerm(m, campaignId, e.data as GlossaryTermAddedData, e.version);
-        await withholdLateTerm(m, campaignId, e.data as GlossaryTermAddedData, e.version);
-      }
+      if (e.type === 'GlossaryTermAdded')
+        await layersProjection.addTerm(m, campaignId, e.data as GlossaryTermAddedData, e.version);
       if (e.type === 'RollingSummaryUpdated')
-        await this.addSummary(m, campaignId, e.data as RollingSummaryUpdatedData, e.version);
+        await layersProjection.addSummary(m, campaignId, e.data as RollingSummaryUpdatedData, e.version);
       if (e.type === 'MemoryRecorded') wordings.push(await this.record(m, campaignId, e));
       if (e.type === 'MemoryRevised') {
         const revised = await this.revise(m, campaignId, e);
         if (revised) wordings.push(revised);
       }
       if (e.type === 'MemoryWithdrawn') await this.withdraw(m, campaignId, e);
-      if (e.type === 'GlossaryTermWithdrawn') await withdrawTerm(m, campaignId, e.data as GlossaryTermWithdrawnData);
+      if (e.type === 'GlossaryTermWithdrawn')
+        await layersProjection.withdrawTerm(m, campaignId, e.data as GlossaryTermWithdrawnData);
     }
     const last = events[events.length - 1];
     if (last && o.memoryVersion !== false) await CheckpointStore.setMemoryVersion(m, campaignId, last.version);
@@ -149,60 +146,6 @@ export class MemoryProjector {
     await memorySql.withhold(m, campaignId, memoryId, Math.max(retractedAt, triggerVersion), at);
   }
 
-  private async addTerm(
-    m: EntityManager,
-    campaignId: string,
-    d: GlossaryTermAddedData,
-    memoryVersion: number,
-  ): Promise<void> {
-    const key = glossaryKey(d.term);
-    // The first live coining wins (a row per coining since §10, so the key no longer dedupes); a replayed
-    // duplicate must not wedge the worker.
-    await sql(
-      m,
-      'INSERT INTO glossary_terms (campaign_id, term_key, term, definition, coined_message_index, trigger_version, ' +
-        'memory_version, created_at) SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM glossary_terms ' +
-        'WHERE campaign_id = ? AND term_key = ? AND withdrawn_version IS NULL) ON CONFLICT DO NOTHING',
-      [
-        campaignId,
-        key,
-        d.term,
-        d.definition,
-        d.coinedMessageIndex,
-        d.triggerVersion,
-        memoryVersion,
-        d.createdAt,
-        campaignId,
-        key,
-      ],
-    );
-  }
-
-  private async addSummary(
-    m: EntityManager,
-    campaignId: string,
-    d: RollingSummaryUpdatedData,
-    memoryVersion: number,
-  ): Promise<void> {
-    const publicToo = { ...d, alsoPublic: false, publicView: true };
-    if (d.alsoPublic) await this.addSummary(m, campaignId, publicToo, memoryVersion);
-    const key = d.publicView ? PUBLIC_SUMMARY_KEY : d.viewer === null ? '*' : viewerKey('player', d.viewer);
-    await m.getRepository(RollingSummaryRecord).insert({
-      campaignId,
-      viewerKey: key,
-      memoryVersion,
-      summary: d.summary,
-      sinceMessageIndex: d.sinceMessageIndex,
-      throughMessageIndex: d.throughMessageIndex,
-      triggerVersion: d.triggerVersion,
-      createdAt: d.createdAt,
-      inputIndexes: JSON.stringify(d.inputIndexes),
-    });
-    const subject = d.publicView ? PUBLIC_SUMMARY_SUBJECT : summarySubject(d.viewer);
-    await memorySql.upsertCursor(m, campaignId, 'summary', subject, d.throughMessageIndex);
-    await withholdLateSummary(m, campaignId, key, memoryVersion, d);
-  }
-
   /** A viewer may see a memory only if it witnessed every message the summarizer read. */
   private async addWitnesses(m: EntityManager, campaignId: string, d: MemoryRecordedData): Promise<void> {
     const inputs = [...new Set(d.inputIndexes)];
@@ -221,73 +164,6 @@ export class MemoryProjector {
         .execute();
     }
   }
-}
-
-/** The first game version that retracted one of `indexes`, null when none is retracted. */
-async function firstRetraction(m: EntityManager, campaignId: string, indexes: number[]): Promise<number | null> {
-  let first: number | null = null;
-  const unique = [...new Set(indexes)];
-  for (let i = 0; i < unique.length; i += CHUNK) {
-    const chunk = unique.slice(i, i + CHUNK);
-    const rows = await rawRows<{ v: number | string | null }>(
-      m,
-      `SELECT MIN(retracted_version) AS v FROM messages WHERE campaign_id = ? AND idx IN (${marks(chunk.length)})`,
-      [campaignId, ...chunk],
-    );
-    const v = rows[0]?.v;
-    if (v !== null && v !== undefined && (first === null || Number(v) < first)) first = Number(v);
-  }
-  return first;
-}
-
-/**
- * §10 late "Previously": one that read a message retracted since, or was built on a summary a retraction (later than
- * its trigger) withheld, is withheld from that retraction on, like the rows the retraction itself withheld.
- */
-async function withholdLateSummary(
-  m: EntityManager,
-  campaignId: string,
-  key: string,
-  memoryVersion: number,
-  d: RollingSummaryUpdatedData,
-): Promise<void> {
-  const own = await firstRetraction(m, campaignId, d.inputIndexes);
-  const previous = await rawRows<{ w: number | string | null }>(
-    m,
-    'SELECT withheld_version AS w FROM rolling_summaries WHERE campaign_id = ? AND viewer_key = ?' +
-      ' AND memory_version < ? ORDER BY memory_version DESC LIMIT 1',
-    [campaignId, key, memoryVersion],
-  );
-  const w = previous[0]?.w;
-  const base = !d.revision && w !== null && w !== undefined && Number(w) > d.triggerVersion ? Number(w) : null;
-  const at = [own, base].filter((v): v is number => v !== null);
-  if (at.length === 0) return;
-  await sql(
-    m,
-    'UPDATE rolling_summaries SET withheld_version = ? WHERE campaign_id = ? AND viewer_key = ? AND memory_version = ?',
-    [Math.max(Math.min(...at), d.triggerVersion), campaignId, key, memoryVersion],
-  );
-}
-
-/** §10 late coining: its message was retracted after the trigger that coined it. */
-async function withholdLateTerm(m: EntityManager, campaignId: string, d: GlossaryTermAddedData, version: number) {
-  const retractedAt = await firstRetraction(m, campaignId, [d.coinedMessageIndex]);
-  if (retractedAt === null) return;
-  await sql(
-    m,
-    'UPDATE glossary_terms SET withheld_version = ? WHERE campaign_id = ? AND term_key = ? AND memory_version = ?',
-    [Math.max(retractedAt, d.triggerVersion), campaignId, glossaryKey(d.term), version],
-  );
-}
-
-/** §10: the term's coining is withdrawn; a later message may coin it again (a new row). */
-async function withdrawTerm(m: EntityManager, campaignId: string, d: GlossaryTermWithdrawnData): Promise<void> {
-  await sql(
-    m,
-    'UPDATE glossary_terms SET withdrawn_version = ? WHERE campaign_id = ? AND term_key = ?' +
-      ' AND coined_message_index = ? AND withdrawn_version IS NULL',
-    [d.triggerVersion, campaignId, glossaryKey(d.term), d.coinedMessageIndex],
-  );
 }
 
 export function toMemoryRecord(campaignId: string, d: MemoryRecordedData, memoryVersion: number): MemoryRecord {

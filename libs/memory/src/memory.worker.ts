@@ -3,12 +3,14 @@ import { Database } from '@app/database';
 import { EventStore } from '@app/event-store';
 import { Summarizer } from '@app/summarizer';
 import { CheckpointStore } from './checkpoint/checkpoint.store';
-import { CampaignDrain, WorkerLogger, WorkerOptions } from './drain';
+import { CampaignDrain } from './drain';
 import { MemoryProjector } from './memory.projector';
 import { CampaignLease, CampaignOwnership, SingleProcessOwnership } from './ownership/campaign-ownership.port';
 import { WorkerProgress } from './progress';
+import { usageObserver } from './usage-observer';
+import { WorkerLogger, WorkerOptions } from './worker-options';
 
-export type { WorkerLogger, WorkerOptions } from './drain';
+export type { WorkerLogger, WorkerOptions } from './worker-options';
 
 /**
  * Turns game events into memories (DESIGN §1–2): the scheduler. Driven by each campaign's durable checkpoint;
@@ -40,7 +42,9 @@ export class MemoryWorker {
     /** One replica per campaign on PostgreSQL (§9); SQLite's single process owns everything. */
     private readonly ownership: CampaignOwnership = new SingleProcessOwnership(),
   ) {
-    const deps = { db, store, reader, projector, summarizer, progress, logger, options, ownership };
+    // §12: the usage ledger observes the drain's model calls (the drain commits, the ledger records).
+    const calls = usageObserver(options, summarizer, logger);
+    const deps = { db, store, reader, projector, summarizer, progress, logger, options, ownership, calls };
     this.drainer = new CampaignDrain(deps, this.abort.signal);
     this.checkpoints = new CheckpointStore(db);
   }

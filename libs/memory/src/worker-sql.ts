@@ -5,6 +5,8 @@ import type { Withheld, WithheldSummary } from './triggers/trigger';
 import type { MemoryScope } from './memory-events';
 import { PUBLIC_SUMMARY_KEY } from './memory-events';
 
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
 const json = (text: string): number[] => JSON.parse(text) as number[];
 
 /** A "Previously" key's viewer: null for everyone's and the public one, else the player of `player:<id>`. */
@@ -161,4 +163,21 @@ async function withheldSummaries(m: EntityManager, campaignId: string, version: 
     });
   }
   return out;
+}
+
+/** The first game version that retracted one of `indexes`, null when none is retracted. */
+export async function firstRetraction(m: EntityManager, campaignId: string, indexes: number[]): Promise<number | null> {
+  let first: number | null = null;
+  const unique = [...new Set(indexes)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const chunk = unique.slice(i, i + 500);
+    const rows = await rawRows<{ v: number | string | null }>(
+      m,
+      `SELECT MIN(retracted_version) AS v FROM messages WHERE campaign_id = ? AND idx IN (${marks(chunk.length)})`,
+      [campaignId, ...chunk],
+    );
+    const v = rows[0]?.v;
+    if (v !== null && v !== undefined && (first === null || Number(v) < first)) first = Number(v);
+  }
+  return first;
 }
