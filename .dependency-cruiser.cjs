@@ -35,7 +35,9 @@ const LAYERS = {
   state: ['common', 'database', 'event-store', 'search', 'campaign'],
   memory: ['common', 'database', 'event-store', 'search', 'summarizer', 'campaign'],
   replica: ['common', 'database', 'event-store', 'search', 'summarizer', 'campaign', 'memory'],
-  context: ['common', 'database', 'event-store', 'search', 'summarizer', 'campaign', 'state', 'memory'],
+  broadcasts: ['common', 'database', 'event-store', 'search'],
+  recall: ['common', 'database', 'event-store', 'search', 'broadcasts', 'campaign', 'memory'],
+  context: ['common', 'database', 'event-store', 'search', 'summarizer', 'campaign', 'state', 'memory', 'recall'],
 };
 
 /** Specs and shared test support (contract suites, fakes) may reach across layers to set a test up. */

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { openServiceDb } from './support/sqlite';
-import { CampaignProjector, CampaignReader, CampaignRunner, Message } from '@app/campaign';
+import { CampaignProjector, CampaignReader, CampaignRunner, Message, messageSearch } from '@app/campaign';
 import { SystemClock } from '@app/common';
 import { ContextComposer, ContextRequest, RecentSection, TiktokenCounter } from '@app/context';
 import { gameStream, StoredEvent, TypeOrmEventStore } from '@app/event-store';
 import { Database } from '@app/database';
-import { createSearchIndex, parseQuery, SearchIndex, SearchIndexer } from '@app/search';
+import { createSearchIndex, parseQuery, SearchIndex } from '@app/search';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -160,7 +160,7 @@ export async function runSearchBench(opts: { quick: boolean }): Promise<Record<s
     const store = new TypeOrmEventStore(db);
     const index = createSearchIndex(db);
     const projector = new CampaignProjector();
-    projector.addIndexer(new SearchIndexer(index));
+    projector.addProjection(messageSearch(index));
     const runner = new CampaignRunner(db, store, projector, new SystemClock());
     const words = vocabulary();
 

@@ -3,7 +3,8 @@ import { AppConfig, loadConfig } from '@app/common';
 import { createDataSource, Database } from '@app/database';
 import { TypeOrmEventStore } from '@app/event-store';
 import { MemoryReader } from '@app/memory';
-import { createSearchIndex, RebuildReport, SearchIndexRebuilder } from '@app/search';
+import { RebuildReport, SearchIndexRebuilder } from '@app/recall';
+import { createSearchIndex } from '@app/search';
 import { ENTITIES } from '../apps/memory-service/src/core.module';
 import { MIGRATIONS } from '../apps/memory-service/src/migrations';
 

@@ -4,7 +4,8 @@ import { AppConfig, loadConfig } from '@app/common';
 import { createDataSource, Database } from '@app/database';
 import { MemoryProjector, MemoryReader, ProjectionRebuildReport, ProjectionRebuilder } from '@app/memory';
 import { TypeOrmEventStore } from '@app/event-store';
-import { createSearchIndex, RebuildReport, SearchIndexRebuilder } from '@app/search';
+import { RebuildReport, SearchIndexRebuilder } from '@app/recall';
+import { createSearchIndex } from '@app/search';
 import { ENTITIES } from '../apps/memory-service/src/core.module';
 import { MIGRATIONS } from '../apps/memory-service/src/migrations';
 

@@ -13,7 +13,8 @@ import {
 } from '@app/campaign';
 import { EventRecord, gameStream, memoryStream, TypeOrmEventStore } from '@app/event-store';
 import { Database } from '@app/database';
-import { createSearchIndex, RebuildReport, SearchIndexRebuilder } from '@app/search';
+import { RebuildReport, SearchIndexRebuilder } from '@app/recall';
+import { createSearchIndex } from '@app/search';
 import {
   CursorRecord,
   MemoryCheckpointRecord,

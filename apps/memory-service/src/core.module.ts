@@ -9,7 +9,9 @@ import { CheckpointStore, CursorRecord, GlossaryTermRecord, MEMORY_WORKER_HOOKS,
 import { MemoryCheckpointRecord, MemoryHistoryRecord, MemoryRecord } from '@app/memory';
 import { MemoryWitnessRecord, MemoryWorkerHooks, RollingSummaryRecord } from '@app/memory';
 import { ReplicaMetrics, ReplicaModule } from '@app/replica';
-import { BroadcastRecord, SearchModule } from '@app/search';
+import { BroadcastRecord, BroadcastsModule } from '@app/broadcasts';
+import { RecallModule } from '@app/recall';
+import { SearchModule } from '@app/search';
 import { AccountRecord, GameStateSnapshotRecord, SnapshotToolRecord, StateModule } from '@app/state';
 import { costOf, createSummarizer, LedgerEntry, Summarizer, SUMMARIZER, UsageLedger } from '@app/summarizer';
 import { DynamicModule, Module, Provider } from '@nestjs/common';
@@ -111,10 +113,12 @@ export class CoreModule {
         CqrsModule.forRoot(),
         DatabaseModule.forRoot({ database: config.database, entities: ENTITIES, migrations: MIGRATIONS }),
         EventStoreModule,
+        SearchModule,
         CampaignModule,
         StateModule.forRoot(config),
         MemoryModule.forRoot(config, { writeAhead }),
-        SearchModule,
+        RecallModule,
+        BroadcastsModule,
         ContextModule.forRoot(config),
         ReplicaModule.forRoot(config),
       ],

@@ -1,11 +1,13 @@
 import { Clock, CLOCK } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore, StoredEvent } from '@app/event-store';
+import { SEARCH_INDEX, SearchIndex } from '@app/search';
 import { Global, Inject, Injectable, Logger, Module, OnModuleInit, Provider } from '@nestjs/common';
 import { AppendedListeners } from './campaign-events-appended.event';
 import { CampaignReader } from './campaign.reader';
 import { CAMPAIGN_RUNNER, CampaignRunner } from './campaign.runner';
 import { CommandHandlers } from './commands';
+import { messageSearch } from './projections/campaign.projections';
 import { CampaignProjector } from './projections/campaign.projector';
 import { TimelineService } from './timelines/timeline.service';
 
@@ -84,7 +86,16 @@ export class StateRowsBackfill implements OnModuleInit {
 @Global()
 @Module({
   providers: [
-    { provide: CampaignProjector, useFactory: () => new CampaignProjector() },
+    {
+      // Campaign indexes its messages through the search port, in the append's transaction (§7).
+      provide: CampaignProjector,
+      useFactory: (index?: SearchIndex) => {
+        const projector = new CampaignProjector();
+        if (index) projector.addProjection(messageSearch(index));
+        return projector;
+      },
+      inject: [{ token: SEARCH_INDEX, optional: true }],
+    },
     appended,
     reader,
     runner,

@@ -8,6 +8,8 @@ export * from './projections/campaign.entity';
 export * from './projections/message.entity';
 export * from './projections/message.mapper';
 export * from './projections/campaign.projector';
+export * from './projections/inline-projection';
+export { MessageIndexer, messageIndexing, messageSearch, toMessageDoc } from './projections/campaign.projections';
 export * from './campaign.runner';
 export * from './campaign.reader';
 export type { MessageHorizon, RecentWindow, StoredMessage } from './projections/message.queries';

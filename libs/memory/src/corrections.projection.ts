@@ -1,4 +1,4 @@
-import type { GameEventProjection } from '@app/campaign';
+import type { InlineProjection, ProjectionContext } from '@app/campaign';
 import type { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import type { IndexedMemory, MemoryProjector } from './memory.projector';
@@ -12,10 +12,13 @@ type Row = Omit<IndexedMemory, 'searchSeq'>;
  * locked against revision, with a history entry and its own full-text row (2^30 + game version: never a memory
  * version, so a fork copies it unchanged); a deleted one is never served again. Who may see it does not change.
  */
-export class CorrectionsProjection implements GameEventProjection {
+export class CorrectionsProjection implements InlineProjection {
+  readonly name = 'corrections';
+  readonly canHandle = ['MemoryCorrected', 'MemoryDeleted'];
+
   constructor(private readonly memories: MemoryProjector) {}
 
-  async project(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<void> {
+  async handle(events: StoredEvent[], { m, campaignId }: ProjectionContext): Promise<void> {
     for (const e of events) {
       if (e.type === 'MemoryCorrected') await this.correct(m, campaignId, e);
       if (e.type === 'MemoryDeleted') await this.remove(m, campaignId, e);

@@ -23,3 +23,4 @@ export * from './timelines/memory.timeline';
 export * from './corrections/memory.preparer';
 export * from './corrections/memory-history.reader';
 export * from './wordings';
+export * from './wording.search';

@@ -9,6 +9,7 @@ import {
 import { AppConfig } from '@app/common';
 import { Database, DATABASE } from '@app/database';
 import { EVENT_STORE, EventStore } from '@app/event-store';
+import { SEARCH_INDEX, SearchIndex } from '@app/search';
 import { Summarizer, SUMMARIZER, UsageLedger } from '@app/summarizer';
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { OnApplicationBootstrap, Provider } from '@nestjs/common';
@@ -26,6 +27,7 @@ import { MemoryWorker, WorkerOptions } from './memory.worker';
 import { CAMPAIGN_OWNERSHIP, CampaignOwnership } from './ownership/campaign-ownership.port';
 import { WorkerProgress } from './progress';
 import { MemoryTimeline } from './timelines/memory.timeline';
+import { WordingSearch } from './wording.search';
 
 /** Optional: what the app observes of the worker (metrics); without it nothing is counted. */
 export const MEMORY_WORKER_HOOKS = Symbol('MEMORY_WORKER_HOOKS');
@@ -170,7 +172,16 @@ export class MemoryModule {
     return {
       module: MemoryModule,
       providers: [
-        { provide: MemoryProjector, useFactory: () => new MemoryProjector() },
+        {
+          // Memory indexes its wordings through the search port, in the projection's transaction (§7).
+          provide: MemoryProjector,
+          useFactory: (index?: SearchIndex) => {
+            const projector = new MemoryProjector();
+            if (index) projector.addIndexer(new WordingSearch(index));
+            return projector;
+          },
+          inject: [{ token: SEARCH_INDEX, optional: true }],
+        },
         { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
         { provide: CheckpointStore, useFactory: (db: Database) => new CheckpointStore(db), inject: [DATABASE] },
         {

@@ -1,9 +1,11 @@
 import { Database, sql } from '@app/database';
 import { memoryBound } from '@app/campaign';
+import type { WordingId } from '@app/search';
 import { EntityManager } from 'typeorm';
 import { MemoryWitnessRecord } from './layers.entity';
 import { CursorRecord, MemoryHistoryRecord, MemoryRecord } from './memory.entity';
 import { asOfRows, MemoryHorizon, servedAt } from './memory-horizon';
+import { wordingId } from './wordings';
 
 export type { MemoryHorizon } from './memory-horizon';
 
@@ -116,12 +118,12 @@ export class MemoryReader {
   }
 
   /**
-   * The search row of each memory's wording served at `at` (DESIGN §10: the index keeps a row per wording — recorded,
+   * Each memory's wording served at `at` (DESIGN §10: the index keeps a row per wording — recorded,
    * revised, corrected), for the memories of `ids` served then; a memory not served then (deleted, withheld, not yet
-   * recorded) is absent. A search keeps a memory hit only when its row is this one. Primary-key and
+   * recorded) is absent. A search keeps a memory hit only when it found this wording. Primary-key and
    * ix_memory_history_at lookups of the hits only.
    */
-  async wordingsAt(campaignId: string, ids: string[], at?: MemoryHorizon): Promise<Map<string, number>> {
+  async wordingsAt(campaignId: string, ids: string[], at?: MemoryHorizon): Promise<Map<string, WordingId>> {
     const served = (await this.byIds(campaignId, [...new Set(ids)], undefined, at)).map((v) => v.id);
     if (served.length === 0) return new Map();
     return this.db.read(async (m) => {
@@ -133,7 +135,7 @@ export class MemoryReader {
       if (at) qb.andWhere('h.validFrom <= :v', { v: at.version });
       const rows = await qb.orderBy('h.validFrom', 'ASC').addOrderBy('h.seq', 'ASC').getMany();
       // The last per memory wins: its wording at the horizon.
-      return new Map(rows.map((h) => [h.memoryId, Number(h.searchSeq)]));
+      return new Map(rows.map((h) => [h.memoryId, wordingId(Number(h.searchSeq))]));
     });
   }
 

@@ -1,4 +1,4 @@
-import { CampaignProjector, CampaignState, emptyState, GameEventProjection } from '@app/campaign';
+import { CampaignProjector, CampaignState, emptyState, InlineProjection } from '@app/campaign';
 import { EventStore, gameStream, memoryStream, StoredEvent } from '@app/event-store';
 import { Database } from '@app/database';
 import { EntityManager } from 'typeorm';
@@ -17,9 +17,9 @@ const MEMORY = memoryStream('');
 
 /**
  * Applies consecutive events of one stream to the projections, as the append that wrote them did: game events to the
- * campaign projector (then `gameEventProjections`, memory's own projections of game events, in global order like the
- * live ones), memory events to the memory projector. The rebuild replays the whole log through it; an import
- * (DESIGN §15) the events it appends, through the app's projectors (which carry their indexers and projections).
+ * campaign projector (with `gameEventProjections`, memory's own projections of game events, after its registered
+ * ones, like the live ones), memory events to the memory projector. The rebuild replays the whole log through it; an
+ * import (DESIGN §15) the events it appends, through the app's projectors (which carry their indexers and projections).
  */
 export class StreamReplay {
   /** The campaigns' states as the replayed events leave them. */
@@ -28,7 +28,7 @@ export class StreamReplay {
   constructor(
     private readonly campaigns: CampaignProjector,
     private readonly memories: MemoryProjector,
-    private readonly gameEventProjections: GameEventProjection[] = [],
+    private readonly gameEventProjections: InlineProjection[] = [],
   ) {}
 
   /**
@@ -44,8 +44,8 @@ export class StreamReplay {
     const stream = events[0].streamId;
     if (stream.startsWith(GAME)) {
       const id = stream.slice(GAME.length);
-      this.states.set(id, await this.campaigns.apply(m, this.states.get(id) ?? emptyState(id), events));
-      for (const projection of this.gameEventProjections) await projection.project(m, id, events);
+      const before = this.states.get(id) ?? emptyState(id);
+      this.states.set(id, await this.campaigns.apply(m, before, events, this.gameEventProjections));
       return 'game';
     }
     if (stream.startsWith(MEMORY)) {

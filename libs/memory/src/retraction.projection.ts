@@ -1,4 +1,4 @@
-import type { GameEventProjection } from '@app/campaign';
+import type { InlineProjection, ProjectionContext } from '@app/campaign';
 import type { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { memorySql, rawRows } from './worker-sql';
@@ -10,8 +10,11 @@ const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
  * withheld from reads — scene memories (unless the game master locked them), every "Previously" from the first one
  * that read it on, and the terms it coined — until the worker revises or withdraws them.
  */
-export class RetractionProjection implements GameEventProjection {
-  async project(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<void> {
+export class RetractionProjection implements InlineProjection {
+  readonly name = 'memory-retractions';
+  readonly canHandle = ['MessagesRetracted'];
+
+  async handle(events: StoredEvent[], { m, campaignId }: ProjectionContext): Promise<void> {
     for (const e of events) {
       if (e.type !== 'MessagesRetracted') continue;
       const indexes = [...new Set((e.data as { indexes: number[] }).indexes)];

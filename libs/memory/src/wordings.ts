@@ -1,16 +1,23 @@
+import type { WordingId } from '@app/search';
 import { EntityManager } from 'typeorm';
 import type { IndexedMemory } from './memory.projector';
 import { rawRows } from './worker-sql';
 
 /**
- * §10: a wording's full-text row id is the memory version of a recorded or revised one, CORRECTION_ROWS + the game
- * version of a DM correction: above every memory-stream version, unique per game version. The search index bounds
- * and copies as-of ranges by it (rows through M(V), corrections through V).
+ * §10: `memory_history.search_seq` numbers a memory's wordings: the memory version of a recorded or revised one,
+ * CORRECTION_ROWS + the game version of a DM correction (above every memory-stream version, unique per game version).
+ * Memory's own column: the search index is given the wording as a WordingId and places its rows itself.
  */
 export const CORRECTION_ROWS = 2 ** 30;
 
-/** A DM correction's full-text row id (CORRECTION_ROWS + its game version). */
+/** A DM correction's wording number (CORRECTION_ROWS + its game version). */
 export const correctionSeq = (gameVersion: number): number => CORRECTION_ROWS + gameVersion;
+
+/** The wording a `search_seq` numbers, as the search port names it. */
+export const wordingId = (searchSeq: number): WordingId =>
+  searchSeq >= CORRECTION_ROWS
+    ? { source: 'correction', version: searchSeq - CORRECTION_ROWS }
+    : { source: 'memory', version: searchSeq };
 
 /** Where a page of wordings stops: the `memory_history` primary key of its last row. */
 export interface WordingKey {

@@ -25,10 +25,23 @@ export interface MessageDoc {
   reasoning: string | null;
 }
 
+/**
+ * Which wording of a memory a row holds (§10): a recorded or revised one by its memory-stream version (`memory`), a
+ * game master's correction by its game version (`correction`). Domain ids: the adapters place both in row ids of
+ * their own, so no caller knows how.
+ */
+export interface WordingId {
+  source: 'memory' | 'correction';
+  version: number;
+}
+
+export const sameWording = (a: WordingId | undefined, b: WordingId | undefined): boolean =>
+  a !== undefined && b !== undefined && a.source === b.source && a.version === b.version;
+
 export interface MemoryDoc {
   id: string;
-  /** Its MemoryRecorded's memory-stream version: unique and increasing inside a campaign. */
-  seq: number;
+  /** The wording this row holds: a memory has one row per wording (§10). */
+  wording: WordingId;
   locationId: string | null;
   at: string;
   /** Round of the last message the memory summarizes (null when unknown). */
@@ -53,11 +66,21 @@ export interface SearchFilters {
   locationId?: string;
   limit: number;
   /**
-   * As-of bound (DESIGN §10): messages and reasoning below `messageCount`, memories recorded through `memoryVersion`
-   * and DM corrections' wordings (CORRECTION_ROWS + game version, @app/memory) through `version` (absent: all).
-   * Absent = no bound (callers that read the live index on purpose).
+   * As-of bound (DESIGN §10): messages and reasoning below `messageCount`, wordings recorded or revised through
+   * `memoryVersion` and DM corrections through `version` (absent: all). Absent = no bound (callers that read the live
+   * index on purpose).
    */
-  at?: { messageCount: number; memoryVersion: number; version?: number };
+  at?: Omit<IndexHorizon, 'version'> & { version?: number };
+}
+
+/** How far a read, fork or rewind sees into a campaign (a campaign Horizon has these fields, §10). */
+export interface IndexHorizon {
+  /** Messages with index < messageCount. */
+  messageCount: number;
+  /** Wordings recorded or revised through this memory-stream version. */
+  memoryVersion: number;
+  /** DM corrections through this game version. */
+  version: number;
 }
 
 export interface SearchHit {
@@ -72,8 +95,8 @@ export interface SearchHit {
   round: number | null;
   /** Broadcasts only. */
   from?: string;
-  /** Memories only: the wording's search row (a memory has one per wording, §10). */
-  seq?: number;
+  /** Memories only: the wording the hit found (a memory has one row per wording, §10). */
+  wording?: WordingId;
 }
 
 /**
@@ -94,6 +117,17 @@ export interface SearchIndex {
 }
 
 export const SEARCH_INDEX = Symbol('SEARCH_INDEX');
+
+/**
+ * The index's rows in fork, rewind and delete (DESIGN §10): the shape of a campaign TimelineParticipant, registered
+ * by a lib above (search imports no campaign code). Runs inside the operation's transaction.
+ */
+export interface SearchTimeline {
+  readonly name: 'search';
+  copy(m: EntityManager, from: string, to: string, at: IndexHorizon): Promise<void>;
+  rewind(m: EntityManager, id: string, to: IndexHorizon): Promise<void>;
+  remove(m: EntityManager, id: string): Promise<void>;
+}
 
 /**
  * Matches a search ranks, newest first: ranking costs time per match, so a word found in 100,000

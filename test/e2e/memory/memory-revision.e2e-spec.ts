@@ -2,7 +2,8 @@ import { RunCampaignCommand } from '@app/campaign';
 import { Database, DATABASE, sql } from '@app/database';
 import { EVENT_STORE } from '@app/event-store';
 import { MemoryReader } from '@app/memory';
-import { parseQuery, SEARCH_INDEX, SearchIndex, SearchIndexRebuilder } from '@app/search';
+import { SearchIndexRebuilder } from '@app/recall';
+import { parseQuery, SEARCH_INDEX, SearchIndex } from '@app/search';
 import { CommandBus } from '@nestjs/cqrs';
 import { Hold, RecordingSummarizer } from '../../support/recording-summarizer';
 import { scenario } from '../../support/scenario';
@@ -265,7 +266,9 @@ describe('retraction and revision (DESIGN §10)', () => {
     // no search serves its wordings any more, but their rows stay in the index (as-of reads before the deletion).
     const index = t.app.get<SearchIndex>(SEARCH_INDEX);
     const hits = async (q: string) =>
-      (await index.search(CID, parseQuery(q), { in: 'memories', limit: 100 })).map((h) => `${h.ref}@${h.seq}`).sort();
+      (await index.search(CID, parseQuery(q), { in: 'memories', limit: 100 }))
+        .map((h) => `${h.ref}@${JSON.stringify(h.wording)}`)
+        .sort();
     const before = { quiet: await hits('quiet'), ale: await hits('ale') };
     const rebuilt = await new SearchIndexRebuilder(
       db,

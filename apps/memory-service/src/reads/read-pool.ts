@@ -2,7 +2,7 @@ import { CampaignReader } from '@app/campaign';
 import { APP_CONFIG, AppConfig, Clock, CLOCK, DomainError } from '@app/common';
 import { ContextService } from '@app/context';
 import { MemoryReader } from '@app/memory';
-import { SearchService } from '@app/search';
+import { SearchService } from '@app/recall';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { join, resolve } from 'node:path';

@@ -1,8 +1,9 @@
-import { CampaignReader, Horizon } from '@app/campaign';
+import { CampaignReader } from '@app/campaign';
 import { AppConfig, DomainError, ErrorKind, FieldError } from '@app/common';
 import { ContextBuildLog, ContextRequest, ContextService, renderJson, renderText } from '@app/context';
 import { MemoryReader } from '@app/memory';
-import { SearchHit, SearchService } from '@app/search';
+import { SearchService } from '@app/recall';
+import { SearchHit } from '@app/search';
 import { contextInSeq, ViewerOrdinals } from '../http/viewer-ordinals';
 
 /**
@@ -91,9 +92,9 @@ const ordinalsOf = async (services: ReadServices, cid: string, witness: string, 
 
 /** GET …/search (DESIGN §7): the index's ranked hits, then those the caller may be served, best first. */
 async function search(services: ReadServices, task: SearchTask): Promise<unknown> {
-  const ranked = await services.search.search(task.campaignId, task.text, task.options);
-  const horizon = await services.campaigns.horizon(task.campaignId, task.options.asOf);
-  const hits = (await servedHits(services, task.campaignId, task.witness, ranked, horizon)).slice(0, task.limit);
+  const served = await services.search.served(task.campaignId, task.text, task.options, task.witness);
+  const { horizon } = served;
+  const hits = served.hits.slice(0, task.limit);
   // DESIGN §8: a bound key's message hits are its own seqs, not campaign indexes.
   const ordinals = task.witness
     ? await ViewerOrdinals.of(services.campaigns, task.campaignId, task.witness, horizon)
@@ -109,26 +110,4 @@ async function search(services: ReadServices, task: SearchTask): Promise<unknown
       round: h.round,
     })),
   };
-}
-
-/**
- * The hits the caller may be served at the horizon: a viewer's witnessed ones (§8), and for everyone only messages
- * not retracted by then and memories active then (§10: the index keeps rows of both; primary-key lookups of the
- * hits only).
- */
-async function servedHits(
-  services: ReadServices,
-  cid: string,
-  witness: string | undefined,
-  hits: SearchHit[],
-  at: Horizon,
-): Promise<SearchHit[]> {
-  const { campaigns, memories } = services;
-  const indexes = hits.filter((h) => h.kind !== 'memory').map((h) => Number(h.ref));
-  const visible = witness
-    ? await campaigns.witnessed(cid, witness, indexes, at)
-    : new Set((await campaigns.messagesByIndex(cid, indexes, at)).map((m) => m.index));
-  const memoryIds = hits.filter((h) => h.kind === 'memory').map((h) => String(h.ref));
-  const served = new Set((await memories.byIds(cid, memoryIds, witness, at)).map((m) => m.id));
-  return hits.filter((h) => (h.kind === 'memory' ? served.has(String(h.ref)) : visible.has(Number(h.ref))));
 }

@@ -5,7 +5,8 @@ import { ContextBuildLog, ContextService, createComposer, TiktokenCounter } from
 import { createDataSource, Database, sql } from '@app/database';
 import { TypeOrmEventStore } from '@app/event-store';
 import { CheckpointStore, LayersReader, MemoryReader, WorkerProgress } from '@app/memory';
-import { createSearchIndex, SearchService } from '@app/search';
+import { SearchService } from '@app/recall';
+import { createSearchIndex } from '@app/search';
 import { SnapshotStore } from '@app/state';
 import { Logger } from '@nestjs/common';
 import { workerData } from 'node:worker_threads';

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { CampaignProjector } from '@app/campaign';
+import { CampaignProjector, messageSearch } from '@app/campaign';
 import { ConfigError, loadConfig, SystemClock } from '@app/common';
 import { createDataSource, Database } from '@app/database';
 import { TypeOrmEventStore } from '@app/event-store';
-import { MemoryProjector, StreamReplay } from '@app/memory';
-import { createSearchIndex, SearchIndexer } from '@app/search';
+import { MemoryProjector, StreamReplay, WordingSearch } from '@app/memory';
+import { createSearchIndex } from '@app/search';
 import { AccountProjection, SnapshotTransfer } from '@app/state';
 import { UsageLedger } from '@app/summarizer';
 import { createWriteStream } from 'node:fs';
@@ -35,9 +35,9 @@ const IMPORT_USAGE = 'usage: lorekeeper import <file.ndjson>         (into DATAB
 function offlineTransfer(db: Database, onImported?: (reply: ImportReply, heldMs: number) => void): CampaignTransfer {
   const campaigns = new CampaignProjector();
   const memories = new MemoryProjector();
-  const indexer = new SearchIndexer(createSearchIndex(db));
-  campaigns.addIndexer(indexer);
-  memories.addIndexer(indexer);
+  const index = createSearchIndex(db);
+  campaigns.addProjection(messageSearch(index));
+  memories.addIndexer(new WordingSearch(index));
   campaigns.addProjection(new AccountProjection());
   return new CampaignTransfer(
     db,

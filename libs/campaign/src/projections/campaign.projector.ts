@@ -1,18 +1,15 @@
 import { EventStore, gameStream, StoredEvent } from '@app/event-store';
-import { Database, insertRows, sql, transactionLocal } from '@app/database';
+import { Database, sql, transactionLocal } from '@app/database';
 import { EntityManager } from 'typeorm';
-import { EventOf, GameEvent } from '../domain/events';
+import { GameEvent } from '../domain/events';
 import { evolve } from '../domain/evolve';
 import { docOf, rowChars, rowsOfState, StateKind, stateRowsOf } from '../domain/state-rows';
-import { witnessesOf } from '../domain/witnessing';
-import { CampaignState, emptyState, Message } from '../domain/state';
-import { MessageRecord, ToolCallRecord } from './message.entity';
-import { MessageWitnessRecord } from './witness.entity';
-import { toMessageRecord } from './message.mapper';
+import { CampaignState, emptyState } from '../domain/state';
+import { CAMPAIGN_PROJECTIONS, MessageIndexer, messageIndexing } from './campaign.projections';
+import { InlineProjection, runProjections } from './inline-projection';
 import { CampaignStateCache, stateChars } from './campaign-state.cache';
 import { readCampaignRow, readRewinds } from './campaign-row';
 
-const CHUNK = 200;
 /** State rows per INSERT statement (6 parameters each). */
 const ROW_CHUNK = 100;
 /** Game events per read while a backfill replays a stream. */
@@ -29,20 +26,13 @@ interface RowWrite {
 /** Logs a backfill's progress (the service passes its logger). */
 export type BackfillLog = (message: string) => void;
 
-/** Listeners that index projections in the same transaction (e.g. the search index, §7). */
-export interface MessageIndexer {
-  indexMessages(m: EntityManager, campaignId: string, messages: Message[]): Promise<void>;
-}
-
-/** Another lib's projection of game events, run in the append's transaction (e.g. game accounts, §5). */
-export interface GameEventProjection {
-  project(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<void>;
-}
-
-/** Inline projections of the game stream: campaign state (as versioned rows), messages, tool calls. */
+/**
+ * Projects the game stream in the append's transaction: the campaign's state (its row and versioned state rows), then
+ * one list of inline projections (campaign.projections.ts first: messages, witnesses, retractions; then what other
+ * libs register: the search index, accounts, memory's checkpoint, retractions and corrections).
+ */
 export class CampaignProjector {
-  private readonly indexers: MessageIndexer[] = [];
-  private readonly projections: GameEventProjection[] = [];
+  private readonly projections: InlineProjection[] = [...CAMPAIGN_PROJECTIONS];
   /**
    * Key of the states written in the running transaction, by campaign: the next write of a campaign
    * in the same SQLite commit group needs a version no commit has put in the cache yet, and would
@@ -53,12 +43,14 @@ export class CampaignProjector {
 
   constructor(readonly cache = new CampaignStateCache()) {}
 
-  addIndexer(indexer: MessageIndexer): void {
-    this.indexers.push(indexer);
+  /** Adds an inline projection to the end of the list: the one way to register. */
+  addProjection(projection: InlineProjection): void {
+    this.projections.push(projection);
   }
 
-  addProjection(projection: GameEventProjection): void {
-    this.projections.push(projection);
+  /** Shorthand for `addProjection(messageIndexing(indexer))`. */
+  addIndexer(indexer: MessageIndexer): void {
+    this.addProjection(messageIndexing(indexer));
   }
 
   /**
@@ -87,16 +79,19 @@ export class CampaignProjector {
     this.cache.put(state, state.timeline ?? 1, stateChars.get(state) ?? estimateChars(state));
   }
 
-  /** Applies appended events; returns the new state. Runs inside the append's transaction. */
-  async apply(m: EntityManager, before: CampaignState, events: StoredEvent[]): Promise<CampaignState> {
-    // Folded one event at a time: each message's witnesses are judged from the state it was recorded in.
-    const witnesses: WitnessRow[] = [];
-    const folded = foldRows(before, events, true, (state, e) => {
-      if (e.type !== 'MessageRecorded') return;
-      const msg = e.data as Message;
-      for (const viewerId of witnessesOf(state, msg))
-        witnesses.push({ campaignId: state.id, viewerId, index: msg.index });
-    });
+  /**
+   * Applies appended events; returns the new state. Runs inside the append's transaction. `also`: projections run
+   * after the registered ones for this call only (a replay's, StreamReplay).
+   */
+  async apply(
+    m: EntityManager,
+    before: CampaignState,
+    events: StoredEvent[],
+    also: readonly InlineProjection[] = [],
+  ): Promise<CampaignState> {
+    // Folded one event at a time: the state each event was appended to is kept for the projections.
+    const statesBefore = new Map<StoredEvent, CampaignState>();
+    const folded = foldRows(before, events, true, (state, e) => statesBefore.set(e, state));
     const after =
       before.version === 0
         ? await insertCampaignRow(m, folded.after)
@@ -104,12 +99,8 @@ export class CampaignProjector {
     await writeStateRows(m, after.id, folded.writes, before.version > 0);
     // Kept from here on: should what follows fail, the rollback of this member's savepoint drops it.
     this.writtenIn(m).set(after.id, after);
-    const recorded = await insertMessages(m, after.id, events);
-    for (let i = 0; i < witnesses.length; i += CHUNK)
-      await insertRows(m, MessageWitnessRecord, witnesses.slice(i, i + CHUNK));
-    await withholdRetracted(m, after.id, events);
-    for (const indexer of this.indexers) if (recorded.length) await indexer.indexMessages(m, after.id, recorded);
-    for (const projection of this.projections) await projection.project(m, after.id, events);
+    const context = { m, campaignId: after.id, stateBefore: (e: StoredEvent) => statesBefore.get(e) ?? after };
+    await runProjections([...this.projections, ...also], events, context);
     return after;
   }
 
@@ -160,9 +151,6 @@ export class CampaignProjector {
   }
 }
 
-/** A message's witness row, as `apply` collects them while folding. */
-type WitnessRow = Pick<MessageWitnessRecord, 'campaignId' | 'viewerId' | 'index'>;
-
 /** The first append of a campaign inserts its row; returns `after` with the timeline and rewinds the row holds. */
 async function insertCampaignRow(m: EntityManager, after: CampaignState): Promise<CampaignState> {
   // A rebuilt campaign keeps the timeline its rewinds reached (campaign_timelines is not rebuilt).
@@ -211,42 +199,6 @@ async function updateCampaignRow(
   );
   if (res.changes === 0) throw new Error(`campaign ${after.id} moved during append`);
   return after;
-}
-
-/** Inserts the rows of the recorded messages and of their tool calls; returns the messages. */
-async function insertMessages(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<Message[]> {
-  const messages = events.filter((e) => e.type === 'MessageRecorded');
-  const recorded = messages.map((e) => e.data as Message);
-  for (let i = 0; i < messages.length; i += CHUNK) {
-    await insertRows(
-      m,
-      MessageRecord,
-      messages.slice(i, i + CHUNK).map((e) => toMessageRecord(campaignId, e.data as Message, e.version)),
-    );
-  }
-  const calls = recorded.flatMap((msg) =>
-    msg.toolCalls.map((c) => ({ campaignId, callId: c.id, name: c.name, messageIndex: msg.index })),
-  );
-  for (let i = 0; i < calls.length; i += CHUNK)
-    await insertRows(m, ToolCallRecord, calls.slice(i, i + CHUNK), { ignoreConflicts: true });
-  return recorded;
-}
-
-/** §10: a retracted message is withheld from every read from this commit on; it keeps its index (and its row). */
-async function withholdRetracted(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<void> {
-  for (const e of events) {
-    if (e.type !== 'MessagesRetracted') continue;
-    const { indexes, reason } = (e as StoredEvent & { data: EventOf<'MessagesRetracted'>['data'] }).data;
-    for (let i = 0; i < indexes.length; i += CHUNK) {
-      const chunk = indexes.slice(i, i + CHUNK);
-      await sql(
-        m,
-        'UPDATE "messages" SET "retracted_version" = ?, "retract_reason" = ? WHERE "campaign_id" = ? ' +
-          `AND "idx" IN (${chunk.map(() => '?').join(', ')})`,
-        [e.version, reason, campaignId, ...chunk],
-      );
-    }
-  }
 }
 
 /**

@@ -2,8 +2,8 @@ import type { EntityManager } from 'typeorm';
 import type { Horizon } from './horizon';
 
 /**
- * One owner's part of fork, rewind and delete (§10). Registered with the TimelineService like MessageIndexer or
- * GameEventProjection, so campaign imports none of its participants. Every call runs inside the operation's one
+ * One owner's part of fork, rewind and delete (§10). Registered with the TimelineService, as inline projections are
+ * with the projector, so campaign imports none of its participants. Every call runs inside the operation's one
  * transaction (`m`): a participant that throws undoes the whole operation.
  */
 export interface TimelineParticipant {

@@ -1,7 +1,8 @@
 import { CampaignReader, CampaignState, ClockSetting, Horizon, StoredMessage } from '@app/campaign';
 import { cutText } from '@app/common';
 import { GlossaryEntry, LayersReader, MemoryReader } from '@app/memory';
-import { QueryNode, queryWords, recallQuery, SearchHit, SearchIndex, servedWordings } from '@app/search';
+import { servedWordings } from '@app/recall';
+import { QueryNode, queryWords, recallQuery, SearchHit, SearchIndex } from '@app/search';
 import { BuiltSection, ContextSection, SectionEntry, SectionInput } from '../context.types';
 import { oneLine, toDay } from '../format';
 import { secretMark } from '../recent-window';

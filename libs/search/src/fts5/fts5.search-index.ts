@@ -1,6 +1,5 @@
 import { giveBack } from '@app/common';
 import { atGroupEnd, Database, sql, transactionLocal } from '@app/database';
-import { CORRECTION_ROWS } from '@app/memory';
 import { EntityManager } from 'typeorm';
 import { compileFts5, QueryNode } from '../query/query-language';
 import { rankLocally, scoringTerms } from './local-bm25';
@@ -18,6 +17,7 @@ import {
   SNIPPET_ELLIPSIS,
   SNIPPET_WORDS,
 } from '../search-index.port';
+import { CORRECTION_ROWS, wordingOfRow, wordingRow } from '../wording-rows';
 import { FTS5_TABLES } from './fts5.schema';
 
 /** A campaign's rows are `(num << 32) + local id`: the local id's mask. */
@@ -76,7 +76,7 @@ export class Fts5SearchIndex implements SearchIndex {
         m,
         'search_memories (rowid, summary, memory_id, location_id, at, round)',
         7,
-        docs.map((d) => [num, d.seq, d.summary, d.id, d.locationId, d.at, d.round]),
+        docs.map((d) => [num, wordingRow(d.wording), d.summary, d.id, d.locationId, d.at, d.round]),
       );
     });
   }
@@ -156,7 +156,7 @@ export class Fts5SearchIndex implements SearchIndex {
         score: Number(r.score),
         at: String(r.at),
         round: r.round === null ? null : Number(r.round),
-        seq: Number(r.seq),
+        wording: wordingOfRow(Number(r.seq)),
       }));
     }
     const [table, text] =

@@ -1,8 +1,8 @@
-import type { Horizon, TimelineParticipant } from '@app/campaign';
 import { giveBack } from '@app/common';
 import { atGroupEnd, sql } from '@app/database';
-import { CORRECTION_ROWS } from '@app/memory';
 import { EntityManager } from 'typeorm';
+import type { IndexHorizon, SearchTimeline } from '../search-index.port';
+import { CORRECTION_ROWS } from '../wording-rows';
 import { LOW_32 } from './fts5.search-index';
 
 /**
@@ -20,10 +20,10 @@ const range = (num: number, lo: number, hi: number) => [num, lo, num, hi];
  * rows parked by earlier writes of the same commit group are there when it copies or deletes, later ones after.
  * FTS5 re-tokenizes on `INSERT … SELECT`, which dominates a fork's cost (docs/timelines.md).
  */
-export class Fts5Timeline implements TimelineParticipant {
-  readonly name = 'search';
+export class Fts5Timeline implements SearchTimeline {
+  readonly name = 'search' as const;
 
-  async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
+  async copy(m: EntityManager, from: string, to: string, at: IndexHorizon): Promise<void> {
     await atGroupEnd(m, async () => {
       const parent = await numOf(m, from);
       if (parent === null) return;
@@ -49,7 +49,7 @@ export class Fts5Timeline implements TimelineParticipant {
     });
   }
 
-  async rewind(m: EntityManager, id: string, to: Horizon): Promise<void> {
+  async rewind(m: EntityManager, id: string, to: IndexHorizon): Promise<void> {
     await atGroupEnd(m, async () => {
       const num = await numOf(m, id);
       if (num === null) return;

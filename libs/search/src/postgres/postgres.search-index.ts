@@ -1,6 +1,4 @@
-import { memoryBound } from '@app/campaign';
 import { Database } from '@app/database';
-import { CORRECTION_ROWS } from '@app/memory';
 import { EntityManager } from 'typeorm';
 import { compileTsquery, QueryNode } from '../query/query-language';
 import {
@@ -16,6 +14,7 @@ import {
   SearchIndexOptions,
   SNIPPET_WORDS,
 } from '../search-index.port';
+import { CORRECTION_ROWS, rowBound, wordingOfRow, wordingRow } from '../wording-rows';
 import { PG_SEARCH_TABLES, PG_TS_CONFIG } from './postgres.schema';
 
 const CHUNK = 100;
@@ -66,7 +65,7 @@ export class PostgresSearchIndex implements SearchIndex {
       m,
       'search_memories (campaign_id, memory_id, seq, location_id, at, round, summary, tsv)',
       7,
-      docs.map((d) => [campaignId, d.id, d.seq, d.locationId, d.at, d.round, d.summary]),
+      docs.map((d) => [campaignId, d.id, wordingRow(d.wording), d.locationId, d.at, d.round, d.summary]),
     );
   }
 
@@ -110,7 +109,7 @@ export class PostgresSearchIndex implements SearchIndex {
           score: Number(r.score),
           at: String(r.at),
           round: r.round === null ? null : Number(r.round),
-          seq: Number(r.seq),
+          wording: wordingOfRow(Number(r.seq)),
         }));
       }
       const [table, text, kind] =
@@ -157,11 +156,11 @@ function campaignFilters(
   if (filters.at) {
     // The as-of bound (DESIGN §10): message index below the count, memory sequence through the memory version.
     // `seq` is an integer column: a current read's unbounded memory version is clamped to int4.
-    params.push(filters.in === 'memories' ? memoryBound(filters.at) : filters.at.messageCount - 1);
+    params.push(filters.in === 'memories' ? rowBound(filters.at.memoryVersion) : filters.at.messageCount - 1);
     where.push(`s.${filters.in === 'memories' ? 'seq' : 'idx'} <= $${params.length}`);
     // §10: and a memory's DM corrections through the version (their rows sit at CORRECTION_ROWS + version).
     if (filters.in === 'memories' && filters.at.memoryVersion < CORRECTION_ROWS) {
-      params.push(memoryBound({ memoryVersion: CORRECTION_ROWS + (filters.at.version ?? Number.MAX_SAFE_INTEGER) }));
+      params.push(rowBound(CORRECTION_ROWS + (filters.at.version ?? Number.MAX_SAFE_INTEGER)));
       where[where.length - 1] =
         `(${where[where.length - 1]} OR s.seq BETWEEN ${CORRECTION_ROWS} AND $${params.length})`;
     }

@@ -1,7 +1,7 @@
-import type { Horizon, TimelineParticipant } from '@app/campaign';
 import { sql } from '@app/database';
-import { CORRECTION_ROWS } from '@app/memory';
 import { EntityManager } from 'typeorm';
+import type { IndexHorizon, SearchTimeline } from '../search-index.port';
+import { CORRECTION_ROWS } from '../wording-rows';
 
 const MESSAGE_COLUMNS = 'idx, role, location_id, at, round';
 const MEMORY_COLUMNS = 'memory_id, seq, location_id, at, round, summary, tsv';
@@ -10,10 +10,10 @@ const MEMORY_COLUMNS = 'memory_id, seq, location_id, at, round, summary, tsv';
  * The PostgreSQL index in fork, rewind and delete (DESIGN §10): rows keyed by campaign, copied with their
  * `tsvector` as they are (no re-parse).
  */
-export class PostgresTimeline implements TimelineParticipant {
-  readonly name = 'search';
+export class PostgresTimeline implements SearchTimeline {
+  readonly name = 'search' as const;
 
-  async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
+  async copy(m: EntityManager, from: string, to: string, at: IndexHorizon): Promise<void> {
     for (const [table, text] of [
       ['search_messages', 'content'],
       ['search_reasoning', 'reasoning'],
@@ -34,7 +34,7 @@ export class PostgresTimeline implements TimelineParticipant {
     );
   }
 
-  async rewind(m: EntityManager, id: string, to: Horizon): Promise<void> {
+  async rewind(m: EntityManager, id: string, to: IndexHorizon): Promise<void> {
     for (const table of ['search_messages', 'search_reasoning'])
       await sql(m, `DELETE FROM ${table} WHERE campaign_id = ? AND idx >= ?`, [id, to.messageCount]);
     await sql(m, 'DELETE FROM search_memories WHERE campaign_id = ? AND ((seq > ? AND seq < ?) OR seq > ?)', [

@@ -69,7 +69,7 @@ export function searchIndexContract(
         index.indexMemories(m, cid('main'), [
           {
             id: `${cid('main')}:7:location:tavern`,
-            seq: 1,
+            wording: { source: 'memory', version: 1 },
             locationId: 'tavern',
             at: '2026-04-02T09:00:00.000Z',
             round: 1,
@@ -77,7 +77,7 @@ export function searchIndexContract(
           },
           {
             id: `${cid('main')}:9:world:world`,
-            seq: 2,
+            wording: { source: 'memory', version: 2 },
             locationId: null,
             at: '2026-04-03T09:00:00.000Z',
             round: 2,

@@ -1,4 +1,4 @@
-import type { GameEventProjection, WorldStateEvent } from '@app/campaign';
+import type { InlineProjection, ProjectionContext, WorldStateEvent } from '@app/campaign';
 import type { StoredEvent } from '@app/event-store';
 import { EntityManager } from 'typeorm';
 import { AccountRecord, GameStateSnapshotRecord } from './game-state.entities';
@@ -7,7 +7,15 @@ import { AccountRecord, GameStateSnapshotRecord } from './game-state.entities';
  * Projects AccountLoggedIn/Out into `accounts`, in the append's transaction. Logout deletes that
  * account's snapshots only: other accounts are never touched.
  */
-export class AccountProjection implements GameEventProjection {
+export class AccountProjection implements InlineProjection {
+  readonly name = 'accounts';
+  readonly canHandle = ['AccountLoggedIn', 'AccountLoggedOut'];
+
+  handle(events: StoredEvent[], { m, campaignId }: ProjectionContext): Promise<void> {
+    return this.project(m, campaignId, events);
+  }
+
+  /** Also replayed by fork (state.timeline.ts), outside an append. */
   async project(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<void> {
     const accounts = m.getRepository(AccountRecord);
     for (const e of events) {

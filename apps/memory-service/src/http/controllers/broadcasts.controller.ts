@@ -1,4 +1,4 @@
-import { BroadcastService } from '@app/search';
+import { BroadcastService } from '@app/broadcasts';
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Req, UseInterceptors } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';

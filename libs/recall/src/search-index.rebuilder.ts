@@ -1,11 +1,10 @@
-import { Message } from '@app/campaign';
+import { BROADCAST_POSTED, BROADCAST_STREAM_PREFIX, broadcastDoc } from '@app/broadcasts';
+import { Message, toMessageDoc } from '@app/campaign';
 import { EventStore, gameStream, StoredEvent } from '@app/event-store';
 import { Database } from '@app/database';
-import { MemoryReader, WordingKey, wordingsPage } from '@app/memory';
+import { MemoryReader, WordingKey, wordingsPage, WordingSearch } from '@app/memory';
+import { SearchIndex } from '@app/search';
 import { EntityManager } from 'typeorm';
-import { BROADCAST_POSTED, BROADCAST_STREAM_PREFIX, broadcastDoc } from './broadcasts/broadcast-events';
-import { SearchIndex } from './search-index.port';
-import { SearchIndexer } from './search-indexer';
 
 export interface RebuildReport {
   events: number;
@@ -18,19 +17,20 @@ const GAME = gameStream('');
 
 /**
  * Re-creates the search index: messages and broadcasts by replaying the event log (MessageRecorded,
- * BroadcastPosted) through the event store, memories as the memory lib's reader serves them, through the
- * same indexer the live projections use. One transaction: readers see the old index or the new one, never half.
+ * BroadcastPosted) through the event store, memories as the memory lib serves their wordings, each as its owner
+ * indexes it live. One transaction: readers see the old index or the new one, never half.
  */
 export class SearchIndexRebuilder {
   constructor(
     private readonly db: Database,
     private readonly store: EventStore,
     private readonly index: SearchIndex,
-    private readonly memories: MemoryReader,
+    // Unused, kept for callers: the wordings are read inside the rebuild's transaction (wordingsPage).
+    _memories?: MemoryReader,
   ) {}
 
   async rebuild(batchSize = 5000): Promise<RebuildReport> {
-    const indexer = new SearchIndexer(this.index);
+    const wordings = new WordingSearch(this.index);
     return this.db.transaction(async (m) => {
       await this.index.clear(m);
       const report: RebuildReport = { events: 0, messages: 0, memories: 0, broadcasts: 0 };
@@ -39,7 +39,7 @@ export class SearchIndexRebuilder {
         if (page.length === 0) break;
         after = page[page.length - 1].position;
         report.events += page.length;
-        await this.replay(m, indexer, page, report);
+        await this.replay(m, page, report);
       }
       // §10: one row per wording (recorded, revised, corrected), as the live projections wrote them.
       for (let after: WordingKey | null = null; ;) {
@@ -47,25 +47,17 @@ export class SearchIndexRebuilder {
         if (page.length === 0) return report;
         after = page[page.length - 1].key;
         for (const [campaignId, list] of groupBy(page, (r) => r.campaignId))
-          await indexer.indexMemories(m, campaignId, list);
+          await wordings.indexMemories(m, campaignId, list);
         report.memories += page.length;
       }
     });
   }
 
-  private async replay(
-    m: EntityManager,
-    indexer: SearchIndexer,
-    events: StoredEvent[],
-    report: RebuildReport,
-  ): Promise<void> {
+  private async replay(m: EntityManager, events: StoredEvent[], report: RebuildReport): Promise<void> {
     const messages = events.filter((e) => e.type === 'MessageRecorded' && e.streamId.startsWith(GAME));
     for (const [stream, list] of groupBy(messages, (e) => e.streamId)) {
-      await indexer.indexMessages(
-        m,
-        stream.slice(GAME.length),
-        list.map((e) => e.data as Message),
-      );
+      const docs = list.map((e) => toMessageDoc(e.data as Message));
+      await this.index.indexMessages(m, stream.slice(GAME.length), docs);
       report.messages += list.length;
     }
     const broadcasts = events

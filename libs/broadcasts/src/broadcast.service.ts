@@ -1,9 +1,8 @@
 import { Clock, newId } from '@app/common';
 import { EventMetadata, EventStore } from '@app/event-store';
 import { Database, IdempotencyKey, IdempotencyStore, isUniqueViolation } from '@app/database';
+import { parseQuery, SearchIndex } from '@app/search';
 import { EntityManager, In } from 'typeorm';
-import { parseQuery } from '../query/query-language';
-import { SearchIndex } from '../search-index.port';
 import { BROADCAST_POSTED, broadcastDoc, BroadcastPostedData, broadcastStream } from './broadcast-events';
 import { BroadcastRecord, BroadcastVisibility } from './broadcast.entity';
 

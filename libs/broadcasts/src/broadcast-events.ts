@@ -1,5 +1,5 @@
 import { StoredEvent } from '@app/event-store';
-import { BroadcastDoc } from '../search-index.port';
+import { BroadcastDoc } from '@app/search';
 
 export interface BroadcastPostedData {
   id: string;
