@@ -5,7 +5,8 @@ import { DROP_ORDER, PRESETS } from './sections';
 import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
 import { layoutTokens } from './text-layout';
 import { TokenCounter } from './token-counter.port';
-import { glossaryRoom, leastRecentlyUsed, markGlossaryUse } from './glossary-budget';
+import { glossaryRoom, markGlossaryUse } from './glossary-budget';
+import { Cut, Gone, pickVictim } from './budget-cut';
 import { settleTrailer, Trailer, trailerReserve } from './trailer';
 
 /** See ContextComposer's `recallShare`. */
@@ -19,12 +20,6 @@ export const DEFAULT_MIN_RECENT_MESSAGES = 4;
  * everything else only counts as already said.
  */
 const SUMMARY_SECTIONS = new Set<SectionKey>(['glossary', 'previously', 'location', 'npc', 'world']);
-
-/** A Recall hit the budget dropped, with its drop report (the refill may take both back). */
-interface Gone {
-  entry: SectionEntry;
-  report: DroppedEntry;
-}
 
 /** What fit() leaves: the tokens used, and the Recall hits it dropped when the refill may bring them back. */
 interface Fitted {
@@ -86,6 +81,43 @@ export class ContextComposer {
     budget: number | null,
     audience: Audience = OMNISCIENT,
   ): Promise<ComposedContext> {
+    const present = await this.buildSections(request, snapshot, audience);
+    // §3 no request holds the event loop long (issue 18): the reads are done, and over entries at the size limits
+    // each step below is work of its own, so the loop is given back between them (and inside the warm-ups).
+    await giveBack();
+    // Long hostile entries are counted here in slices that give the event loop back; measure() then reads the cache.
+    await this.counter.warm?.(present.flatMap((s) => (s.omitted ? [] : s.entries.map((e) => `${e.text}\n`))));
+    const sections = present.filter((s) => !s.omitted).map((s) => this.measure(s));
+    // A section left out whole (the `state` of an as-of context) still reports why.
+    const dropped: DroppedEntry[] = [...present.filter((s) => s.omitted), ...sections].flatMap((s) => s.dropped ?? []);
+    await giveBack();
+    // Long entries are split into sentences here, giving the event loop back between them; dedupe() reads the memo.
+    await this.sentences.warm(sections.flatMap((s) => s.entries.map((e) => dedupeText(s, e))));
+    this.dedupe(sections, dropped);
+    await giveBack();
+    const { used, trailer } = this.budgetSections(sections, dropped, budget);
+    const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
+    return {
+      version: snapshot.state.version,
+      timeline: snapshot.horizon.timeline,
+      processedVersion: snapshot.processedVersion,
+      request,
+      sections,
+      budget,
+      used,
+      dropped,
+      overBudget: budget !== null && used > budget,
+      trailer: trailer && { line: trailer.line, tokens: trailer.tokens },
+      extra,
+    };
+  }
+
+  /** The sections the request wants, built in SECTION_ORDER; those that read the others (`after`) last. */
+  private async buildSections(
+    request: ContextRequest,
+    snapshot: ContextSnapshot,
+    audience: Audience,
+  ): Promise<BuiltSection[]> {
     const wanted = new Set(request.include ?? PRESETS[request.agent]);
     const keys = SECTION_ORDER.filter((k) => wanted.has(k) && this.table.has(k));
     const first = keys.filter((k) => !this.table.get(k)!.after);
@@ -103,20 +135,15 @@ export class ContextComposer {
     const others = [...built.values()].filter((s): s is BuiltSection => s !== null && !s.omitted);
     for (const k of keys.filter((k) => this.table.get(k)!.after))
       built.set(k, await this.table.get(k)!.build({ request, snapshot, audience, others }));
-    const present = keys.map((k) => built.get(k) ?? null).filter((s): s is BuiltSection => s !== null);
-    // §3 no request holds the event loop long (issue 18): the reads are done, and over entries at the size limits
-    // each step below is work of its own, so the loop is given back between them (and inside the warm-ups).
-    await giveBack();
-    // Long hostile entries are counted here in slices that give the event loop back; measure() then reads the cache.
-    await this.counter.warm?.(present.flatMap((s) => (s.omitted ? [] : s.entries.map((e) => `${e.text}\n`))));
-    const sections = present.filter((s) => !s.omitted).map((s) => this.measure(s));
-    // A section left out whole (the `state` of an as-of context) still reports why.
-    const dropped: DroppedEntry[] = [...present.filter((s) => s.omitted), ...sections].flatMap((s) => s.dropped ?? []);
-    await giveBack();
-    // Long entries are split into sentences here, giving the event loop back between them; dedupe() reads the memo.
-    await this.sentences.warm(sections.flatMap((s) => s.entries.map((e) => dedupeText(s, e))));
-    this.dedupe(sections, dropped);
-    await giveBack();
+    return keys.map((k) => built.get(k) ?? null).filter((s): s is BuiltSection => s !== null);
+  }
+
+  /** Fits the sections to the budget (drops, Recent's duplicates, the refill) and settles the counted trailer. */
+  private budgetSections(
+    sections: ComposedSection[],
+    dropped: DroppedEntry[],
+    budget: number | null,
+  ): { used: number; trailer: ReturnType<typeof settleTrailer> | null } {
     // §8 the trailer is counted: the content is fitted to what the longest trailer it can get leaves.
     const counted = (this.limits.countTrailer ?? true) && budget !== null;
     const room = !counted ? budget : Math.max(0, budget! - this.trailerRoom(sections, dropped, budget!));
@@ -129,21 +156,7 @@ export class ContextComposer {
       used = this.refill(fitted.refill.recall, fitted.refill.gone, dropped, room!, used, recent);
     }
     const trailer = counted ? settleTrailer(this.counter, used, budget!, dropped) : null;
-    if (trailer) used = trailer.used;
-    const extra = Object.assign({}, ...present.map((s) => s.extra ?? {}));
-    return {
-      version: snapshot.state.version,
-      timeline: snapshot.horizon.timeline,
-      processedVersion: snapshot.processedVersion,
-      request,
-      sections,
-      budget,
-      used,
-      dropped,
-      overBudget: budget !== null && used > budget,
-      trailer: trailer && { line: trailer.line, tokens: trailer.tokens },
-      extra,
-    };
+    return { used: trailer ? trailer.used : used, trailer };
   }
 
   /** The longest the trailer can become: drops so far plus every entry, under every reason that may still occur. */
@@ -231,66 +244,64 @@ export class ContextComposer {
    * limit (a query's extra hits) go first, but may keep up to `recallShare` of what they and Recent Messages hold.
    */
   private fit(sections: ComposedSection[], budget: number, dropped: DroppedEntry[]): Fitted {
-    let used = sum(sections);
     const recall = sections.find((s) => s.key === 'recall');
     const recent = sections.find((s) => s.key === 'recent');
-    /** Recall hits the budget took, each with its drop report, for the refill below. */
-    const recallGone: Gone[] = [];
-    /**
-     * Drops `count` entries from `index` on, the last first. Each is reported with its own tokens; what else went with
-     * them (group headers, the heading when the section empties) counts on the last reported, so drops and `used` add
-     * up.
-     */
-    const drop = (section: ComposedSection, index: number, count = 1) => {
-      const gone = section.entries.splice(index, count).reverse();
-      const before = section.tokens;
-      section.tokens = this.sectionTokens(section);
-      used -= before - section.tokens;
-      const alongside = before - section.tokens - gone.reduce((n, e) => n + (e.tokens ?? 0), 0);
-      gone.forEach((e, i) => {
-        const tokens = (e.tokens ?? 0) + (i === gone.length - 1 ? alongside : 0);
-        const report: DroppedEntry = { section: section.key, ref: e.ref, tokens, reason: 'budget' };
-        dropped.push(report);
-        if (section === recall) recallGone.push({ entry: e, report });
-      });
-    };
+    const cut = new Cut(sum(sections), dropped, recall, (s) => this.sectionTokens(s));
     if (recall) {
       // Recall is dropped from its lowest rank up, so hits past the rank where its entries alone exceed the whole
       // budget can never be served: they go at once, lowest rank first, instead of one recount each.
       let total = 0;
-      const cut = recall.entries.findIndex((e) => (total += e.tokens ?? 0) > budget);
-      if (cut !== -1) drop(recall, cut, recall.entries.length - cut);
+      const at = recall.entries.findIndex((e) => (total += e.tokens ?? 0) > budget);
+      if (at !== -1) cut.drop(recall, at, recall.entries.length - at);
     }
-    if (recall?.limit !== undefined) {
-      const extraTokens = () => recall.entries.slice(recall.limit).reduce((n, e) => n + (e.tokens ?? 0), 0);
-      while (used > budget && recall.entries.length > recall.limit!) {
-        const extras = extraTokens();
-        const recentTokens = recent?.tokens ?? 0;
-        const recentSpare = (recent?.entries.length ?? 0) > this.minRecent;
-        const recallGives = !recentSpare || recentTokens === 0 || extras > this.recallShare * (extras + recentTokens);
-        if (recallGives) drop(recall, recall.entries.length - 1);
-        else drop(recent!, 0);
-      }
+    if (recall?.limit !== undefined) this.shareRecall(recall, recent, budget, cut);
+    const pastRecall = this.dropInOrder(sections, recent, budget, cut);
+    return { used: cut.used, refill: recall && !pastRecall ? { recall, gone: cut.recallGone } : undefined };
+  }
+
+  /** A query's extra Recall hits (past its limit) go first, but may keep `recallShare` of what they and Recent hold. */
+  private shareRecall(recall: ComposedSection, recent: ComposedSection | undefined, budget: number, cut: Cut): void {
+    const extraTokens = () => recall.entries.slice(recall.limit).reduce((n, e) => n + (e.tokens ?? 0), 0);
+    while (cut.used > budget && recall.entries.length > recall.limit!) {
+      const extras = extraTokens();
+      const recentTokens = recent?.tokens ?? 0;
+      const recentSpare = (recent?.entries.length ?? 0) > this.minRecent;
+      const recallGives = !recentSpare || recentTokens === 0 || extras > this.recallShare * (extras + recentTokens);
+      if (recallGives) cut.drop(recall, recall.entries.length - 1);
+      else cut.drop(recent!, 0);
     }
-    // Whether the budget took anything that goes after Recall (memories, the newest Recent Messages): then Recall
-    // gets no room back, however much is left.
+  }
+
+  /**
+   * Drops by DROP_ORDER until the sections fit. Returns whether the budget took anything that goes after Recall
+   * (memories, the newest Recent Messages): then Recall gets no room back, however much is left.
+   */
+  private dropInOrder(
+    sections: ComposedSection[],
+    recent: ComposedSection | undefined,
+    budget: number,
+    cut: Cut,
+  ): boolean {
     let pastRecall = false;
     // §13: the Glossary keeps `room` tokens; past them its terms go with memories, least recently used first.
     const room = glossaryRoom(budget, this.limits.glossaryMaxTokens ?? null);
     const glossary = sections.find((s) => s.key === 'glossary');
-    if (glossary && glossary.tokens > room && used > budget) markGlossaryUse(glossary.entries, recent?.entries ?? []);
+    if (glossary && glossary.tokens > room && cut.used > budget) {
+      markGlossaryUse(glossary.entries, recent?.entries ?? []);
+    }
     const droppable = (s: ComposedSection, keepNewest?: true) =>
       (!keepNewest || s.entries.length > this.minRecent) && (s !== glossary || s.tokens > room);
+    const recallGroup = DROP_ORDER.findIndex((g) => g.keys.includes('recall'));
     for (const group of DROP_ORDER) {
       const members = sections.filter((s) => group.keys.includes(s.key));
-      while (used > budget) {
+      while (cut.used > budget) {
         const victim = pickVictim(members.filter((s) => droppable(s, group.keepNewest)));
         if (!victim) break;
-        pastRecall ||= DROP_ORDER.indexOf(group) > DROP_ORDER.findIndex((g) => g.keys.includes('recall'));
-        drop(victim.section, victim.index);
+        pastRecall ||= DROP_ORDER.indexOf(group) > recallGroup;
+        cut.drop(victim.section, victim.index);
       }
     }
-    return { used, refill: recall && !pastRecall ? { recall, gone: recallGone } : undefined };
+    return pastRecall;
   }
 
   /**
@@ -325,19 +336,6 @@ export class ContextComposer {
     }
     return used;
   }
-}
-
-/** Recent and memories lose their oldest entry first, the Glossary its least recently used; recall its lowest rank. */
-function pickVictim(members: ComposedSection[]): { section: ComposedSection; index: number } | null {
-  let best: { section: ComposedSection; index: number; at: string } | null = null;
-  for (const section of members) {
-    if (section.entries.length === 0) continue;
-    if (section.key === 'recall') return { section, index: section.entries.length - 1 };
-    const index = section.key === 'glossary' ? leastRecentlyUsed(section.entries) : 0;
-    const at = (section.key === 'glossary' ? section.entries[index].usedAt : section.entries[0].createdAt) ?? '';
-    if (!best || at < best.at) best = { section, index, at };
-  }
-  return best;
 }
 
 const sum = (sections: ComposedSection[]) => sections.reduce((n, s) => n + s.tokens, 0);

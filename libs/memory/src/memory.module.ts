@@ -160,6 +160,53 @@ const gameEventProjections: Provider[] = [
   },
 ];
 
+/** Memory's rows in fork, rewind and delete (DESIGN §10), registered like the indexers. */
+const timelineProvider: Provider = {
+  provide: MemoryTimeline,
+  useFactory: (store: EventStore, worker: MemoryWorker, ledger: UsageLedger, timelines: TimelineService) => {
+    const participant = new MemoryTimeline(store, worker, ledger);
+    participant.attach(timelines);
+    return participant;
+  },
+  inject: [EVENT_STORE, MemoryWorker, UsageLedger, TimelineService],
+};
+
+/** Memory's readers, each over the database. */
+const readerProviders: Provider[] = [
+  { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
+  { provide: CheckpointStore, useFactory: (db: Database) => new CheckpointStore(db), inject: [DATABASE] },
+  {
+    provide: LayersReader,
+    useFactory: (db: Database, reader: CampaignReader) => new LayersReader(db, reader),
+    inject: [DATABASE, CampaignReader],
+  },
+  { provide: MemoryHistoryReader, useFactory: (db: Database) => new MemoryHistoryReader(db), inject: [DATABASE] },
+];
+
+/** What memory registers with others: its search indexer, its checkpoint projection. */
+const registrationProviders: Provider[] = [
+  {
+    // Memory indexes its wordings through the search port, in the projection's transaction (§7).
+    provide: MemoryProjector,
+    useFactory: (index?: SearchIndex) => {
+      const projector = new MemoryProjector();
+      if (index) projector.addIndexer(new WordingSearch(index));
+      return projector;
+    },
+    inject: [{ token: SEARCH_INDEX, optional: true }],
+  },
+  {
+    // §10: the checkpoint row is created with the campaign, in its transaction.
+    provide: CheckpointProjection,
+    useFactory: (projector: CampaignProjector) => {
+      const projection = new CheckpointProjection();
+      projector.addProjection(projection);
+      return projection;
+    },
+    inject: [CampaignProjector],
+  },
+];
+
 /**
  * The memory side: projector, readers, the worker (woken on each append, started after boot, stopped before the
  * database closes) and the glossary command. The worker's claim on a campaign (CAMPAIGN_OWNERSHIP) and the
@@ -172,47 +219,12 @@ export class MemoryModule {
     return {
       module: MemoryModule,
       providers: [
-        {
-          // Memory indexes its wordings through the search port, in the projection's transaction (§7).
-          provide: MemoryProjector,
-          useFactory: (index?: SearchIndex) => {
-            const projector = new MemoryProjector();
-            if (index) projector.addIndexer(new WordingSearch(index));
-            return projector;
-          },
-          inject: [{ token: SEARCH_INDEX, optional: true }],
-        },
-        { provide: MemoryReader, useFactory: (db: Database) => new MemoryReader(db), inject: [DATABASE] },
-        { provide: CheckpointStore, useFactory: (db: Database) => new CheckpointStore(db), inject: [DATABASE] },
-        {
-          provide: LayersReader,
-          useFactory: (db: Database, reader: CampaignReader) => new LayersReader(db, reader),
-          inject: [DATABASE, CampaignReader],
-        },
-        {
-          // §10: the checkpoint row is created with the campaign, in its transaction.
-          provide: CheckpointProjection,
-          useFactory: (projector: CampaignProjector) => {
-            const projection = new CheckpointProjection();
-            projector.addProjection(projection);
-            return projection;
-          },
-          inject: [CampaignProjector],
-        },
+        ...readerProviders,
+        ...registrationProviders,
         { provide: WorkerProgress, useValue: new WorkerProgress() },
-        { provide: MemoryHistoryReader, useFactory: (db: Database) => new MemoryHistoryReader(db), inject: [DATABASE] },
         workerProvider(config, options),
         ...gameEventProjections,
-        {
-          // Memory's rows in fork, rewind and delete (DESIGN §10), registered like the indexers.
-          provide: MemoryTimeline,
-          useFactory: (store: EventStore, worker: MemoryWorker, ledger: UsageLedger, timelines: TimelineService) => {
-            const participant = new MemoryTimeline(store, worker, ledger);
-            participant.attach(timelines);
-            return participant;
-          },
-          inject: [EVENT_STORE, MemoryWorker, UsageLedger, TimelineService],
-        },
+        timelineProvider,
         HideGlossaryTermHandler,
         MemoryPreparerRegistration,
         WakeWorkerHandler,

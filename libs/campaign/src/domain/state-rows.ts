@@ -82,16 +82,14 @@ const SEP = '/';
 export const encounterKey = (locationId: string, encounterId: string) => `${locationId}${SEP}${encounterId}`;
 
 const head = (): StateRowRef => ({ kind: 'head', key: '' });
+const row = (kind: StateKind, key: string): StateRowRef => ({ kind, key });
 
 /** The rows `event` touches (exhaustive: a new event type does not compile until it says which). */
 export function touchedBy(event: GameEvent, after: CampaignState): StateRowRef[] {
   switch (event.type) {
     case 'LocationChanged':
       // §8 split parties: the players whose own location the move set.
-      return [
-        head(),
-        ...Object.keys(event.data.playerLocations ?? {}).map((key) => ({ kind: 'player' as const, key })),
-      ];
+      return [head(), ...Object.keys(event.data.playerLocations ?? {}).map((key) => row('player', key))];
     case 'CampaignCreated':
     case 'CampaignSettingsChanged':
     case 'CampaignForked':
@@ -108,10 +106,8 @@ export function touchedBy(event: GameEvent, after: CampaignState): StateRowRef[]
     case 'LocationRenamed':
       return [{ kind: 'location', key: event.data.locationId }];
     case 'LocationStateUpdated': {
-      const { locationId, completedEncounterId } = event.data;
-      const rows: StateRowRef[] = [{ kind: 'location', key: locationId }];
-      if (completedEncounterId) rows.push({ kind: 'encounter', key: encounterKey(locationId, completedEncounterId) });
-      return rows;
+      const { locationId: at, completedEncounterId: done } = event.data;
+      return [row('location', at), ...(done ? [row('encounter', encounterKey(at, done))] : [])];
     }
     case 'NpcRegistered':
     case 'NpcUpdated':
@@ -137,10 +133,8 @@ export function touchedBy(event: GameEvent, after: CampaignState): StateRowRef[]
     case 'PlayerUpdated':
       return [{ kind: 'player', key: event.data.playerId }];
     case 'AccountLoggedIn': {
-      const { accountId, previousAccountId } = event.data;
-      const rows: StateRowRef[] = [{ kind: 'account', key: accountId }];
-      if (previousAccountId) rows.push({ kind: 'account', key: previousAccountId });
-      return rows;
+      const { accountId, previousAccountId: previous } = event.data;
+      return [row('account', accountId), ...(previous ? [row('account', previous)] : [])];
     }
     case 'AccountLoggedOut':
       return [{ kind: 'account', key: event.data.accountId }];
