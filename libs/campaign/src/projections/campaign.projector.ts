@@ -1,3 +1,4 @@
+import { inTimedSlices } from '@app/common';
 import { EventStore, gameStream, StoredEvent } from '@app/event-store';
 import { Database, insertRows, sql, transactionLocal } from '@app/database';
 import { EntityManager } from 'typeorm';
@@ -13,6 +14,8 @@ import { CampaignStateCache, stateChars } from './campaign-state.cache';
 import { readCampaignRow, readRewinds } from './campaign-row';
 
 const CHUNK = 200;
+/** Messages of a batch's first insert (inTimedSlices sizes the next ones by its pace). */
+const MESSAGE_SLICE = 50;
 /** State rows per INSERT statement (6 parameters each). */
 const ROW_CHUNK = 100;
 /** Game events per read while a backfill replays a stream. */
@@ -105,8 +108,9 @@ export class CampaignProjector {
     // Kept from here on: should what follows fail, the rollback of this member's savepoint drops it.
     this.writtenIn(m).set(after.id, after);
     const recorded = await insertMessages(m, after.id, events);
-    for (let i = 0; i < witnesses.length; i += CHUNK)
-      await insertRows(m, MessageWitnessRecord, witnesses.slice(i, i + CHUNK));
+    await inTimedSlices(witnesses.length, { first: CHUNK, max: CHUNK }, (lo, hi) =>
+      insertRows(m, MessageWitnessRecord, witnesses.slice(lo, hi)),
+    );
     await withholdRetracted(m, after.id, events);
     for (const indexer of this.indexers) if (recorded.length) await indexer.indexMessages(m, after.id, recorded);
     for (const projection of this.projections) await projection.project(m, after.id, events);
@@ -217,13 +221,14 @@ async function updateCampaignRow(
 async function insertMessages(m: EntityManager, campaignId: string, events: StoredEvent[]): Promise<Message[]> {
   const messages = events.filter((e) => e.type === 'MessageRecorded');
   const recorded = messages.map((e) => e.data as Message);
-  for (let i = 0; i < messages.length; i += CHUNK) {
-    await insertRows(
+  // §13: a large batch in timed slices, the event loop given back between them (one message: one go).
+  await inTimedSlices(messages.length, { first: MESSAGE_SLICE, max: CHUNK }, (lo, hi) =>
+    insertRows(
       m,
       MessageRecord,
-      messages.slice(i, i + CHUNK).map((e) => toMessageRecord(campaignId, e.data as Message, e.version)),
-    );
-  }
+      messages.slice(lo, hi).map((e) => toMessageRecord(campaignId, e.data as Message, e.version)),
+    ),
+  );
   const calls = recorded.flatMap((msg) =>
     msg.toolCalls.map((c) => ({ campaignId, callId: c.id, name: c.name, messageIndex: msg.index })),
   );
