@@ -35,8 +35,9 @@ export interface RowCopy {
   slice?: { column: string; below: number };
 }
 
-/** Rows of the first statement of a sliced copy (see RowCopy.slice); the next ones follow its pace (inTimedSlices). */
+/** Rows of the first statement of a sliced copy (see RowCopy.slice); the next follow its pace, up to the most. */
 export const COPY_SLICE_ROWS = 200;
+const COPY_SLICE_MAX = 500;
 
 /**
  * `INSERT INTO t (…) SELECT … FROM t WHERE key = from AND …`: one statement (one a slice, when sliced); 0 when the
@@ -64,7 +65,7 @@ export async function copyCampaignRows(m: EntityManager, c: RowCopy): Promise<nu
   if (!c.slice) return (await sql(m, text, params)).changes;
   let changes = 0;
   const sliced = `${text} AND "${c.slice.column}" >= ? AND "${c.slice.column}" < ?`;
-  await inTimedSlices(c.slice.below, { first: COPY_SLICE_ROWS }, async (lo, hi) => {
+  await inTimedSlices(c.slice.below, { first: COPY_SLICE_ROWS, max: COPY_SLICE_MAX }, async (lo, hi) => {
     changes += (await sql(m, sliced, [...params, lo, hi])).changes;
   });
   return changes;

@@ -5,8 +5,12 @@ import { Database, insertRows, isUniqueViolation, sql, tableColumns } from '@app
 import { EventRecord } from './event.entity';
 import { inTimedSlices } from '@app/common';
 
-/** Event positions of the first statement of a stream copy (a fork; see copyStreams); the next follow its pace. */
+/**
+ * Event positions of the first statement of a stream copy (a fork; see copyStreams); the next follow its pace, up to
+ * COPY_SLICE_MAX: a range of positions holds other streams' events too, so a cheap slice says little of the next.
+ */
 const COPY_SLICE_POSITIONS = 250;
+const COPY_SLICE_MAX = 1_000;
 
 const INSERT_CHUNK = 500;
 /** Events of an append's first insert; the next ones follow its pace (inTimedSlices). */
@@ -113,7 +117,8 @@ export class TypeOrmEventStore implements EventStore {
       // over a 5,000-message campaign held it ≈ 100 ms).
       let changes = 0;
       const first = Number(lo);
-      await inTimedSlices(Number(hi) - first + 1, { first: COPY_SLICE_POSITIONS }, async (a, b) => {
+      const slices = { first: COPY_SLICE_POSITIONS, max: COPY_SLICE_MAX };
+      await inTimedSlices(Number(hi) - first + 1, slices, async (a, b) => {
         changes += (await sql(m, text, [...params, first + a, first + b - 1])).changes;
       });
       return changes;

@@ -11,6 +11,8 @@ import { LOW_32 } from './fts5.search-index';
  * them the loop is given back (the transaction stays open, behind the write mutex). 200 rows a slice held it 25–65 ms.
  */
 export const FORK_SLICE_ROWS = 50;
+/** The most rows a copy statement takes, whatever the pace (a sparse range of ids says little of the next one). */
+const FORK_SLICE_MAX = 200;
 
 /** Where a campaign's rows sit: `(num << 32) + local id`, local ids from `lo` to `hi`. */
 const RANGE = 'rowid BETWEEN (? << 32) + ? AND (? << 32) + ?';
@@ -31,7 +33,7 @@ export class Fts5Timeline implements TimelineParticipant {
       const child = await numOf(m, to, true);
       // Message rows are dense (local id = index): sliced by id. Memory rows are sparse over the versions: one go.
       const copy = async (table: string, columns: string, lo: number, hi: number, first = hi - lo + 1) =>
-        inTimedSlices(hi - lo + 1, { first }, (a, b) =>
+        inTimedSlices(hi - lo + 1, { first, max: Math.max(first, FORK_SLICE_MAX) }, (a, b) =>
           sql(
             m,
             `INSERT INTO ${table} (rowid, ${columns}) SELECT (? << 32) + (rowid & ${LOW_32}), ${columns} ` +
