@@ -32,7 +32,7 @@ export async function inTimedSlices(
   const min = Math.max(1, o.min ?? 1);
   const max = Math.max(min, o.max ?? total);
   let size = Math.min(max, Math.max(min, o.first));
-  for (let lo = 0; lo < total; ) {
+  for (let lo = 0; lo < total;) {
     if (lo > 0) await giveBack();
     const hi = Math.min(total, lo + size);
     const started = performance.now();
