@@ -7,3 +7,4 @@ export * from './async-mutex';
 export * from './api-keys';
 export * from './model-prices';
 export * from './graphemes';
+export * from './time-slices';

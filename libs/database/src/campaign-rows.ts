@@ -1,4 +1,4 @@
-import { giveBack } from '@app/common';
+import { inTimedSlices } from '@app/common';
 import { EntityManager } from 'typeorm';
 import { sql, SqlResult } from './raw-sql';
 
@@ -28,14 +28,16 @@ export interface RowCopy {
   /** Parameters of the `set` expressions, bound before `params` (in the order the columns are listed). */
   setParams?: Record<string, unknown[]>;
   /**
-   * §13: copy the rows whose dense integer `column` (a message index, a stream version) is below `below` in slices
-   * of COPY_SLICE_ROWS, giving the event loop back between them: one statement over 5,000 messages held it ≈ 100 ms.
+   * §13: copy the rows whose dense integer `column` (a message index, a stream version) is below `below` in timed
+   * slices (the first of COPY_SLICE_ROWS), giving the event loop back between them: one statement over 5,000 messages
+   * held it ≈ 100 ms.
    */
   slice?: { column: string; below: number };
 }
 
-/** Rows per statement of a sliced copy (see RowCopy.slice). */
-export const COPY_SLICE_ROWS = 500;
+/** Rows of the first statement of a sliced copy (see RowCopy.slice); the next follow its pace, up to the most. */
+export const COPY_SLICE_ROWS = 200;
+const COPY_SLICE_MAX = 500;
 
 /**
  * `INSERT INTO t (…) SELECT … FROM t WHERE key = from AND …`: one statement (one a slice, when sliced); 0 when the
@@ -63,10 +65,9 @@ export async function copyCampaignRows(m: EntityManager, c: RowCopy): Promise<nu
   if (!c.slice) return (await sql(m, text, params)).changes;
   let changes = 0;
   const sliced = `${text} AND "${c.slice.column}" >= ? AND "${c.slice.column}" < ?`;
-  for (let lo = 0; lo < c.slice.below; lo += COPY_SLICE_ROWS) {
-    if (lo > 0) await giveBack();
-    changes += (await sql(m, sliced, [...params, lo, Math.min(c.slice.below, lo + COPY_SLICE_ROWS)])).changes;
-  }
+  await inTimedSlices(c.slice.below, { first: COPY_SLICE_ROWS, max: COPY_SLICE_MAX }, async (lo, hi) => {
+    changes += (await sql(m, sliced, [...params, lo, hi])).changes;
+  });
   return changes;
 }
 

@@ -1,5 +1,6 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { FastifyReply } from 'fastify';
 import { map, Observable } from 'rxjs';
 import { z } from 'zod';
 import { RESPONSE_SCHEMA } from './api-docs';
@@ -16,10 +17,13 @@ export class ResponseCheckInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const schema = this.reflector.get<z.ZodType | undefined>(RESPONSE_SCHEMA, context.getHandler());
     if (!schema) return next.handle();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
     return next.handle().pipe(
       map((body) => {
-        if (typeof body === 'string') return body; // text/plain forms
-        const result = schema.safeParse(body);
+        // Text forms pass; a body serialized where it was built (a read worker's, §13) is checked as what it says.
+        const json = typeof body === 'string' && /json/.test(String(reply.getHeader('content-type') ?? ''));
+        if (typeof body === 'string' && !json) return body;
+        const result = schema.safeParse(json ? JSON.parse(body as string) : body);
         if (!result.success) {
           const where = `${context.getClass().name}.${context.getHandler().name}`;
           throw new Error(

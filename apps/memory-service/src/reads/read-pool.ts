@@ -4,15 +4,15 @@ import { ContextService } from '@app/context';
 import { MemoryReader } from '@app/memory';
 import { SearchService } from '@app/recall';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { join, resolve } from 'node:path';
 import { Piscina } from 'piscina';
 import { Counter, Gauge } from 'prom-client';
 import { Metrics } from '../observability/metrics';
 import { callerOf } from '../http/caller';
 import { FairShare, FairTaskQueue } from './fair-queue';
-import { bodyOf, ContextTask, ReadServices, ReadTask, ReadWorkerData, runRead, SearchTask } from './read-task';
-import type { WorkerAnswer } from './read-task';
+import { bodyOf, ContextTask, ReadBody, ReadServices, ReadTask, ReadWorkerData, runRead } from './read-task';
+import type { SearchTask, WorkerAnswer } from './read-task';
 
 /** How much lower a read worker's scheduling priority is than the main thread's (nice, 0–19). */
 const READ_WORKER_NICE = 5;
@@ -25,6 +25,13 @@ export const busy = (queue: number): DomainError =>
   new DomainError('unavailable', 'BUSY', `${queue} reads are already waiting; retry after a moment`);
 
 /** The caller a read is queued for (§13): its API key's id, or its address when no keys are configured. */
+/** Sends a read's serialized body as it is (§13: no second serialization on the main thread). */
+export const sendRead = (reply: FastifyReply, body: ReadBody): string => {
+  const type = body.type === 'text' ? 'text/plain' : 'application/json';
+  void reply.header('content-type', `${type}; charset=utf-8`);
+  return body.payload;
+};
+
 export const readKeyOf = (req: FastifyRequest): string => {
   const keyId = callerOf(req).keyId;
   return keyId !== null ? `key:${keyId}` : `ip:${req.ip}`;
@@ -117,8 +124,8 @@ export class ReadPool implements OnApplicationShutdown {
     return this.pool;
   }
 
-  /** Runs a read for `key`'s caller: its body, or the DomainError it failed with; 503 BUSY past READ_QUEUE. */
-  async run(task: Omit<ContextTask, 'now'> | Omit<SearchTask, 'now'>, key: string): Promise<unknown> {
+  /** Runs a read for `key`'s caller: its serialized body, or the error it failed with (503 BUSY past READ_QUEUE). */
+  async run(task: Omit<ContextTask, 'now'> | Omit<SearchTask, 'now'>, key: string): Promise<ReadBody> {
     const full = { ...task, now: this.clock.now().getTime() } as ReadTask;
     const pool = this.threads();
     if (!pool) return bodyOf(await runRead(this.local, full));

@@ -35,9 +35,19 @@ export interface SearchTask {
   limit: number;
 }
 
+/**
+ * A read's answer as it goes on the wire, serialized where it was built (§13): the main thread only writes it out, and
+ * one string crosses threads instead of a structured clone of the whole answer. `json`: what Fastify's JSON.stringify
+ * of the object would send, byte for byte; `text`: the text/plain rendering.
+ */
+export interface ReadBody {
+  type: 'json' | 'text';
+  payload: string;
+}
+
 /** What a read answers: its body, or the DomainError it failed with (errors lose their class across threads). */
 export type ReadOutcome =
-  | { ok: true; body: unknown }
+  | { ok: true; body: ReadBody }
   | { ok: false; error: { kind: ErrorKind; code: string; message: string; errors?: FieldError[] } };
 
 /** A worker's answer: the read's outcome and, for a context, the build's log line (the main thread logs it). */
@@ -61,18 +71,19 @@ export interface ReadServices {
 /** Runs one read; a DomainError becomes data, anything else is thrown (a 500 on the main thread). */
 export async function runRead(services: ReadServices, task: ReadTask): Promise<ReadOutcome> {
   try {
-    return {
-      ok: true,
-      body: task.kind === 'context' ? await contextBody(services, task) : await search(services, task),
-    };
+    const body = task.kind === 'context' ? await contextBody(services, task) : await search(services, task);
+    return { ok: true, body: serialized(body) };
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     return { ok: false, error: { kind: err.kind, code: err.code, message: err.message, errors: err.errors } };
   }
 }
 
+const serialized = (body: unknown): ReadBody =>
+  typeof body === 'string' ? { type: 'text', payload: body } : { type: 'json', payload: JSON.stringify(body) };
+
 /** The main thread's side of `runRead`: the body, or the DomainError thrown again. */
-export function bodyOf(outcome: ReadOutcome): unknown {
+export function bodyOf(outcome: ReadOutcome): ReadBody {
   if (outcome.ok) return outcome.body;
   const e = outcome.error;
   throw new DomainError(e.kind, e.code, e.message, e.errors);

@@ -1,3 +1,4 @@
+import { inTimedSlices } from '@app/common';
 import { insertRows, sql } from '@app/database';
 import type { StoredEvent } from '@app/event-store';
 import type { MessageDoc, SearchIndex } from '@app/search';
@@ -11,19 +12,22 @@ import { toMessageRecord } from './message.mapper';
 import { MessageWitnessRecord } from './witness.entity';
 
 const CHUNK = 200;
+/** Messages of a batch's first insert (inTimedSlices sizes the next ones by its pace). */
+const MESSAGE_SLICE = 50;
 
 /** The rows of the recorded messages and of their tool calls. */
 export const messageRows = projection({
   name: 'messages',
   canHandle: ['MessageRecorded'],
   async handle(events, { m, campaignId }) {
-    for (let i = 0; i < events.length; i += CHUNK) {
-      await insertRows(
+    // §13: a large batch in timed slices, the event loop given back between them (one message: one go).
+    await inTimedSlices(events.length, { first: MESSAGE_SLICE, max: CHUNK }, (lo, hi) =>
+      insertRows(
         m,
         MessageRecord,
-        events.slice(i, i + CHUNK).map((e) => toMessageRecord(campaignId, e.data as Message, e.version)),
-      );
-    }
+        events.slice(lo, hi).map((e) => toMessageRecord(campaignId, e.data as Message, e.version)),
+      ),
+    );
     const calls = events
       .map((e) => e.data as Message)
       .flatMap((msg) =>
@@ -43,7 +47,9 @@ export const messageWitnesses = projection({
       const msg = e.data as Message;
       return witnessesOf(stateBefore(e), msg).map((viewerId) => ({ campaignId, viewerId, index: msg.index }));
     });
-    for (let i = 0; i < rows.length; i += CHUNK) await insertRows(m, MessageWitnessRecord, rows.slice(i, i + CHUNK));
+    await inTimedSlices(rows.length, { first: CHUNK, max: CHUNK }, (lo, hi) =>
+      insertRows(m, MessageWitnessRecord, rows.slice(lo, hi)),
+    );
   },
 });
 

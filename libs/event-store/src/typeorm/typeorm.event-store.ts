@@ -3,12 +3,18 @@ import { EventStore, NewEvent, ReadOptions, StoredEvent, StreamCopy, Tx } from '
 import { WrongExpectedVersionError } from '../event-store.port';
 import { Database, insertRows, isUniqueViolation, sql, tableColumns } from '@app/database';
 import { EventRecord } from './event.entity';
-import { giveBack } from '@app/common';
+import { inTimedSlices } from '@app/common';
 
-/** Event positions per statement of a stream copy (a fork; see copyStreams). */
-const COPY_SLICE_POSITIONS = 1_000;
+/**
+ * Event positions of the first statement of a stream copy (a fork; see copyStreams); the next follow its pace, up to
+ * COPY_SLICE_MAX: a range of positions holds other streams' events too, so a cheap slice says little of the next.
+ */
+const COPY_SLICE_POSITIONS = 250;
+const COPY_SLICE_MAX = 1_000;
 
 const INSERT_CHUNK = 500;
+/** Events of an append's first insert; the next ones follow its pace (inTimedSlices). */
+const APPEND_SLICE = 100;
 
 /** The events table (DESIGN §1): global position, UNIQUE(stream_id, stream_version). */
 export class TypeOrmEventStore implements EventStore {
@@ -35,19 +41,20 @@ export class TypeOrmEventStore implements EventStore {
   ): Promise<StoredEvent[]> {
     const actual = await this.streamVersion(streamId, m);
     if (actual !== expected) throw new WrongExpectedVersionError(streamId, expected, actual);
-    const rows = events.map((e, i) => ({
+    const rowOf = (e: NewEvent, version: number) => ({
       streamId,
-      version: expected + i + 1,
+      version,
       type: e.type,
       data: JSON.stringify(e.data),
       metadata: JSON.stringify(e.metadata ?? {}),
       recordedAt: e.recordedAt ?? recordedAt,
       triggerVersion: e.triggerVersion ?? null,
-    }));
+    });
     const stored: StoredEvent[] = [];
     try {
-      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        const chunk = rows.slice(i, i + INSERT_CHUNK);
+      // §13: a large batch (a 500-message post) in timed slices, the loop given back between them; one event: one go.
+      await inTimedSlices(events.length, { first: APPEND_SLICE, max: INSERT_CHUNK }, async (lo, hi) => {
+        const chunk = events.slice(lo, hi).map((e, i) => rowOf(e, expected + lo + i + 1));
         // Positions come back from the insert itself: no read-back of what we just wrote.
         const { rows: ids } = await insertRows(m, EventRecord, chunk, { returning: '"position", "stream_version"' });
         const position = new Map(ids.map((r) => [Number(r.stream_version), Number(r.position)]));
@@ -62,7 +69,7 @@ export class TypeOrmEventStore implements EventStore {
             metadata: JSON.parse(r.metadata),
             recordedAt: r.recordedAt,
           });
-      }
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw new WrongExpectedVersionError(streamId, expected, null);
       throw err;
@@ -106,13 +113,14 @@ export class TypeOrmEventStore implements EventStore {
       );
       const { lo, hi } = bounds.rows[0] ?? { lo: null, hi: null };
       if (lo === null || hi === null) return 0;
-      // §13: in slices of positions, in source order, giving the event loop back between them (one statement over a
-      // 5,000-message campaign held it ≈ 100 ms).
+      // §13: in timed slices of positions, in source order, giving the event loop back between them (one statement
+      // over a 5,000-message campaign held it ≈ 100 ms).
       let changes = 0;
-      for (let from = Number(lo); from <= Number(hi); from += COPY_SLICE_POSITIONS) {
-        if (from > Number(lo)) await giveBack();
-        changes += (await sql(m, text, [...params, from, from + COPY_SLICE_POSITIONS - 1])).changes;
-      }
+      const first = Number(lo);
+      const slices = { first: COPY_SLICE_POSITIONS, max: COPY_SLICE_MAX };
+      await inTimedSlices(Number(hi) - first + 1, slices, async (a, b) => {
+        changes += (await sql(m, text, [...params, first + a, first + b - 1])).changes;
+      });
       return changes;
     };
     return tx ? run(tx as EntityManager) : this.db.transaction(run);

@@ -1,4 +1,4 @@
-import { giveBack } from '@app/common';
+import { inTimedSlices } from '@app/common';
 import { atGroupEnd, Database, sql, transactionLocal } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { compileFts5, QueryNode } from '../query/query-language';
@@ -22,7 +22,9 @@ import { FTS5_TABLES } from './fts5.schema';
 
 /** A campaign's rows are `(num << 32) + local id`: the local id's mask. */
 export const LOW_32 = 4294967295;
+/** Most rows an index insert carries (its parameters), and the rows of its first slice (inTimedSlices: the rest). */
 const CHUNK = 100;
+const FIRST_SLICE = 25;
 
 type Row = Record<string, unknown>;
 
@@ -300,10 +302,9 @@ const snippet = (table: string) =>
 /** Multi-row insert whose rowid is `(campaign number << 32) + local id` (the first two values of each row). */
 async function insert(m: EntityManager, target: string, width: number, rows: unknown[][]): Promise<void> {
   const tuple = `((? << 32) + ?${', ?'.repeat(width - 2)})`;
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    // §13: FTS5 tokenizes each chunk; between them the event loop is given back (500 long messages held it 60 ms).
-    if (i > 0) await giveBack();
-    const chunk = rows.slice(i, i + CHUNK);
+  // §13: FTS5 tokenizes each slice; between them the event loop is given back (500 long messages held it 60 ms).
+  await inTimedSlices(rows.length, { first: FIRST_SLICE, max: CHUNK }, async (lo, hi) => {
+    const chunk = rows.slice(lo, hi);
     await sql(m, `INSERT INTO ${target} VALUES ${chunk.map(() => tuple).join(', ')}`, chunk.flat());
-  }
+  });
 }

@@ -1,4 +1,4 @@
-import { giveBack } from '@app/common';
+import { inTimedSlices } from '@app/common';
 import { atGroupEnd, sql } from '@app/database';
 import { EntityManager } from 'typeorm';
 import type { IndexHorizon, SearchTimeline } from '../search-index.port';
@@ -6,10 +6,13 @@ import { CORRECTION_ROWS } from '../wording-rows';
 import { LOW_32 } from './fts5.search-index';
 
 /**
- * Rows a fork copies per statement (§13): FTS5 re-tokenizes each, and 5,000 messages in one statement held the event
- * loop for a third of a second; between slices it is given back (the transaction stays open, behind the write mutex).
+ * Rows of a fork's first copy statement (§13): FTS5 re-tokenizes each, and 5,000 messages in one statement held the
+ * event loop for a third of a second; the next statements follow the first one's pace (inTimedSlices), and between
+ * them the loop is given back (the transaction stays open, behind the write mutex). 200 rows a slice held it 25–65 ms.
  */
-export const FORK_SLICE_ROWS = 200;
+export const FORK_SLICE_ROWS = 50;
+/** The most rows a copy statement takes, whatever the pace (a sparse range of ids says little of the next one). */
+const FORK_SLICE_MAX = 200;
 
 /** Where a campaign's rows sit: `(num << 32) + local id`, local ids from `lo` to `hi`. */
 const RANGE = 'rowid BETWEEN (? << 32) + ? AND (? << 32) + ?';
@@ -29,17 +32,15 @@ export class Fts5Timeline implements SearchTimeline {
       if (parent === null) return;
       const child = await numOf(m, to, true);
       // Message rows are dense (local id = index): sliced by id. Memory rows are sparse over the versions: one go.
-      const copy = async (table: string, columns: string, lo: number, hi: number, slice = hi - lo + 1) => {
-        for (let from = lo; from <= hi; from += slice) {
-          if (from > lo) await giveBack();
-          await sql(
+      const copy = async (table: string, columns: string, lo: number, hi: number, first = hi - lo + 1) =>
+        inTimedSlices(hi - lo + 1, { first, max: Math.max(first, FORK_SLICE_MAX) }, (a, b) =>
+          sql(
             m,
             `INSERT INTO ${table} (rowid, ${columns}) SELECT (? << 32) + (rowid & ${LOW_32}), ${columns} ` +
               `FROM ${table} WHERE ${RANGE}`,
-            [child, ...range(parent, from, Math.min(hi, from + slice - 1))],
-          );
-        }
-      };
+            [child, ...range(parent, lo + a, lo + b - 1)],
+          ),
+        );
       const last = at.messageCount - 1;
       await copy('search_messages', 'content, role, location_id, at, round', 0, last, FORK_SLICE_ROWS);
       await copy('search_reasoning', 'reasoning, role, location_id, at, round', 0, last, FORK_SLICE_ROWS);

@@ -13,7 +13,7 @@ import { callerOf, viewerBound, witnessOf } from '../caller';
 import { prefersText } from '../negotiate';
 import { Access } from '../route-access';
 import { memoryInSeq, ViewerOrdinals } from '../viewer-ordinals';
-import { ReadPool, readKeyOf } from '../../reads/read-pool';
+import { ReadPool, readKeyOf, sendRead } from '../../reads/read-pool';
 
 export const MEMORY_EXAMPLE = {
   id: 'saltmere:9:location:tavern',
@@ -233,9 +233,7 @@ export class MemoriesController {
     // DESIGN §8: a bound key's JSON refs are seqs (its text form prints no message numbers at all).
     const witness = bound ? witnessOf(callerOf(req)) : undefined;
     const task = { kind: 'context' as const, request, format, explain: q.explain ?? true, witness };
-    const body = await this.reads.run(task, readKeyOf(req));
-    if (format === 'text') void reply.header('content-type', 'text/plain; charset=utf-8');
-    return body;
+    return sendRead(reply, await this.reads.run(task, readKeyOf(req)));
   }
 }
 

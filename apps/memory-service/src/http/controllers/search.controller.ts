@@ -1,8 +1,8 @@
 import { MESSAGE_ROLES } from '@app/campaign';
 import { DomainError } from '@app/common';
 import { SEARCH_IN } from '@app/search';
-import { Controller, Get, Inject, Param, Query, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, ApiZodQuery } from '../api-docs';
@@ -10,7 +10,7 @@ import { idSchema, parse, pathId, queryInt } from '../validation';
 import { asOfOf, asOfQuery } from '../dto/campaign.dto';
 import { callerOf, viewerBound, witnessOf } from '../caller';
 import { Access } from '../route-access';
-import { ReadPool, readKeyOf } from '../../reads/read-pool';
+import { ReadPool, readKeyOf, sendRead } from '../../reads/read-pool';
 
 export const SEARCH_LIMIT = { default: 20, max: 100 };
 
@@ -57,7 +57,12 @@ export class SearchController {
     [400, 404, 503],
   )
   @ApiZodQuery(searchQuery)
-  async search(@Param('cid') cid: string, @Query() query: unknown, @Req() req: FastifyRequest) {
+  async search(
+    @Param('cid') cid: string,
+    @Query() query: unknown,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     pathId(cid, 'campaign id');
     const q = parse(searchQuery, query);
     const scope = q.in ?? 'messages';
@@ -78,9 +83,7 @@ export class SearchController {
     const asked = witness ? Math.min(WITNESSED_POOL_MAX, limit * WITNESSED_POOL_FACTOR) : limit;
     const options = { in: scope, role: q.role, locationId: q.locationId, limit: asked, asOf: asOfOf(q.asOf) };
     // §13: the index search and the filtering of its hits run on a read worker (reads/read-task.ts).
-    return this.reads.run(
-      { kind: 'search', campaignId: cid, text: q.q ?? '', options, witness, limit },
-      readKeyOf(req),
-    );
+    const task = { kind: 'search' as const, campaignId: cid, text: q.q ?? '', options, witness, limit };
+    return sendRead(reply, await this.reads.run(task, readKeyOf(req)));
   }
 }
