@@ -46,6 +46,8 @@ export interface WorkerOptions {
   attempts: number;
   timeoutMs: number;
   concurrency: number;
+  /** Least ms between two drains of one campaign (DRAIN_GAP_MS, memory.worker.ts). */
+  drainGapMs?: number;
   /** Game events read per batch while catching up. */
   batchSize?: number;
   /** Observes each committed outcome (metrics). */
