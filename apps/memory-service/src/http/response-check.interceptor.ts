@@ -16,18 +16,16 @@ export class ResponseCheckInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const schema = this.reflector.get<z.ZodType | undefined>(RESPONSE_SCHEMA, context.getHandler());
     if (!schema) return next.handle();
-    return next.handle().pipe(
-      map((body) => {
-        if (typeof body === 'string') return body; // text/plain forms
-        const result = schema.safeParse(body);
-        if (!result.success) {
-          const where = `${context.getClass().name}.${context.getHandler().name}`;
-          throw new Error(
-            `response of ${where} does not match its documented schema: ${z.prettifyError(result.error)}`,
-          );
-        }
-        return body;
-      }),
-    );
+    const where = `${context.getClass().name}.${context.getHandler().name}`;
+    return next.handle().pipe(map((body: unknown) => checkResponse(schema, body, where)));
   }
+}
+
+/** `body` when it matches the route's documented `schema` (text/plain forms pass); an Error naming `where` if not. */
+export function checkResponse(schema: z.ZodType, body: unknown, where: string): unknown {
+  if (typeof body === 'string') return body; // text/plain forms
+  const result = schema.safeParse(body);
+  if (!result.success)
+    throw new Error(`response of ${where} does not match its documented schema: ${z.prettifyError(result.error)}`);
+  return body;
 }
