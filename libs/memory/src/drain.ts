@@ -115,6 +115,8 @@ interface Pass {
   /** Nobody else moves this campaign's cursors while we hold it: read once, kept current as outcomes commit. */
   cursors: Map<string, number> | null;
   known: KnownTerms | null;
+  /** Shutdown or the lease lost: made once per pass (AbortSignal.any per event was ≈ 4 % of a batch write's CPU). */
+  signal?: AbortSignal;
 }
 
 type Planned = { trigger: Trigger; task: ScopeTask }[];
@@ -298,7 +300,7 @@ export class CampaignDrain {
   /** The event as its triggers see it: reads bound to the campaign and to before the event, calls kept in `calls`. */
   private runOf(pass: Pass, event: StoredEvent, calls: CallGroup[]): TriggerRun {
     const { campaignId } = pass.lease;
-    const signal = AbortSignal.any([this.stop, pass.lease.signal]);
+    const signal = (pass.signal ??= AbortSignal.any([this.stop, pass.lease.signal]));
     return {
       campaignId,
       event,
