@@ -15,6 +15,11 @@ import { answerBody, requestWriteMeta } from './write-meta';
 /** The route served without Nest's pipeline, as Nest registers it. */
 const RECORD_MESSAGES_URL = '/v1/campaigns/:cid/messages';
 
+const SERVED = new WeakMap<FastifyInstance, string[]>();
+
+/** `METHOD url` of the routes whose handler `serveDirectly` swapped (a renamed route must not lose it silently). */
+export const directRoutesOf = (fastify: FastifyInstance): string[] => SERVED.get(fastify) ?? [];
+
 export interface DirectRouteOptions {
   /** Check each answer against the route's documented schema, as ResponseCheckInterceptor does (e2e harness). */
   checkResponses?: boolean;
@@ -31,8 +36,11 @@ export interface DirectRouteOptions {
  */
 export function serveDirectly(fastify: FastifyInstance, app: INestApplicationContext, o: DirectRouteOptions = {}) {
   let handler: RouteHandlerMethod | undefined;
+  const served: string[] = [];
+  SERVED.set(fastify, served);
   fastify.addHook('onRoute', (route) => {
     if (route.url !== RECORD_MESSAGES_URL || ![route.method].flat().includes('POST')) return;
+    served.push(`POST ${route.url}`);
     // Built on the first request: the app's providers are all resolvable by then.
     route.handler = function (req, reply) {
       handler ??= recordMessagesHandler(app, o);
