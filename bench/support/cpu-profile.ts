@@ -47,13 +47,18 @@ export interface ProfileWindow {
 /** Now on the clock V8 stamps profile samples with, in µs. */
 export const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
+/** `CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile`: the main thread's profiles have thread id 0. */
+const MAIN_THREAD = /\.\d+\.0\.\d+\.cpuprofile$/;
+
 /**
- * Reads the newest .cpuprofile in a folder and summarizes where time went (within `window` when given: boot excluded).
+ * Reads the newest main-thread .cpuprofile in a folder and summarizes where time went (within `window` when given:
+ * boot excluded). Worker threads (the WAL checkpointer, read workers) write profiles of their own, which are left out.
  */
 export function summarizeProfileDir(dir: string, top = 12, window?: ProfileWindow): ProfileSummary | null {
-  const files = readdirSync(dir)
+  const all = readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile'))
     .sort();
+  const files = all.some((f) => MAIN_THREAD.test(f)) ? all.filter((f) => MAIN_THREAD.test(f)) : all;
   if (files.length === 0) return null;
   const file = join(dir, files[files.length - 1]);
   return summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, file, top, window);

@@ -16,6 +16,7 @@ import { LIMITS } from './http/dto/campaign.dto';
 import { installSecurityHeaders } from './http/security-headers';
 import { normalizePath, recordRouteRules, RouteRule } from './http/route-access';
 import { acceptNdjsonImports } from './transfer/transfer.controller';
+import { serveDirectly } from './http/direct-routes';
 
 type CompilerFactory = (...args: unknown[]) => unknown;
 type Factories = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
@@ -93,6 +94,7 @@ export async function createApp(
   acceptJsonOnly(fastify, config);
   acceptNdjsonImports(fastify);
   installHooks(app, fastify);
+  serveDirectly(fastify, app, { checkResponses: overrides.checkResponses });
   installApiKeyAuth(fastify, config);
   serveOpenApi(app);
   // No enableShutdownHooks(): main.ts installs the graceful SIGTERM handler (graceful-shutdown.ts).

@@ -42,6 +42,9 @@ export function createDataSource(spec: DataSourceSpec): DataSource {
       prepareDatabase: (db: { pragma(s: string): unknown }) => {
         db.pragma('busy_timeout = 5000');
         db.pragma('synchronous = NORMAL');
+        // Savepoint journals (one per commit-group member) in memory, never spilled to a temp file: the journal only
+        // serves ROLLBACK TO, so durability is unchanged (issue 33: −6 µs of CPU per message in a bare replay).
+        db.pragma('temp_store = MEMORY');
       },
       ...common,
     } as DataSourceOptions),

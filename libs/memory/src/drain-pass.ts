@@ -25,6 +25,8 @@ export interface Pass {
   /** Nobody else moves this campaign's cursors while we hold it: read once, kept current as outcomes commit. */
   cursors: Map<string, number> | null;
   known: KnownTerms | null;
+  /** Shutdown or the lease lost: made once per pass (AbortSignal.any per event was ≈ 4 % of a batch write's CPU). */
+  signal?: AbortSignal;
 }
 
 /** Campaigns whose last pass's end state is kept: a caught-up worker folds on from it instead of loading. */

@@ -7,7 +7,7 @@ import {
   PUBLIC_WITNESS,
   UNBOUNDED_MEMORY_VERSION,
 } from '@app/campaign';
-import { Database } from '@app/database';
+import { Database, sql } from '@app/database';
 import { cutOutsideMarks, splitSentences } from '@app/summarizer';
 import { capDefinition, MAX_DEFINITION_WORDS } from './glossary/known-terms';
 import { GlossaryTermRecord, RollingSummaryRecord } from './layers.entity';
@@ -108,16 +108,11 @@ export class LayersReader {
    * withdrawn coining (§10, its message retracted) holds nothing: a later message may coin the term again.
    */
   async termKeys(campaignId: string): Promise<Set<string>> {
-    const rows = await this.db.read((m) =>
-      liveAt(
-        m
-          .getRepository(GlossaryTermRecord)
-          .createQueryBuilder('g')
-          .select('g.termKey', 'k')
-          .where('g.campaignId = :campaignId', { campaignId }),
-        undefined,
-      ).getRawMany<{ k: string }>(),
-    );
+    // Plain SQL (liveAt's condition without a horizon): the memory worker asks once per drain (issue 33).
+    const text =
+      'SELECT "term_key" AS "k" FROM "glossary_terms" WHERE "campaign_id" = ? AND "withheld_version" IS NULL ' +
+      'AND "withdrawn_version" IS NULL';
+    const { rows } = await this.db.read((m) => sql<{ k: string }>(m, text, [campaignId]));
     return new Set(rows.map((r) => r.k));
   }
 

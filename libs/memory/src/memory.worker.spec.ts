@@ -9,6 +9,7 @@ import { GlossaryTermRecord, MemoryWitnessRecord, RollingSummaryRecord } from '.
 import { MemoryProjector } from './memory.projector';
 import { MemoryReader } from './memory.reader';
 import { MemoryWorker, WorkerOptions } from './memory.worker';
+import { CampaignDrain } from './drain';
 import { WorkerProgress } from './progress';
 import { MemoryCheckpointRecord } from './checkpoint/checkpoint.entity';
 import { CheckpointProjection } from './checkpoint/checkpoint.projection';
@@ -489,6 +490,27 @@ describe('MemoryWorker on SQLite with a scripted summarizer', () => {
     expect(byScope.get('world')).toEqual([0, 1, 2, 3, 4, 5]);
     const snap = await h.reader.get('c1');
     expect((await h.checkpoints.get('c1')).processedVersion).toBe(snap.state.version);
+  });
+
+  it('issue 33: wakes within the drain gap of a drain wait for it, then one drain covers them; idle() waits', async () => {
+    await h.campaign('c1');
+    const drains = jest.spyOn(CampaignDrain.prototype, 'drain');
+    try {
+      const worker = h.worker({ drainGapMs: 1000 });
+      worker.wake('c1');
+      const started = performance.now();
+      for (const line of ['one', 'two', 'three']) {
+        await h.say('c1', line);
+        worker.wake('c1');
+      }
+      await worker.idle();
+      expect(drains).toHaveBeenCalledTimes(2);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+      const snap = await h.reader.get('c1');
+      expect((await h.checkpoints.get('c1')).processedVersion).toBe(snap.state.version);
+    } finally {
+      drains.mockRestore();
+    }
   });
 
   it('a fresh worker on the same file catches up from the checkpoint and redoes nothing', async () => {

@@ -13,6 +13,14 @@ import { WorkerLogger, WorkerOptions } from './worker-options';
 export type { WorkerLogger, WorkerOptions } from './worker-options';
 
 /**
+ * Least time between the starts of two drains of one campaign, ms. A wake sooner than that waits for the rest:
+ * under a stream of writes one drain then covers several commit groups, so its fixed cost (checkpoint, stream heads,
+ * the read of new events, the checkpoint's move) is paid once per this period, not once per group (issue 33). A
+ * campaign drained less recently than this is drained at once.
+ */
+export const DRAIN_GAP_MS = 20;
+
+/**
  * Turns game events into memories (DESIGN §1–2): the scheduler. Driven by each campaign's durable checkpoint;
  * `wake` only says "look again". Per campaign strictly in order, across campaigns in parallel (MEMORY_CONCURRENCY);
  * each run claims the campaign and hands it to a drain (drain.ts), which runs the triggers (triggers/).
@@ -22,6 +30,10 @@ export class MemoryWorker {
   private readonly queued = new Set<string>();
   private readonly running = new Set<string>();
   private readonly again = new Set<string>();
+  /** When each campaign's last drain started (performance.now()), for DRAIN_GAP_MS; stale entries are pruned. */
+  private readonly lastStart = new Map<string, number>();
+  /** Wakes held back by DRAIN_GAP_MS, with the timer that releases each. */
+  private readonly deferred = new Map<string, NodeJS.Timeout>();
   private readonly active = new Set<Promise<void>>();
   private readonly abort = new AbortController();
   /** Per running claim: `abandon` aborts it (a rewound or deleted campaign's summary in flight). */
@@ -68,7 +80,16 @@ export class MemoryWorker {
       this.again.add(campaignId);
       return;
     }
-    if (this.queued.has(campaignId)) return;
+    if (this.queued.has(campaignId) || this.deferred.has(campaignId)) return;
+    const wait = (this.lastStart.get(campaignId) ?? -Infinity) + this.gap - performance.now();
+    if (wait > 0) {
+      const timer = setTimeout(() => {
+        this.deferred.delete(campaignId);
+        this.wake(campaignId);
+      }, wait);
+      this.deferred.set(campaignId, timer);
+      return;
+    }
     this.queued.add(campaignId);
     this.queue.push(campaignId);
     this.pump();
@@ -76,7 +97,7 @@ export class MemoryWorker {
 
   /** Resolves when no campaign is queued or running (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.active.size > 0 || this.queue.length > 0) {
+    while (this.active.size > 0 || this.queue.length > 0 || this.deferred.size > 0) {
       await Promise.race([...this.active, new Promise((r) => setTimeout(r, 5))]);
     }
   }
@@ -99,6 +120,7 @@ export class MemoryWorker {
   forget(campaignId: string): void {
     this.claims.get(campaignId)?.abort();
     this.again.delete(campaignId);
+    this.undefer(campaignId);
     if (this.queued.delete(campaignId)) this.queue.splice(this.queue.indexOf(campaignId), 1);
   }
 
@@ -107,6 +129,7 @@ export class MemoryWorker {
     this.stopped = true;
     this.queue.length = 0;
     this.queued.clear();
+    for (const id of [...this.deferred.keys()]) this.undefer(id);
     this.abort.abort();
     await Promise.allSettled([...this.active]);
   }
@@ -116,6 +139,7 @@ export class MemoryWorker {
       const id = this.queue.shift()!;
       this.queued.delete(id);
       this.running.add(id);
+      this.started(id);
       const run = this.own(id)
         .catch((err) => {
           this.logger.error(`memory worker failed for campaign ${id}: ${(err as Error).message}`, { campaignId: id });
@@ -128,6 +152,24 @@ export class MemoryWorker {
         });
       this.active.add(run);
     }
+  }
+
+  private get gap(): number {
+    return this.options.drainGapMs ?? DRAIN_GAP_MS;
+  }
+
+  private undefer(campaignId: string): void {
+    clearTimeout(this.deferred.get(campaignId));
+    this.deferred.delete(campaignId);
+  }
+
+  /** Notes a drain's start for DRAIN_GAP_MS; entries older than the gap say nothing and go when the map grows. */
+  private started(campaignId: string): void {
+    const now = performance.now();
+    if (this.lastStart.size >= 1024)
+      for (const [id, at] of this.lastStart) if (now - at >= this.gap) this.lastStart.delete(id);
+    this.lastStart.delete(campaignId);
+    this.lastStart.set(campaignId, now);
   }
 
   /** Claims the campaign, drains one batch, lets go; a campaign another replica holds is its business. */

@@ -73,7 +73,7 @@ export class TriggerRunner {
   /** The event as its triggers see it: reads bound to the campaign and to before the event. */
   private runOf(pass: Pass, event: StoredEvent, calls: EventCalls): TriggerRun {
     const { campaignId } = pass.lease;
-    const signal = AbortSignal.any([this.stop, pass.lease.signal]);
+    const signal = (pass.signal ??= AbortSignal.any([this.stop, pass.lease.signal]));
     return {
       campaignId,
       event,

@@ -12,6 +12,8 @@ export interface WorkerOptions extends UsageOptions {
   attempts: number;
   timeoutMs: number;
   concurrency: number;
+  /** Least ms between two drains of one campaign (DRAIN_GAP_MS, memory.worker.ts). */
+  drainGapMs?: number;
   /** Game events read per batch while catching up. */
   batchSize?: number;
   /** Observes each committed outcome (metrics). */

@@ -102,6 +102,21 @@ export function sendProblem(reply: FastifyReply, problem: Problem): void {
 /** Codes answered with `Retry-After` (seconds): DESIGN §13's BUSY, past READ_QUEUE waiting reads. */
 const RETRY_AFTER_SECONDS: Record<string, number> = { BUSY: 1 };
 
+/**
+ * Answers `exception` as problem+json on `reply`: `Retry-After` on a refusal the caller can act on, a log line on a
+ * 5xx. The global exception filter's answer, also used by the routes served without Nest's pipeline (direct-routes.ts).
+ */
+export function answerProblem(exception: unknown, req: FastifyRequest, reply: FastifyReply, logger: Logger): void {
+  const problem = toProblem(exception);
+  // A refusal the caller can act on (503 BUSY) is no failure of the service: told when to retry, not logged.
+  const retryAfter = exception instanceof DomainError ? RETRY_AFTER_SECONDS[exception.code] : undefined;
+  if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
+  else if (problem.status >= 500)
+    // The request id in the text: below info, requests are not scoped for logs (observability/logger.ts).
+    logger.error(`${req.method} ${req.url} (request ${req.id}) failed: ${(exception as Error)?.stack ?? exception}`);
+  sendProblem(reply, problem);
+}
+
 /** The one global exception filter. */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
@@ -109,17 +124,6 @@ export class ProblemFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
-    const reply = ctx.getResponse<FastifyReply>();
-    const req = ctx.getRequest<FastifyRequest>();
-    const problem = toProblem(exception);
-    // A refusal the caller can act on (503 BUSY) is no failure of the service: told when to retry, not logged.
-    const retryAfter = exception instanceof DomainError ? RETRY_AFTER_SECONDS[exception.code] : undefined;
-    if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
-    else if (problem.status >= 500)
-      // The request id in the text: below info, requests are not scoped for logs (observability/logger.ts).
-      this.logger.error(
-        `${req.method} ${req.url} (request ${req.id}) failed: ${(exception as Error)?.stack ?? exception}`,
-      );
-    sendProblem(reply, problem);
+    answerProblem(exception, ctx.getRequest<FastifyRequest>(), ctx.getResponse<FastifyReply>(), this.logger);
   }
 }

@@ -18,20 +18,20 @@ export class ResponseCheckInterceptor implements NestInterceptor {
     const schema = this.reflector.get<z.ZodType | undefined>(RESPONSE_SCHEMA, context.getHandler());
     if (!schema) return next.handle();
     const reply = context.switchToHttp().getResponse<FastifyReply>();
-    return next.handle().pipe(
-      map((body) => {
-        // Text forms pass; a body serialized where it was built (a read worker's, §13) is checked as what it says.
-        const json = typeof body === 'string' && /json/.test(String(reply.getHeader('content-type') ?? ''));
-        if (typeof body === 'string' && !json) return body;
-        const result = schema.safeParse(json ? JSON.parse(body as string) : body);
-        if (!result.success) {
-          const where = `${context.getClass().name}.${context.getHandler().name}`;
-          throw new Error(
-            `response of ${where} does not match its documented schema: ${z.prettifyError(result.error)}`,
-          );
-        }
-        return body;
-      }),
-    );
+    const where = `${context.getClass().name}.${context.getHandler().name}`;
+    return next
+      .handle()
+      .pipe(map((body: unknown) => checkResponse(schema, body, where, reply.getHeader('content-type'))));
   }
+}
+
+/** `body` when it matches the route's documented `schema` (text/plain forms pass); an Error naming `where` if not. */
+export function checkResponse(schema: z.ZodType, body: unknown, where: string, contentType?: unknown): unknown {
+  // Text forms pass; a body serialized where it was built (a read worker's, §13) is checked as what it says.
+  const json = typeof body === 'string' && /json/.test(String(contentType ?? ''));
+  if (typeof body === 'string' && !json) return body;
+  const result = schema.safeParse(json ? JSON.parse(body as string) : body);
+  if (!result.success)
+    throw new Error(`response of ${where} does not match its documented schema: ${z.prettifyError(result.error)}`);
+  return body;
 }

@@ -54,15 +54,19 @@ export interface WriteMetaOptions {
 }
 
 /** Parameter decorator: the request's write metadata (see `RequestWriteMeta`). */
-export const WriteMeta = createParamDecorator((options: WriteMetaOptions | undefined, ctx: ExecutionContext) => {
-  const req = ctx.switchToHttp().getRequest<FastifyRequest>();
+export const WriteMeta = createParamDecorator((options: WriteMetaOptions | undefined, ctx: ExecutionContext) =>
+  requestWriteMeta(ctx.switchToHttp().getRequest<FastifyRequest>(), options),
+);
+
+/** A request's write metadata, as `@WriteMeta(options)` gives it to a route. */
+export function requestWriteMeta(req: FastifyRequest, options?: WriteMetaOptions): RequestWriteMeta {
   const scope = options?.scope ?? (req.params as Record<string, string>).cid;
   try {
     return new RequestWriteMeta(writeMetaOf(req, scope, options?.body === false ? null : req.body));
   } catch (err) {
     return new RequestWriteMeta({}, err);
   }
-});
+}
 
 /** What a write route returns: the body, and whether an earlier request with the same Idempotency-Key answered. */
 export class WriteAnswer<B = unknown> {
@@ -78,16 +82,17 @@ export class WriteAnswer<B = unknown> {
 @Injectable()
 export class WriteMetaInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(
-      map((out: unknown) => {
-        if (!(out instanceof WriteAnswer)) return out;
-        const reply = context.switchToHttp().getResponse<FastifyReply>();
-        if (out.replayed) void reply.header('idempotent-replayed', 'true');
-        if (out.etag) void reply.header('etag', out.etag);
-        return out.body;
-      }),
-    );
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    return next.handle().pipe(map((out: unknown) => answerBody(reply, out)));
   }
+}
+
+/** A route's return value as the body to send: a `WriteAnswer`'s headers go on `reply` and its body is returned. */
+export function answerBody(reply: FastifyReply, out: unknown): unknown {
+  if (!(out instanceof WriteAnswer)) return out;
+  if (out.replayed) void reply.header('idempotent-replayed', 'true');
+  if (out.etag) void reply.header('etag', out.etag);
+  return out.body;
 }
 
 /** Renders a command's reply, or sends back as it is an answer an older release stored for the key. */

@@ -41,15 +41,28 @@ export class TypeOrmEventStore implements EventStore {
   ): Promise<StoredEvent[]> {
     const actual = await this.streamVersion(streamId, m);
     if (actual !== expected) throw new WrongExpectedVersionError(streamId, expected, actual);
+    // The events of one command share their metadata object: serialized (and parsed back, below) once.
+    const metadataText = new Map<object | undefined, string>();
+    const metadataOf = (e: NewEvent) => {
+      let text = metadataText.get(e.metadata);
+      if (text === undefined) metadataText.set(e.metadata, (text = JSON.stringify(e.metadata ?? {})));
+      return text;
+    };
     const rowOf = (e: NewEvent, version: number) => ({
       streamId,
       version,
       type: e.type,
       data: JSON.stringify(e.data),
-      metadata: JSON.stringify(e.metadata ?? {}),
+      metadata: metadataOf(e),
       recordedAt: e.recordedAt ?? recordedAt,
       triggerVersion: e.triggerVersion ?? null,
     });
+    const parsedMetadata = new Map<string, StoredEvent['metadata']>();
+    const metadataFrom = (text: string) => {
+      let parsed = parsedMetadata.get(text);
+      if (parsed === undefined) parsedMetadata.set(text, (parsed = JSON.parse(text) as StoredEvent['metadata']));
+      return parsed;
+    };
     const stored: StoredEvent[] = [];
     try {
       // §13: a large batch (a 500-message post) in timed slices, the loop given back between them; one event: one go.
@@ -66,7 +79,7 @@ export class TypeOrmEventStore implements EventStore {
             version: r.version,
             type: r.type,
             data: JSON.parse(r.data),
-            metadata: JSON.parse(r.metadata),
+            metadata: metadataFrom(r.metadata),
             recordedAt: r.recordedAt,
           });
       });

@@ -8,7 +8,7 @@ import * as R from '../dto/responses';
 import { ApiRoute, ApiTags, WRITE_ERRORS } from '../api-docs';
 import { asOfOf, asOfQuery, LIMITS, messagesBody } from '../dto/campaign.dto';
 import { idSchema, queryInt } from '../validation';
-import { RequestWriteMeta, runCommand, WriteMeta, WriteMetaInterceptor } from '../write-meta';
+import { RequestWriteMeta, runCommand, WriteAnswer, WriteMeta, WriteMetaInterceptor } from '../write-meta';
 import { callerOf, viewerBound, witnessOf } from '../caller';
 import { ViewerOrdinals } from '../viewer-ordinals';
 import { Access } from '../route-access';
@@ -38,6 +38,21 @@ const MESSAGE_EXAMPLE = {
   reasoning: null,
 };
 
+/**
+ * POST …/messages once its path and body are valid: the RecordMessages command and its answer. Shared by the Nest route
+ * (`MessagesController.record`, which documents it) and the handler that serves it (http/direct-routes.ts).
+ */
+export function recordMessages(
+  commands: CommandBus,
+  clock: Clock,
+  cid: string,
+  dto: z.infer<typeof messagesBody>,
+  meta: RequestWriteMeta,
+): Promise<WriteAnswer> {
+  const command = { type: 'RecordMessages', messages: dto.messages, now: clock.now().toISOString() } as const;
+  return runCommand(commands, cid, command, meta, (r) => ({ indexes: r.indexes, version: r.version }));
+}
+
 @ApiTags('messages')
 @Controller('v1/campaigns/:cid/messages')
 @UseInterceptors(WriteMetaInterceptor)
@@ -66,8 +81,7 @@ export class MessagesController {
     @Body({ schema: messagesBody }) dto: z.infer<typeof messagesBody>,
     @WriteMeta() meta: RequestWriteMeta,
   ) {
-    const command = { type: 'RecordMessages', messages: dto.messages, now: this.clock.now().toISOString() } as const;
-    return runCommand(this.commands, cid, command, meta, (r) => ({ indexes: r.indexes, version: r.version }));
+    return recordMessages(this.commands, this.clock, cid, dto, meta);
   }
 
   @Access('viewer')
