@@ -6,7 +6,7 @@ import { clockOf } from '../story-dates';
 import { glossaryCandidates, memoryCandidates } from './recall/entries';
 import { RecalledMessages } from './recall/messages';
 import { byScore, Candidate, rankMessages } from './recall/rank';
-import { withStemPrefixes, wordsOf } from './recall/terms';
+import { withoutFrame, withStemPrefixes, wordsOf } from './recall/terms';
 
 export { queryDates, QueryDate } from './recall/dates';
 export { Candidate, rankMessages } from './recall/rank';
@@ -21,6 +21,8 @@ export interface RecallOptions {
 
 /** Extra ranked hits offered past RECALL_LIMIT, room permitting (tuned on LoCoMo, docs/layered-context.md). */
 export const DEFAULT_RECALL_POOL = 100;
+
+const frameless = (q: QueryNode | null, text: string) => q && withoutFrame(q, text);
 
 const MEMORY_SECTIONS = new Set(['location', 'npc', 'world']);
 
@@ -49,7 +51,8 @@ export class RecallSection implements ContextSection {
 
   async build(input: SectionInput): Promise<BuiltSection | null> {
     if (!this.index) return null;
-    const words = input.request.query === undefined ? null : recallQuery(input.request.query);
+    const text = input.request.query;
+    const words = text === undefined ? null : frameless(recallQuery(text), text);
     const want = this.options.limit + this.options.pool;
     if (!words || want === 0) return { key: this.key, title: this.title, entries: [] };
     const run = this.runOf(input);

@@ -59,10 +59,15 @@ export class RecalledMessages {
   /**
    * A query naming a day ("what did Nate cook on 9 November 2022?") asks about that day's lines, which often share no
    * word with it: the messages said that day join the hits at DATED_SCORE (before rankMessages' DATE_BOOST), so they
-   * fill room the matching lines leave; a month with its year ("in June 2023") brings its lines at half that.
+   * fill room the matching lines leave; a month ("in June 2023") brings its lines at half that. A date without its
+   * year is looked for in each year the hits fall in.
    */
   async dated(query: string, found: Candidate[]): Promise<Candidate[]> {
-    const days = queryDates(query).filter((d) => d.year !== undefined);
+    // A date without its year ("in June") is read in each year the hits fall in: the campaign's own years.
+    const years = [...new Set(found.map((c) => new Date(c.entry.createdAt ?? '').getUTCFullYear()))]
+      .filter((y) => !Number.isNaN(y))
+      .sort((a, b) => a - b);
+    const days = queryDates(query).flatMap((d) => (d.year !== undefined ? [d] : years.map((year) => ({ ...d, year }))));
     if (days.length === 0) return [];
     const refs = new Set(found.map((c) => c.entry.ref));
     const read = days

@@ -44,7 +44,7 @@ export const byScore = (a: Candidate, b: Candidate): number =>
  */
 export function rankMessages(hits: Candidate[], words: string[], query: string): Candidate[] {
   if (hits.length === 0) return hits;
-  const spoken = bySpeaker(hits, words);
+  const spoken = bySpeaker(hits, words, query);
   const clusters = new Map<string, number>();
   for (const c of spoken) clusters.set(c.entry.group ?? '', (clusters.get(c.entry.group ?? '') ?? 0) + c.score);
   const busiest = Math.max(...clusters.values()) || 1;
@@ -62,20 +62,40 @@ export function rankMessages(hits: Candidate[], words: string[], query: string):
 }
 
 /** SPEAKER_BOOST for the named speakers' messages, NAME_ONLY_FACTOR for a message that matched only by the name. */
-function bySpeaker(hits: Candidate[], words: string[]): Candidate[] {
-  const named = speakerWords(words, hits);
+function bySpeaker(hits: Candidate[], words: string[], query: string): Candidate[] {
+  const { named, names } = speakerWords(words, hits, query);
   if (named.size === 0) return hits;
   const topical = words.filter((w) => !named.has(w)).flatMap(termsOf);
   return hits.map((c) => {
-    const boost = c.speaker && wordsOf(c.speaker).some((w) => named.has(w)) ? SPEAKER_BOOST : 1;
+    const boost = c.speaker && wordsOf(c.speaker).some((w) => names.has(w)) ? SPEAKER_BOOST : 1;
     const onTopic = topical.length === 0 || matchesAny(wordsOf(c.entry.body ?? c.entry.text), topical);
     const aside = onTopic ? 1 : NAME_ONLY_FACTOR;
     return boost * aside === 1 ? c : { ...c, score: c.score * boost * aside };
   });
 }
 
-/** Query words that name a speaker of the hits (case-insensitive). */
-function speakerWords(words: string[], hits: Candidate[]): Set<string> {
-  const speakers = new Set(hits.flatMap((c) => (c.speaker ? wordsOf(c.speaker) : [])));
-  return new Set(words.filter((w) => speakers.has(w)));
+/**
+ * Query words that name a speaker of the hits, and the names' words they name: a word of the speaker's name
+ * (case-insensitive), or a short form of it written as a name — "Mel" for Melanie, "Jonathan" for a speaker called Jon:
+ * a capitalised word, not the query's first, of 3+ letters that starts the name or that the name starts.
+ */
+function speakerWords(words: string[], hits: Candidate[], query: string): { named: Set<string>; names: Set<string> } {
+  const speakers = [...new Set(hits.flatMap((c) => (c.speaker ? wordsOf(c.speaker) : [])))];
+  const written = capitalised(query);
+  const short = (w: string, s: string) => w.length >= 3 && s.length >= 3 && (s.startsWith(w) || w.startsWith(s));
+  const named = new Set<string>();
+  const names = new Set<string>();
+  for (const w of words)
+    for (const s of speakers)
+      if (s === w || (written.has(w) && short(w, s))) {
+        named.add(w);
+        names.add(s);
+      }
+  return { named, names };
+}
+
+/** The query's capitalised words past its first, lower-cased: how a name is written. */
+function capitalised(query: string): Set<string> {
+  const names = [...query.matchAll(/(?<![\p{L}\p{N}])\p{Lu}[\p{L}\p{N}]*/gu)].filter((m) => m.index! > 0);
+  return new Set(names.flatMap((m) => wordsOf(m[0])));
 }

@@ -22,7 +22,8 @@ function stemOf(w: string): Term {
   const n = [...w].length;
   if (n === 4 && /^\p{L}+$/u.test(w)) return { word: w, prefix: true };
   if (n < 5) return { word: w, prefix: false };
-  const cut = w.replace(/(?:ing|ed|es|er|ly|s)$/u, '');
+  // A final "e" goes too: "dance" must find "dancing" as "danced" and "dances" do.
+  const cut = w.replace(/(?:ing|ed|es|er|ly|s|e)$/u, '');
   return { word: [...cut].length >= 4 ? cut : w, prefix: true };
 }
 
@@ -74,4 +75,19 @@ export function withStemPrefixes(q: QueryNode): QueryNode {
   if (q.kind === 'or')
     return { kind: 'or', children: q.children.flatMap((c) => (c.kind === 'word' ? terms(c.word) : [c])) };
   return q;
+}
+
+/** "kind of", "type of", "sort of": words that frame what a question asks about rather than name it. */
+const FRAME = /\b(kinds?|types?|sorts?)\s+of\b/giu;
+
+/**
+ * The query without the words that only frame it ("what kind of art" asks about art, not about kinds); the query
+ * unchanged if nothing else would be left.
+ */
+export function withoutFrame(q: QueryNode, text: string): QueryNode {
+  const frame = new Set([...text.matchAll(FRAME)].map((m) => m[1].toLowerCase()));
+  if (frame.size === 0 || q.kind !== 'or') return q;
+  const children = q.children.filter((c) => c.kind !== 'word' || !frame.has(c.word));
+  if (children.length === 0) return q;
+  return children.length === 1 ? children[0] : { kind: 'or', children };
 }
