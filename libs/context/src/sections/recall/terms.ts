@@ -23,7 +23,7 @@ function stemOf(w: string): Term {
   if (n === 4 && /^\p{L}+$/u.test(w)) return { word: w, prefix: true };
   if (n < 5) return { word: w, prefix: false };
   // A final "e" goes too: "dance" must find "dancing" as "danced" and "dances" do.
-  const cut = w.replace(/(?:ation|tion|ment|ness|ing|ed|es|er|ly|s|e)$/u, '');
+  const cut = w.replace(/(?:ation|tion|ment|ness|ity|ful|ive|ing|ed|es|er|ly|s|e)$/u, '');
   return { word: [...cut].length >= 4 ? cut : w, prefix: true };
 }
 
