@@ -10,7 +10,7 @@ import { withoutFrame, withStemPrefixes, wordsOf } from './recall/terms';
 
 export { queryDates, QueryDate } from './recall/dates';
 export { Candidate, rankMessages } from './recall/rank';
-export { numberVariants, withStemPrefixes } from './recall/terms';
+export { numberVariants, withoutFrame, withStemPrefixes } from './recall/terms';
 
 export interface RecallOptions {
   /** RECALL_LIMIT: the section's own entries (DESIGN §8). */
