@@ -90,13 +90,6 @@ export default tseslint.config(
     },
   },
   {
-    // TODO(issue 32): the only exception to the block above, for a file being reworked for recall quality in
-    // parallel (an edit there now would collide with that work, which rewrites its long doc comments): its lines
-    // over 120 characters. Wrap them and delete this block; nothing else may be added here.
-    files: ['libs/context/src/sections/recall.section.ts'],
-    rules: { 'max-len': 'off' },
-  },
-  {
     files: ['test/**', 'bench/**', 'scripts/**', '**/*.spec.ts', 'libs/*/src/testing/**'],
     rules: {
       // Tests and tools poke at untyped JSON responses and private fields in >100 places; `any` there is
