@@ -130,7 +130,8 @@ export async function runIngestBench(options: BenchOptions): Promise<Figures> {
     };
     for (const s of servers.splice(0)) await s.stop();
     if (options.profile || (!options.quick && singleRatio < TARGET))
-      figures.profile = await profileSingleMessages(tmp.path, 5);
+      figures.profile = await profileWorkload(tmp.path, 5, WORKLOADS[0]);
+    if (options.profile) figures['50-message batch profile'] = await profileWorkload(tmp.path, 5, WORKLOADS[1]);
     return figures;
   } finally {
     for (const s of servers) await s.stop();
@@ -138,16 +139,20 @@ export async function runIngestBench(options: BenchOptions): Promise<Figures> {
   }
 }
 
-/** Re-runs the 1-message load against a service under `node --cpu-prof` and says where the time went. */
-async function profileSingleMessages(dir: string, durationSec: number): Promise<Figures> {
-  const profDir = join(dir, 'profile');
+/** Re-runs a workload against a service under `node --cpu-prof` and says where the time went. */
+async function profileWorkload(
+  dir: string,
+  durationSec: number,
+  workload: (typeof WORKLOADS)[number],
+): Promise<Figures> {
+  const profDir = join(dir, `profile-${workload.name.replace(/\W+/g, '-')}`);
   mkdirSync(profDir, { recursive: true });
-  const service = await spawnServer({ dir, env: localServiceEnv(join(dir, 'profiled.db')), cpuProfDir: profDir });
+  const service = await spawnServer({ dir, env: localServiceEnv(join(profDir, 'profiled.db')), cpuProfDir: profDir });
   let window;
   try {
     await prepareCampaign(service.url);
     const fromUs = monotonicUs();
-    await runLoad({ url: messagesUrl(service), method: 'POST', body: WORKLOADS[0].body, connections: 10, durationSec });
+    await runLoad({ url: messagesUrl(service), method: 'POST', body: workload.body, connections: 10, durationSec });
     window = { fromUs, toUs: monotonicUs() };
   } finally {
     await service.stop();
