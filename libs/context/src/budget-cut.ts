@@ -1,5 +1,4 @@
-import type { ComposedSection } from './context.composer';
-import { DroppedEntry, SectionEntry } from './context.types';
+import { ComposedSection, DroppedEntry, SectionEntry } from './context.types';
 import { leastRecentlyUsed } from './glossary-budget';
 
 /** A Recall hit the budget dropped, with its drop report (the refill may take both back). */

@@ -1,6 +1,6 @@
 import { giveBack } from '@app/common';
 import { Audience, BuiltSection, ContextRequest, ContextSection, ContextSnapshot, DroppedEntry } from './context.types';
-import { OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
+import { ComposedSection, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
 import { DROP_ORDER, PRESETS } from './sections';
 import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
 import { layoutTokens } from './text-layout';
@@ -27,9 +27,7 @@ interface Fitted {
   refill?: { recall: ComposedSection; gone: Gone[] };
 }
 
-export interface ComposedSection extends BuiltSection {
-  tokens: number;
-}
+export type { ComposedSection } from './context.types';
 
 export interface ComposedContext {
   version: number;

@@ -82,6 +82,11 @@ export interface BuiltSection {
   omitted?: boolean;
 }
 
+/** A built section with its tokens counted (the composer's working form). */
+export interface ComposedSection extends BuiltSection {
+  tokens: number;
+}
+
 /**
  * Why an entry left a context (§7 compaction, §8 budget and no sentence twice; §10 `not-historical`: a section an
  * as-of context cannot serve, game-state snapshots being a cache, not history).

@@ -4,11 +4,9 @@ import { StoredEvent } from '@app/event-store';
 import { KnownTerms } from './glossary/known-terms';
 import { CampaignLease } from './ownership/campaign-ownership.port';
 
-/** Thrown to abandon a trigger (shutdown): nothing of it is committed. */
-export class Abandoned extends Error {}
+import { CheckpointMoved } from './errors';
 
-/** A fence lost to another worker: stop, commit nothing. */
-export class CheckpointMoved extends Error {}
+export { Abandoned, CheckpointMoved } from './errors';
 
 /** One claim's progress through its batch: where the checkpoint stands, and what it read once and keeps current. */
 export interface Pass {

@@ -23,13 +23,7 @@ export interface CampaignOwnership {
 
 export const CAMPAIGN_OWNERSHIP = Symbol('CAMPAIGN_OWNERSHIP');
 
-/** The claim was taken over (or expired): whatever the holder was doing must not commit. */
-export class LeaseLostError extends Error {
-  constructor(readonly campaignId: string) {
-    super(`lease on campaign ${campaignId} was lost`);
-    this.name = 'LeaseLostError';
-  }
-}
+export { LeaseLostError } from '../errors';
 
 const never = new AbortController().signal;
 
