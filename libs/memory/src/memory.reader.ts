@@ -6,24 +6,17 @@ import { MemoryWitnessRecord } from './layers.entity';
 import { CursorRecord, MemoryHistoryRecord, MemoryRecord } from './memory.entity';
 import { asOfRows, MemoryHorizon, servedAt } from './memory-horizon';
 import { wordingId } from './wordings';
+import type { MemoryRecordedData } from './memory-events';
 
 export type { MemoryHorizon } from './memory-horizon';
 
-export interface MemoryView {
+/** The fields a memory keeps from its MemoryRecorded event, under their own names. */
+type RecordedFields = Omit<MemoryRecordedData, 'memoryId' | 'scope' | 'cursor' | 'inputIndexes' | UsageFields>;
+type UsageFields = 'attempts' | 'inputTokens' | 'outputTokens';
+
+export interface MemoryView extends RecordedFields {
   id: string;
   scope: string;
-  subjectId: string;
-  summary: string;
-  tags: string[];
-  locationId: string | null;
-  npcIds: string[];
-  questId: string | null;
-  encounterId: string | null;
-  sinceMessageIndex: number;
-  throughMessageIndex: number;
-  sinceTimestamp: string;
-  createdAt: string;
-  triggerVersion: number;
   /** §10: 1 as recorded, +1 per revision or correction (as of the version read). */
   revision: number;
   /** §10: `model`, or `dm` for a game master's correction. */
