@@ -10,6 +10,7 @@ import { Timelines1764500000000 } from './1764500000000-timelines';
 import { MemoriesByVersion1764600000000 } from './1764600000000-memories-by-version';
 import { StoryTime1764700000000 } from './1764700000000-story-time';
 import { BroadcastVisibility1764728000000 } from './1764728000000-broadcast-visibility';
+import { LeanMessageWrites1764800000000 } from './1764800000000-lean-message-writes';
 
 /** Every migration, oldest first; run at boot. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   MemoriesByVersion1764600000000,
   StoryTime1764700000000,
   BroadcastVisibility1764728000000,
+  LeanMessageWrites1764800000000,
 ];

@@ -5,6 +5,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('ix_messages_location', ['campaignId', 'locationId', 'index'])
 @Index('ix_messages_round', ['campaignId', 'round', 'index'])
 @Index('ix_messages_version', ['campaignId', 'version'])
+// Only system messages: the lookup of a campaign's first one (message.queries.ts, firstSystemBefore).
+@Index('ix_messages_system', ['campaignId', 'index'], { where: "role = 'system'" })
 @Index('ix_messages_retracted', ['campaignId', 'retractedVersion'], { where: 'retracted_version IS NOT NULL' })
 export class MessageRecord {
   @PrimaryColumn({ name: 'campaign_id', type: 'varchar', length: 128 })

@@ -274,7 +274,10 @@ async function firstIndexOfRound(m: EntityManager, campaignId: string, round: nu
   return row ? Number(row.idx) : null;
 }
 
-/** The campaign's first system message `viewer` saw, if it lies before `index` (ix_messages_role). */
+/**
+ * The campaign's first system message `viewer` saw, if it lies before `index`: the partial index ix_messages_system,
+ * which the planners use only when the query names the role as a literal.
+ */
 async function firstSystemBefore(
   m: EntityManager,
   campaignId: string,
@@ -282,7 +285,7 @@ async function firstSystemBefore(
   viewer: string | undefined,
   at: MessageHorizon | undefined,
 ): Promise<StoredMessage | null> {
-  const where = new Where().and('m.campaign_id = ?', campaignId).and('m.role = ?', 'system').visible(at);
+  const where = new Where().and('m.campaign_id = ?', campaignId).and("m.role = 'system'").visible(at);
   const [first] = await selectMessages(m, where, viewer, 'ORDER BY m.idx ASC LIMIT 1');
   return first && first.index < index ? first : null;
 }

@@ -13,7 +13,7 @@ export interface SeenByFragment {
  * `message_witnesses` rows; PUBLIC_WITNESS (the public view) keeps public messages, which is what everyone present
  * saw and nothing dm-only or private; undefined keeps everything (the dm). An inner join on the witness key, as
  * the copies it replaces had it, so the statements keep their plans (message range by primary key or
- * ix_messages_role, then a covering probe of the witness primary key; checked with EXPLAIN QUERY PLAN).
+ * ix_messages_system, then a covering probe of the witness primary key; checked with EXPLAIN QUERY PLAN).
  */
 export function seenBy(viewer: string | undefined): SeenByFragment {
   if (viewer === undefined) return { join: '', where: '', params: [] };

@@ -25,3 +25,17 @@ export const FTS5_DROP: readonly string[] = [
   ...FTS5_TABLES.map((t) => `DROP TABLE IF EXISTS ${t}`),
   'DROP TABLE IF EXISTS search_campaigns',
 ];
+
+/**
+ * The message and reasoning tables as the lean-message-writes migration re-creates them (as `<table>_next`, then
+ * renamed): `columnsize=0`, no per-row token counts to write — their BM25 is computed locally (local-bm25.ts), never
+ * with FTS5's bm25(), and snippet() counts a row's tokens from its text when asked.
+ */
+export const FTS5_LEAN_TEXT_DDL = {
+  search_messages:
+    `CREATE VIRTUAL TABLE search_messages_next USING fts5(content, role UNINDEXED, location_id UNINDEXED, at ` +
+    `UNINDEXED, round UNINDEXED, ${FTS5_TOKENIZE}, columnsize=0)`,
+  search_reasoning:
+    `CREATE VIRTUAL TABLE search_reasoning_next USING fts5(reasoning, role UNINDEXED, location_id UNINDEXED, at ` +
+    `UNINDEXED, round UNINDEXED, ${FTS5_TOKENIZE}, columnsize=0)`,
+} as const;
