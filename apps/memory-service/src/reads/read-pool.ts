@@ -26,10 +26,12 @@ export const busy = (queue: number): DomainError =>
 
 /** The caller a read is queued for (§13): its API key's id, or its address when no keys are configured. */
 /** Sends a read's serialized body as it is (§13: no second serialization on the main thread). */
-export const sendRead = (reply: FastifyReply, body: ReadBody): string => {
+export const sendRead = (reply: FastifyReply, body: ReadBody): string | Buffer => {
   const type = body.type === 'text' ? 'text/plain' : 'application/json';
   void reply.header('content-type', `${type}; charset=utf-8`);
-  return body.payload;
+  const { payload } = body;
+  // A worker's bytes are written as they are (a view, no copy).
+  return typeof payload === 'string' ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
 };
 
 export const readKeyOf = (req: FastifyRequest): string => {
