@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { connect, Socket } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { BenchOptions, Figures } from './support/bench-suite';
 import { tempDir } from './support/paths';
@@ -254,14 +255,27 @@ async function throughputRounds(sides: Side[], clients: number, rounds: number, 
 
 const perContext = (ms: number, side: Side) => round(ms / Math.max(1, side.contexts), 2);
 
+/**
+ * The contexts/s a side's CPU per context allows on this machine's cores: its workers use at most a core each, and
+ * all of its threads (and the callers) share the cores. A ceiling the load cannot move; a side reaches it only when
+ * its threads never wait for each other.
+ */
+function cpuBound(side: Side): number {
+  const ms = (x: number) => x / Math.max(1, side.contexts);
+  const all = ms(side.cpu.main + side.cpu.workers + side.cpu.others + side.clientMs);
+  return 1000 * Math.min(side.workers / ms(side.cpu.workers), availableParallelism() / all);
+}
+
 function throughputFigures(two: Side, one: Side): Figures {
   const rate = (side: Side) => median(side.rates);
   return {
     [`contexts/s READ_WORKERS=2 ÷ 1 (target ≥ ${THROUGHPUT_TARGET})`]: ratio(rate(two), rate(one)),
+    [`the same ÷ as bounded by CPU per context on ${availableParallelism()} cores`]: ratio(cpuBound(two), cpuBound(one)),
     throughputRows: [two, one].map((side) => ({
       READ_WORKERS: side.workers,
       'contexts/s (median)': round(rate(side), 1),
       rounds: side.rates.map((r) => round(r, 1)).join(' / '),
+      'CPU-bound contexts/s': round(cpuBound(side), 1),
       'main thread ms/context': perContext(side.cpu.main, side),
       'read workers ms/context': perContext(side.cpu.workers, side),
       'other threads ms/context': perContext(side.cpu.others, side),
