@@ -1,16 +1,19 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { connect, Socket } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { BenchOptions, Figures } from './support/bench-suite';
 import { tempDir } from './support/paths';
-import { localServiceEnv, ServerProcess, spawnServer } from './support/service-process';
-import { percentile, ratio, round } from './support/stats';
+import { localServiceEnv, ServerProcess, spawnServer, threadCpuMsOf } from './support/service-process';
+import { median, percentile, ratio, round } from './support/stats';
 
 const HEALTH_P99_TARGET = 50;
 const HEALTH_MAX_TARGET = 150;
 const WRITE_TARGET = 2;
 const THROUGHPUT_TARGET = 1.6;
+/** Callers of the throughput rounds, each reading contexts back to back. */
+const THROUGHPUT_CLIENTS = 8;
 const FAIRNESS_TARGET = 3;
 const SERVED_TARGET = 99;
 const FLOODER = 'flooder-token-0123456789abcdef';
@@ -28,6 +31,9 @@ interface Sizes {
   flood: number;
   samples: number;
   idleSockets: number;
+  /** Throughput: alternating rounds per service, and each round's length. */
+  rounds: number;
+  roundMs: number;
 }
 
 /** One request on a connection of its own (no pool: every client of the storm is its own caller). */
@@ -47,7 +53,7 @@ function call(url: string, init: { method?: string; headers?: Record<string, str
 }
 
 /** A campaign of `messages` messages, 500 a request, four players in one tavern; returns its version. */
-async function seed(url: string, messages: number): Promise<number> {
+export async function seed(url: string, messages: number): Promise<number> {
   const ok = async (method: string, path: string, body?: unknown) => {
     const r = await fetch(`${url}/v1/campaigns/storm${path}`, {
       method,
@@ -126,7 +132,7 @@ async function writes(url: string, ms: number): Promise<number[]> {
 }
 
 /** `clients` callers each reading contexts back to back until `until`; the reads completed and their statuses. */
-async function storm(url: string, clients: number, until: () => boolean, token = FLOODER) {
+export async function storm(url: string, clients: number, until: () => boolean, token = FLOODER) {
   let ok = 0;
   let busy = 0;
   let failed = 0;
@@ -181,13 +187,101 @@ async function readStorm(service: ServerProcess, s: Sizes): Promise<Figures> {
   };
 }
 
-/** Contexts per second with `clients` callers for `ms`. */
-async function throughput(url: string, clients: number, ms: number): Promise<number> {
-  const warm = performance.now() + 300; // the first reads of each thread load its tokenizer
-  await storm(url, clients, () => performance.now() > warm);
-  const end = performance.now() + ms;
-  const { ok } = await storm(url, clients, () => performance.now() > end);
-  return ok / (ms / 1000);
+/** CPU a service's threads used over a span, in ms: its main thread, its read workers, everything else. */
+interface ThreadCpu {
+  main: number;
+  workers: number;
+  /** V8's helper threads (concurrent GC marking and sweeping, compilers), libuv's pool, the WAL checkpointer. */
+  others: number;
+}
+
+/**
+ * What each kind of thread used since `before` (per-thread CPU from /proc): the read workers are the `workers` busiest
+ * threads besides the main one (Node names every thread "node"; under a read load they use several times what any
+ * helper does).
+ */
+function cpuSince(pid: number, before: Map<number, number>, workers: number): ThreadCpu {
+  let main = 0;
+  const rest: number[] = [];
+  for (const [tid, ms] of threadCpuMsOf(pid)) {
+    const used = ms - (before.get(tid) ?? 0);
+    if (tid === pid) main = used;
+    else rest.push(used);
+  }
+  rest.sort((a, b) => b - a);
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return { main, workers: sum(rest.slice(0, workers)), others: sum(rest.slice(workers)) };
+}
+
+/** One service of the throughput comparison and what its rounds measured. */
+interface Side {
+  workers: number;
+  service: ServerProcess;
+  rates: number[];
+  contexts: number;
+  cpu: ThreadCpu;
+  /** This process's own CPU (the callers' HTTP work), in ms. */
+  clientMs: number;
+}
+
+/** `clients` callers reading contexts for `ms`: the rate is measured over the round's real length. */
+async function throughputRound(side: Side, clients: number, ms: number): Promise<void> {
+  const before = threadCpuMsOf(side.service.pid);
+  const client = process.cpuUsage();
+  const started = performance.now();
+  const { ok } = await storm(side.service.url, clients, () => performance.now() > started + ms);
+  side.rates.push(ok / ((performance.now() - started) / 1000));
+  side.contexts += ok;
+  const used = cpuSince(side.service.pid, before, side.workers);
+  side.cpu.main += used.main;
+  side.cpu.workers += used.workers;
+  side.cpu.others += used.others;
+  const c = process.cpuUsage(client);
+  side.clientMs += (c.user + c.system) / 1000;
+}
+
+/**
+ * Context throughput of two services on the same (seeded, now only read) database, in alternating rounds so that a
+ * change of the machine's load hits both alike: A B, B A, A B, …; each side's figure is the median of its rounds.
+ */
+async function throughputRounds(sides: Side[], clients: number, rounds: number, roundMs: number): Promise<void> {
+  for (const side of sides) {
+    const warm = performance.now() + 500; // the first reads of each thread load its tokenizer
+    await storm(side.service.url, clients, () => performance.now() > warm);
+  }
+  for (let r = 0; r < rounds; r++)
+    for (const side of r % 2 === 0 ? sides : [...sides].reverse()) await throughputRound(side, clients, roundMs);
+}
+
+const perContext = (ms: number, side: Side) => round(ms / Math.max(1, side.contexts), 2);
+
+/**
+ * The contexts/s a side's CPU per context allows on this machine's cores: its workers use at most a core each, and
+ * all of its threads (and the callers) share the cores. A ceiling the load cannot move; a side reaches it only when
+ * its threads never wait for each other.
+ */
+function cpuBound(side: Side): number {
+  const ms = (x: number) => x / Math.max(1, side.contexts);
+  const all = ms(side.cpu.main + side.cpu.workers + side.cpu.others + side.clientMs);
+  return 1000 * Math.min(side.workers / ms(side.cpu.workers), availableParallelism() / all);
+}
+
+function throughputFigures(two: Side, one: Side): Figures {
+  const rate = (side: Side) => median(side.rates);
+  return {
+    [`contexts/s READ_WORKERS=2 ÷ 1 (target ≥ ${THROUGHPUT_TARGET})`]: ratio(rate(two), rate(one)),
+    [`the same ÷ as bounded by CPU per context on ${availableParallelism()} cores`]: ratio(cpuBound(two), cpuBound(one)),
+    throughputRows: [two, one].map((side) => ({
+      READ_WORKERS: side.workers,
+      'contexts/s (median)': round(rate(side), 1),
+      rounds: side.rates.map((r) => round(r, 1)).join(' / '),
+      'CPU-bound contexts/s': round(cpuBound(side), 1),
+      'main thread ms/context': perContext(side.cpu.main, side),
+      'read workers ms/context': perContext(side.cpu.workers, side),
+      'other threads ms/context': perContext(side.cpu.others, side),
+      'bench callers ms/context': perContext(side.clientMs, side),
+    })),
+  };
 }
 
 /** Another key's single reads, idle and while the flooder keeps `flood` reads queued. */
@@ -276,8 +370,8 @@ async function idleSockets(service: ServerProcess, count: number): Promise<Figur
  */
 export async function runFairShareBench(options: BenchOptions): Promise<Figures> {
   const s: Sizes = options.quick
-    ? { messages: 1000, stormMs: 2000, storm: 20, flood: 60, samples: 15, idleSockets: 2000 }
-    : { messages: 5000, stormMs: 8000, storm: 50, flood: 200, samples: 40, idleSockets: 2000 };
+    ? { messages: 1000, stormMs: 2000, storm: 20, flood: 60, samples: 15, idleSockets: 2000, rounds: 3, roundMs: 1000 }
+    : { messages: 5000, stormMs: 8000, storm: 50, flood: 200, samples: 40, idleSockets: 2000, rounds: 5, roundMs: 2000 };
   const tmp = tempDir('fair-share');
   const dbPath = join(tmp.path, 'fair.db');
   // BENCH_SERVICE_ENTRY: another build's main.js (a "before" of this section on the same machine).
@@ -285,29 +379,38 @@ export async function runFairShareBench(options: BenchOptions): Promise<Figures>
   const env = (workers: number) =>
     localServiceEnv(dbPath, { READ_WORKERS: String(workers), LOREKEEPER_API_KEYS: `${FLOODER},${OTHER}` });
   try {
-    let service = await spawnServer({ entry, dir: tmp.path, env: env(2), timeoutMs: 120_000 });
+    const service = await spawnServer({ entry, dir: tmp.path, env: env(2), timeoutMs: 120_000 });
     const figures: Figures = {};
     try {
       await seed(service.url, s.messages);
       Object.assign(figures, await readStorm(service, s));
-      const two = await throughput(service.url, 8, s.stormMs / 2);
       Object.assign(figures, await fairness(service, s));
       Object.assign(figures, await idleSockets(service, s.idleSockets));
-      await service.stop();
-      service = await spawnServer({ entry, dir: tmp.path, env: env(1), timeoutMs: 120_000 });
-      const one = await throughput(service.url, 8, s.stormMs / 2);
-      figures[`contexts/s READ_WORKERS=2 ÷ 1 (target ≥ ${THROUGHPUT_TARGET})`] = ratio(two, one);
-      figures.throughputRows = [
-        { READ_WORKERS: 2, 'contexts/s': round(two, 1) },
-        { READ_WORKERS: 1, 'contexts/s': round(one, 1) },
-      ];
+      // The same database, only read from here on, served by a second service with one read worker.
+      const single = await spawnServer({ entry, dir: tmp.path, env: env(1), timeoutMs: 120_000 });
+      try {
+        const side = (workers: number, svc: ServerProcess): Side => ({
+          workers,
+          service: svc,
+          rates: [],
+          contexts: 0,
+          cpu: { main: 0, workers: 0, others: 0 },
+          clientMs: 0,
+        });
+        const [two, one] = [side(2, service), side(1, single)];
+        await throughputRounds([two, one], THROUGHPUT_CLIENTS, s.rounds, s.roundMs);
+        Object.assign(figures, throughputFigures(two, one));
+      } finally {
+        await single.stop();
+      }
     } finally {
       await service.stop();
     }
     figures.notes = [
       `${s.messages} messages in one tavern, 4 players; player contexts at budget=4000; ${s.storm} concurrent callers in the storm, each on a connection of its own.`,
       '/health is polled every 20 ms by a separate process; writes are single-message POSTs one after the other.',
-      'The machine is shared: absolute numbers and the throughput ratio move with what else runs (see the load average).',
+      `Throughput: both services up on the same database, ${s.rounds} alternating rounds of ${s.roundMs} ms each with ${THROUGHPUT_CLIENTS} callers, the median round per service; CPU per context from /proc/<pid>/task (read workers: the busiest threads; "other": V8's GC and compiler helpers, libuv), bench callers: this process.`,
+      'The machine is shared: absolute numbers and the throughput ratio move with what else runs (see the load average); CPU ms per context move much less.',
     ];
     return figures;
   } finally {

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { monotonicUs } from './cpu-profile';
@@ -58,6 +58,27 @@ export function cpuMsOf(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/** CPU time (user + system) of each thread of a process from /proc/<pid>/task/<tid>/stat, in ms by tid (Linux). */
+export function threadCpuMsOf(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return out;
 }
 
 /** Reads VmRSS of a process from /proc (Linux), in MB; NaN elsewhere. */

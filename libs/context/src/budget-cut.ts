@@ -29,7 +29,8 @@ export class Cut {
     public used: number,
     private readonly dropped: DroppedEntry[],
     private readonly recall: ComposedSection | undefined,
-    private readonly tokensOf: (s: ComposedSection) => number,
+    /** The section's tokens once `gone` (in their order) left its entries at `index`. */
+    private readonly tokensAfter: (s: ComposedSection, index: number, gone: SectionEntry[]) => number,
   ) {}
 
   /**
@@ -38,9 +39,10 @@ export class Cut {
    * up.
    */
   drop(section: ComposedSection, index: number, count = 1): void {
-    const gone = section.entries.splice(index, count).reverse();
+    const taken = section.entries.splice(index, count);
     const before = section.tokens;
-    section.tokens = this.tokensOf(section);
+    section.tokens = this.tokensAfter(section, index, taken);
+    const gone = taken.reverse();
     this.used -= before - section.tokens;
     const alongside = before - section.tokens - gone.reduce((n, e) => n + (e.tokens ?? 0), 0);
     gone.forEach((e, i) => {

@@ -3,7 +3,7 @@ import { Audience, BuiltSection, ContextRequest, ContextSection, ContextSnapshot
 import { ComposedSection, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
 import { DROP_ORDER, PRESETS } from './sections';
 import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
-import { layoutTokens } from './text-layout';
+import { layoutTokens, listTokensAfterDrop } from './text-layout';
 import { TokenCounter } from './token-counter.port';
 import { glossaryRoom, markGlossaryUse } from './glossary-budget';
 import { Cut, Gone, pickVictim } from './budget-cut';
@@ -237,6 +237,14 @@ export class ContextComposer {
     return heading + layoutTokens(s.entries, s.timeline === true, (header) => this.counter.count(`${header}\n`));
   }
 
+  /** `sectionTokens` once `gone` left `s.entries` at `index` (a timeline, or an emptied section, recounted). */
+  private tokensAfterDrop(s: ComposedSection, index: number, gone: SectionEntry[]): number {
+    if (s.timeline === true || s.entries.length === 0) return this.sectionTokens(s);
+    const tokens = listTokensAfterDrop(s.entries, index, gone, s.tokens, (h) => this.counter.count(`${h}\n`));
+    if (CHECK_COUNTS && tokens !== this.sectionTokens(s)) throw new Error(`${s.key}: drop miscounted`);
+    return tokens;
+  }
+
   /**
    * Drops entries in the stated order until the sections fit; returns the tokens used. Recall entries past its own
    * limit (a query's extra hits) go first, but may keep up to `recallShare` of what they and Recent Messages hold.
@@ -244,7 +252,7 @@ export class ContextComposer {
   private fit(sections: ComposedSection[], budget: number, dropped: DroppedEntry[]): Fitted {
     const recall = sections.find((s) => s.key === 'recall');
     const recent = sections.find((s) => s.key === 'recent');
-    const cut = new Cut(sum(sections), dropped, recall, (s) => this.sectionTokens(s));
+    const cut = new Cut(sum(sections), dropped, recall, (s, index, gone) => this.tokensAfterDrop(s, index, gone));
     if (recall) {
       // Recall is dropped from its lowest rank up, so hits past the rank where its entries alone exceed the whole
       // budget can never be served: they go at once, lowest rank first, instead of one recount each.
@@ -335,6 +343,9 @@ export class ContextComposer {
     return used;
   }
 }
+
+/** Tests check each drop's local count against a full recount. */
+const CHECK_COUNTS = process.env.NODE_ENV === 'test';
 
 const sum = (sections: ComposedSection[]) => sections.reduce((n, s) => n + s.tokens, 0);
 

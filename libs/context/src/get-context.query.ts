@@ -45,8 +45,9 @@ export class ContextService {
   }
 
   /**
-   * What runs where the request arrived (DESIGN §13: the main thread): the request's own checks, the campaign's
-   * existence and the optional read-your-writes wait, which only the thread running the memory worker can end early.
+   * What runs where the request arrived (DESIGN §13: the main thread): the request's own checks and the optional
+   * read-your-writes wait, which only the thread running the memory worker can end early. Without a wait the
+   * campaign is not read here: `compose` reads it where it builds (the same 404), so the main thread reads no state.
    */
   async admit(q: GetContextQuery): Promise<void> {
     const { request, wait } = q;
@@ -62,8 +63,8 @@ export class ContextService {
         'INVALID_VERSION',
         'asOf cannot be combined with minVersion or waitMs: a past version needs no wait',
       );
-    await this.reader.get(request.campaignId);
     if (wait && wait.waitMs > 0) {
+      await this.reader.get(request.campaignId);
       // §10: a rewind ends the wait — minVersion named a version of the timeline the wait started in.
       const mark = async () => {
         const c = await this.checkpoints.get(request.campaignId);

@@ -1,5 +1,5 @@
 import { SectionEntry } from './context.types';
-import { groupHeader, layoutEntries, layoutTokens } from './text-layout';
+import { groupHeader, layoutEntries, layoutTokens, listTokensAfterDrop } from './text-layout';
 
 /** Deterministic sequence in [0, 1) (Park–Miller). */
 const lcg = (seed: number) => () => (seed = (seed * 16807) % 2147483647) / 2147483647;
@@ -42,5 +42,25 @@ describe('layoutTokens', () => {
     expect(layoutTokens([e('a', 'x', 1), e('b', 'x', 2), e('c', undefined)], true, headerTokens)).toBe(
       3 + groupHeader('x').length,
     );
+  });
+});
+
+describe('listTokensAfterDrop', () => {
+  it('gives what a recount of the list layout gives after any run of entries leaves it', () => {
+    const random = lcg(11);
+    for (let round = 0; round < 500; round++) {
+      const n = 1 + Math.floor(random() * 12);
+      const entries: SectionEntry[] = Array.from({ length: n }, (_, i) => ({
+        ref: `e${i}`,
+        text: `entry ${i}`,
+        tokens: 1 + Math.floor(random() * 20),
+        group: random() < 0.2 ? undefined : `round ${1 + Math.floor(random() * 3)}`,
+      }));
+      const before = layoutTokens(entries, false, headerTokens);
+      const index = Math.floor(random() * n);
+      const gone = entries.splice(index, 1 + Math.floor(random() * (n - index)));
+      const after = listTokensAfterDrop(entries, index, gone, before, headerTokens);
+      expect(after).toBe(layoutTokens(entries, false, headerTokens));
+    }
   });
 });

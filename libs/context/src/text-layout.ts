@@ -66,3 +66,29 @@ export function layoutTokens(
   );
   return tokens;
 }
+
+/**
+ * The tokens of a list layout (not a timeline) counted `tokens` before `gone` (in their order) left `entries` at
+ * `index`, from what changed: a group header depends on its entry and the one before only, so a drop costs its
+ * entries and the headers around them, not a recount of the section (which made dropping most of a 1,000-message
+ * window quadratic).
+ */
+export function listTokensAfterDrop(
+  entries: SectionEntry[],
+  index: number,
+  gone: SectionEntry[],
+  tokens: number,
+  headerTokens: (header: string) => number,
+): number {
+  const header = (e: SectionEntry | undefined, prev: SectionEntry | undefined) =>
+    e !== undefined && e.group !== undefined && e.group !== prev?.group ? headerTokens(groupHeader(e.group)) : 0;
+  const before = entries[index - 1];
+  const next = entries[index];
+  let removed = 0;
+  let prev = before;
+  for (const e of gone) {
+    removed += (e.tokens ?? 0) + header(e, prev);
+    prev = e;
+  }
+  return tokens - removed - header(next, prev) + header(next, before);
+}

@@ -42,7 +42,11 @@ export interface SearchTask {
  */
 export interface ReadBody {
   type: 'json' | 'text';
-  payload: string;
+  /**
+   * The body; from a worker its UTF-8 bytes, whose buffer is moved (not copied) to the main thread: an 80 KB context
+   * string would otherwise be cloned into the main thread's heap, encoded again on write and left to its GC (§13).
+   */
+  payload: string | Uint8Array;
 }
 
 /** What a read answers: its body, or the DomainError it failed with (errors lose their class across threads). */
