@@ -270,7 +270,10 @@ function throughputFigures(two: Side, one: Side): Figures {
   const rate = (side: Side) => median(side.rates);
   return {
     [`contexts/s READ_WORKERS=2 ÷ 1 (target ≥ ${THROUGHPUT_TARGET})`]: ratio(rate(two), rate(one)),
-    [`the same ÷ as bounded by CPU per context on ${availableParallelism()} cores`]: ratio(cpuBound(two), cpuBound(one)),
+    [`the same ÷ as bounded by CPU per context on ${availableParallelism()} cores`]: ratio(
+      cpuBound(two),
+      cpuBound(one),
+    ),
     throughputRows: [two, one].map((side) => ({
       READ_WORKERS: side.workers,
       'contexts/s (median)': round(rate(side), 1),
@@ -371,7 +374,16 @@ async function idleSockets(service: ServerProcess, count: number): Promise<Figur
 export async function runFairShareBench(options: BenchOptions): Promise<Figures> {
   const s: Sizes = options.quick
     ? { messages: 1000, stormMs: 2000, storm: 20, flood: 60, samples: 15, idleSockets: 2000, rounds: 3, roundMs: 1000 }
-    : { messages: 5000, stormMs: 8000, storm: 50, flood: 200, samples: 40, idleSockets: 2000, rounds: 5, roundMs: 2000 };
+    : {
+        messages: 5000,
+        stormMs: 8000,
+        storm: 50,
+        flood: 200,
+        samples: 40,
+        idleSockets: 2000,
+        rounds: 5,
+        roundMs: 2000,
+      };
   const tmp = tempDir('fair-share');
   const dbPath = join(tmp.path, 'fair.db');
   // BENCH_SERVICE_ENTRY: another build's main.js (a "before" of this section on the same machine).
