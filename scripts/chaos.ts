@@ -688,6 +688,21 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
    * memory event triggered above the game version; a timeline that counts its rewinds; nothing left withheld once
    * the worker caught up.
    */
+  /**
+   * The context once the worker has processed `version`: read-your-writes waits of 30 s, again while each wait saw
+   * progress. After a kill the backlog (every summary the dead process had not committed, with the mock's failures
+   * and retries) can take longer than one wait at ~30 memories/s on 2 cores; a worker that stops moving still fails.
+   */
+  async function caughtUp(campaignId: string, version: number) {
+    let seen = -1;
+    for (;;) {
+      const r = await call('GET', `/v1/campaigns/${campaignId}/context?minVersion=${version}&waitMs=30000`);
+      const at = r.body?.processedVersion as number | undefined;
+      if (at === undefined || at >= version || at <= seen) return r.body;
+      seen = at;
+    }
+  }
+
   async function verifyForks(cycle: number) {
     for (const f of forks) {
       const where = `cycle ${cycle} fork ${f.id}`;
@@ -714,7 +729,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         fail(
           `${where}: timeline ${timeline} after ${f.rewinds} acknowledged rewinds (+${f.rewindsInFlight} in flight)`,
         );
-      const caught = (await call('GET', `/v1/campaigns/${f.id}/context?minVersion=${version}&waitMs=30000`)).body;
+      const caught = await caughtUp(f.id, version);
       if (caught.processedVersion !== version) {
         report.notCaughtUp++;
         fail(`${where}: processedVersion ${caught.processedVersion} did not catch up to ${version}`);
@@ -799,7 +814,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       const where = `cycle ${cycle} ${m.id}`;
       const campaign = (await call('GET', `/v1/campaigns/${m.id}`)).body;
       const version = campaign.version as number;
-      const caught = (await call('GET', `/v1/campaigns/${m.id}/context?minVersion=${version}&waitMs=30000`)).body;
+      const caught = await caughtUp(m.id, version);
       if (caught.processedVersion !== version) {
         report.notCaughtUp++;
         fail(`${where}: processedVersion ${caught.processedVersion} did not catch up to version ${version}`);
