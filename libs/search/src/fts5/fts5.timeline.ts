@@ -11,7 +11,11 @@ import { LOW_32 } from './fts5.search-index';
  * them the loop is given back (the transaction stays open, behind the write mutex). 200 rows a slice held it 25–65 ms.
  */
 export const FORK_SLICE_ROWS = 50;
-/** The most rows a copy statement takes, whatever the pace (a sparse range of ids says little of the next one). */
+/**
+ * The most rows a copy statement takes, whatever the pace (a sparse range of ids says little of the next one). The
+ * fewest is FORK_SLICE_ROWS: each statement first flushes FTS5's pending terms (a fixed cost of a few ms at 100k rows),
+ * so a pace-sized slice shrank to one row and a 100k-event fork took 246 s instead of 4 (the timelines bench).
+ */
 const FORK_SLICE_MAX = 200;
 
 /** Where a campaign's rows sit: `(num << 32) + local id`, local ids from `lo` to `hi`. */
@@ -33,13 +37,16 @@ export class Fts5Timeline implements SearchTimeline {
       const child = await numOf(m, to, true);
       // Message rows are dense (local id = index): sliced by id. Memory rows are sparse over the versions: one go.
       const copy = async (table: string, columns: string, lo: number, hi: number, first = hi - lo + 1) =>
-        inTimedSlices(hi - lo + 1, { first, max: Math.max(first, FORK_SLICE_MAX) }, (a, b) =>
-          sql(
-            m,
-            `INSERT INTO ${table} (rowid, ${columns}) SELECT (? << 32) + (rowid & ${LOW_32}), ${columns} ` +
-              `FROM ${table} WHERE ${RANGE}`,
-            [child, ...range(parent, lo + a, lo + b - 1)],
-          ),
+        inTimedSlices(
+          hi - lo + 1,
+          { first, min: Math.min(first, FORK_SLICE_ROWS), max: Math.max(first, FORK_SLICE_MAX) },
+          (a, b) =>
+            sql(
+              m,
+              `INSERT INTO ${table} (rowid, ${columns}) SELECT (? << 32) + (rowid & ${LOW_32}), ${columns} ` +
+                `FROM ${table} WHERE ${RANGE}`,
+              [child, ...range(parent, lo + a, lo + b - 1)],
+            ),
         );
       const last = at.messageCount - 1;
       await copy('search_messages', 'content, role, location_id, at, round', 0, last, FORK_SLICE_ROWS);
