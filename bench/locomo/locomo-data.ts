@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { MONTH_NAMES } from '@app/context';
 
 /** One turn of a LoCoMo conversation. */
 export interface LocomoTurn {
@@ -41,20 +42,7 @@ export function loadLocomo(path: string): LocomoSample[] | null {
   return JSON.parse(readFileSync(path, 'utf8')) as LocomoSample[];
 }
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
+const MONTHS = MONTH_NAMES.map((m) => m.toLowerCase());
 
 /** "1:56 pm on 8 May, 2023" → 2023-05-08T13:56:00.000Z (the data has no time zone; UTC is as good as any). */
 export function parseSessionDate(text: string): string {

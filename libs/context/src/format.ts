@@ -13,7 +13,8 @@ const NOT_ONE_LINE = /[^\S ]| {2}|^ | $/;
  */
 export const oneLine = (text: string) => (NOT_ONE_LINE.test(text) ? text.replace(/\s+/g, ' ').trim() : text);
 
-const MONTH_NAMES = [
+/** The months as a reader writes them (a date's name of its month, and what recall reads in a question). */
+export const MONTH_NAMES = [
   'January',
   'February',
   'March',

@@ -1,17 +1,6 @@
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
+import { MONTH_NAMES } from '../../format';
+
+const MONTHS = MONTH_NAMES.map((m) => m.toLowerCase());
 const MONTH = `(${MONTHS.join('|')})`;
 const DAY_MONTH = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}\\b,?\\s*(\\d{4})?`, 'gu');
 const MONTH_DAY = new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?\\b,?\\s*(\\d{4})?`, 'gu');
