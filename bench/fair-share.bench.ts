@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { connect, Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -36,13 +36,19 @@ interface Sizes {
   roundMs: number;
 }
 
-/** One request on a connection of its own (no pool: every client of the storm is its own caller). */
-function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+/**
+ * One request, on a connection of its own unless `agent` keeps one (a caller of the throughput rounds keeps its
+ * connection alive, as Node's and browsers' default clients do; the storm's callers each open their own).
+ */
+function call(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown; agent?: Agent } = {},
+) {
   return new Promise<{ status: number; ms: number }>((resolve) => {
     const started = performance.now();
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
     const headers = { ...(init.headers ?? {}), ...(body ? { 'content-type': 'application/json' } : {}) };
-    const req = httpRequest(url, { method: init.method ?? 'GET', headers, agent: false }, (res) => {
+    const req = httpRequest(url, { method: init.method ?? 'GET', headers, agent: init.agent ?? false }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
     });
@@ -131,19 +137,24 @@ async function writes(url: string, ms: number): Promise<number[]> {
   return out;
 }
 
-/** `clients` callers each reading contexts back to back until `until`; the reads completed and their statuses. */
-export async function storm(url: string, clients: number, until: () => boolean, token = FLOODER) {
+/**
+ * `clients` callers each reading contexts back to back until `until`; the reads completed and their statuses. With
+ * `keepAlive` each caller reuses one connection.
+ */
+export async function storm(url: string, clients: number, until: () => boolean, token = FLOODER, keepAlive = false) {
   let ok = 0;
   let busy = 0;
   let failed = 0;
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
+      const agent = keepAlive ? new Agent({ keepAlive: true, maxSockets: 1 }) : undefined;
       while (!until()) {
-        const r = await call(`${url}${contextPath(c)}`, { headers: auth(token) });
+        const r = await call(`${url}${contextPath(c)}`, { headers: auth(token), agent });
         if (r.status === 200) ok++;
         else if (r.status === 503) busy++;
         else failed++;
       }
+      agent?.destroy();
     }),
   );
   return { ok, busy, failed };
@@ -229,7 +240,7 @@ async function throughputRound(side: Side, clients: number, ms: number): Promise
   const before = threadCpuMsOf(side.service.pid);
   const client = process.cpuUsage();
   const started = performance.now();
-  const { ok } = await storm(side.service.url, clients, () => performance.now() > started + ms);
+  const { ok } = await storm(side.service.url, clients, () => performance.now() > started + ms, FLOODER, true);
   side.rates.push(ok / ((performance.now() - started) / 1000));
   side.contexts += ok;
   const used = cpuSince(side.service.pid, before, side.workers);
@@ -247,7 +258,7 @@ async function throughputRound(side: Side, clients: number, ms: number): Promise
 async function throughputRounds(sides: Side[], clients: number, rounds: number, roundMs: number): Promise<void> {
   for (const side of sides) {
     const warm = performance.now() + 500; // the first reads of each thread load its tokenizer
-    await storm(side.service.url, clients, () => performance.now() > warm);
+    await storm(side.service.url, clients, () => performance.now() > warm, FLOODER, true);
   }
   for (let r = 0; r < rounds; r++)
     for (const side of r % 2 === 0 ? sides : [...sides].reverse()) await throughputRound(side, clients, roundMs);
