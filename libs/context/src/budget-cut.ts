@@ -52,4 +52,43 @@ export class Cut {
       if (section === this.recall) this.recallGone.push({ entry: e, report });
     });
   }
+
+  /** Drops made elsewhere (`dropOldest`, not of Recall): `removed` tokens less used, their reports in order. */
+  report(removed: number, reports: DroppedEntry[]): void {
+    this.used -= removed;
+    for (const r of reports) this.dropped.push(r);
+  }
+}
+
+/**
+ * `cut.drop(section, 0)` repeated while the budget needs room and more than `keep` entries (at least one) stay, for a
+ * list section (no timeline): the same entries, reports and counts in the same order, with one splice. A drop costs
+ * its entry and, when the entry after it starts another group, its group's header (listTokensAfterDrop); dropping
+ * most of a 1,000-message window one splice at a time moved the whole array and allocated per drop (issue 29).
+ * Returns how many went; the section's last entry is left to `drop` (emptying it also takes its heading).
+ */
+export function dropOldest(
+  cut: Cut,
+  section: ComposedSection,
+  keep: number,
+  budget: number,
+  headerTokens: (group: string) => number,
+): number {
+  // Recent Messages only: the other sections lose entries by rank, by use, or across sections (pickVictim).
+  if (section.key !== 'recent' || section.timeline === true) return 0;
+  const entries = section.entries;
+  const reports: DroppedEntry[] = [];
+  let removed = 0;
+  while (cut.used - removed > budget && entries.length - reports.length > Math.max(keep, 1)) {
+    const e = entries[reports.length];
+    const next = entries[reports.length + 1];
+    const tokens = (e.tokens ?? 0) + (e.group !== undefined && next.group !== e.group ? headerTokens(e.group) : 0);
+    reports.push({ section: section.key, ref: e.ref, tokens, reason: 'budget' });
+    removed += tokens;
+  }
+  if (reports.length === 0) return 0;
+  entries.splice(0, reports.length);
+  section.tokens -= removed;
+  cut.report(removed, reports);
+  return reports.length;
 }

@@ -2,12 +2,13 @@ import { giveBack } from '@app/common';
 import { Audience, BuiltSection, ContextRequest, ContextSection, ContextSnapshot, DroppedEntry } from './context.types';
 import { ComposedSection, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
 import { DROP_ORDER, PRESETS } from './sections';
-import { LABELS, SentenceMemo, SplitText } from './sentence-memo';
-import { layoutTokens, listTokensAfterDrop } from './text-layout';
+import { SentenceMemo } from './sentence-memo';
+import { groupHeader, layoutTokens, listTokensAfterDrop } from './text-layout';
 import { TokenCounter } from './token-counter.port';
 import { glossaryRoom, markGlossaryUse } from './glossary-budget';
-import { Cut, Gone, pickVictim } from './budget-cut';
+import { Cut, dropOldest, Gone, pickVictim } from './budget-cut';
 import { settleTrailer, Trailer, trailerReserve } from './trailer';
+import { keepNewSentences, splitEntryLine } from './entry-sentences';
 
 /** See ContextComposer's `recallShare`. */
 export const DEFAULT_RECALL_SHARE = 0.95;
@@ -237,6 +238,8 @@ export class ContextComposer {
     return heading + layoutTokens(s.entries, s.timeline === true, (header) => this.counter.count(`${header}\n`));
   }
 
+  private readonly headerTokens = (group: string) => this.counter.count(`${groupHeader(group)}\n`);
+
   /** `sectionTokens` once `gone` left `s.entries` at `index` (a timeline, or an emptied section, recounted). */
   private tokensAfterDrop(s: ComposedSection, index: number, gone: SectionEntry[]): number {
     if (s.timeline === true || s.entries.length === 0) return this.sectionTokens(s);
@@ -300,6 +303,11 @@ export class ContextComposer {
     const recallGroup = DROP_ORDER.findIndex((g) => g.keys.includes('recall'));
     for (const group of DROP_ORDER) {
       const members = sections.filter((s) => group.keys.includes(s.key));
+      const keep = group.keepNewest ? this.minRecent : 0;
+      if (members.length === 1 && dropOldest(cut, members[0], keep, budget, this.headerTokens) > 0) {
+        pastRecall ||= DROP_ORDER.indexOf(group) > recallGroup;
+        if (CHECK_COUNTS && members[0].tokens !== this.sectionTokens(members[0])) throw new Error('drop miscounted');
+      }
       while (cut.used > budget) {
         const victim = pickVictim(members.filter((s) => droppable(s, group.keepNewest)));
         if (!victim) break;
@@ -361,35 +369,3 @@ const shortenable = (s: ComposedSection, e: SectionEntry) =>
  */
 const dedupeText = (s: ComposedSection, e: SectionEntry) =>
   shortenable(s, e) ? splitEntryLine(e.text, s.key).summary : (e.body ?? e.text);
-
-/**
- * A memory line's fixed part (`- 2026-05-01 10:15 — `, a Recall hit's `- [when] Memory (…): `) and its summary; a
- * glossary line's `- <term>: ` and its definition.
- */
-function splitEntryLine(text: string, key: SectionKey): { prefix: string; summary: string } {
-  const term = key === 'glossary' ? /^- [^:]{1,200}?: /u.exec(text) : null;
-  if (term) return { prefix: term[0], summary: text.slice(term[0].length) };
-  // A date in story time is up to 80 characters; with clock `none` a line is `- <summary>`.
-  const m = /^(- \[[^\]]*\] Memory \([^)]*\): |- \d{4}-\d{2}-\d{2} \d{2}:\d{2} — |- [^—]{1,90} — |- )/u.exec(text);
-  return m ? { prefix: m[1], summary: text.slice(m[1].length) } : { prefix: '', summary: text };
-}
-
-/**
- * The sentences not yet held (adding them to `held`). When the first sentence goes, its first label — the entry's
- * header, "At The Inn: " or "Mira's memory of The Inn: " — moves to the next kept one; a speaker's label never moves,
- * since the next sentence may be someone else's (a summary names a speaker only when it changes).
- */
-function keepNewSentences({ sentences, keys }: SplitText, held: Set<string>): string[] {
-  const kept: string[] = [];
-  let header = '';
-  sentences.forEach((sentence, i) => {
-    const key = keys[i];
-    if (key === '' || held.has(key)) {
-      if (i === 0) header = /^[^:]{1,80}?:\s+/u.exec(LABELS.exec(sentence)?.[0] ?? '')?.[0] ?? '';
-      return;
-    }
-    held.add(key);
-    kept.push(header && kept.length === 0 && !sentence.startsWith(header) ? `${header}${sentence}` : sentence);
-  });
-  return kept;
-}
