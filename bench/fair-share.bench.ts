@@ -1,9 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { Agent, request as httpRequest } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { connect, Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { BenchOptions, Figures } from './support/bench-suite';
+import { runLoad } from './support/load';
 import { tempDir } from './support/paths';
 import { localServiceEnv, ServerProcess, spawnServer, threadCpuMsOf } from './support/service-process';
 import { median, percentile, ratio, round } from './support/stats';
@@ -34,21 +35,17 @@ interface Sizes {
   /** Throughput: alternating rounds per service, and each round's length. */
   rounds: number;
   roundMs: number;
+  /** Reads each service serves before its rounds. */
+  warmMs: number;
 }
 
-/**
- * One request, on a connection of its own unless `agent` keeps one (a caller of the throughput rounds keeps its
- * connection alive, as Node's and browsers' default clients do; the storm's callers each open their own).
- */
-function call(
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: unknown; agent?: Agent } = {},
-) {
+/** One request on a connection of its own (no pool: every client of the storm is its own caller). */
+function call(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
   return new Promise<{ status: number; ms: number }>((resolve) => {
     const started = performance.now();
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
     const headers = { ...(init.headers ?? {}), ...(body ? { 'content-type': 'application/json' } : {}) };
-    const req = httpRequest(url, { method: init.method ?? 'GET', headers, agent: init.agent ?? false }, (res) => {
+    const req = httpRequest(url, { method: init.method ?? 'GET', headers, agent: false }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
     });
@@ -137,24 +134,19 @@ async function writes(url: string, ms: number): Promise<number[]> {
   return out;
 }
 
-/**
- * `clients` callers each reading contexts back to back until `until`; the reads completed and their statuses. With
- * `keepAlive` each caller reuses one connection.
- */
-export async function storm(url: string, clients: number, until: () => boolean, token = FLOODER, keepAlive = false) {
+/** `clients` callers each reading contexts back to back until `until`; the reads completed and their statuses. */
+export async function storm(url: string, clients: number, until: () => boolean, token = FLOODER) {
   let ok = 0;
   let busy = 0;
   let failed = 0;
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
-      const agent = keepAlive ? new Agent({ keepAlive: true, maxSockets: 1 }) : undefined;
       while (!until()) {
-        const r = await call(`${url}${contextPath(c)}`, { headers: auth(token), agent });
+        const r = await call(`${url}${contextPath(c)}`, { headers: auth(token) });
         if (r.status === 200) ok++;
         else if (r.status === 503) busy++;
         else failed++;
       }
-      agent?.destroy();
     }),
   );
   return { ok, busy, failed };
@@ -230,19 +222,25 @@ interface Side {
   service: ServerProcess;
   rates: number[];
   contexts: number;
+  /** Reads of the rounds not answered 200 (503 BUSY, errors, timeouts). */
+  failed: number;
   cpu: ThreadCpu;
   /** This process's own CPU (the callers' HTTP work), in ms. */
   clientMs: number;
 }
 
-/** `clients` callers reading contexts for `ms`: the rate is measured over the round's real length. */
+/**
+ * `clients` callers reading contexts for `ms`, each on a connection it keeps (autocannon, as the ingest bench loads its
+ * servers): the callers share the cores with the service, and a client that opens a connection per read (the storm's,
+ * which is each caller's own) spent ≈ 0.6 ms of CPU per context there, autocannon ≈ 0.35.
+ */
 async function throughputRound(side: Side, clients: number, ms: number): Promise<void> {
   const before = threadCpuMsOf(side.service.pid);
   const client = process.cpuUsage();
-  const started = performance.now();
-  const { ok } = await storm(side.service.url, clients, () => performance.now() > started + ms, FLOODER, true);
-  side.rates.push(ok / ((performance.now() - started) / 1000));
+  const { ok, failed, rps } = await readLoad(side.service.url, clients, ms);
+  side.rates.push(rps);
   side.contexts += ok;
+  side.failed += failed;
   const used = cpuSince(side.service.pid, before, side.workers);
   side.cpu.main += used.main;
   side.cpu.workers += used.workers;
@@ -251,15 +249,25 @@ async function throughputRound(side: Side, clients: number, ms: number): Promise
   side.clientMs += (c.user + c.system) / 1000;
 }
 
+/** Player contexts (the four players in turn) on `clients` kept connections for `ms`. */
+const readLoad = (url: string, clients: number, ms: number) =>
+  runLoad({
+    url,
+    headers: auth(FLOODER),
+    paths: PLAYERS.map((_, i) => contextPath(i)),
+    connections: clients,
+    durationSec: ms / 1000,
+  });
+
 /**
  * Context throughput of two services on the same (seeded, now only read) database, in alternating rounds so that a
  * change of the machine's load hits both alike: A B, B A, A B, …; each side's figure is the median of its rounds.
  */
-async function throughputRounds(sides: Side[], clients: number, rounds: number, roundMs: number): Promise<void> {
-  for (const side of sides) {
-    const warm = performance.now() + 500; // the first reads of each thread load its tokenizer
-    await storm(side.service.url, clients, () => performance.now() > warm, FLOODER, true);
-  }
+async function throughputRounds(s: Sizes, sides: Side[], clients: number): Promise<void> {
+  // The first reads of each thread load its tokenizer, and V8 optimizes the read path in each thread for thousands of
+  // reads (hundreds of TurboFan jobs, on helper threads that share the cores): a long-running service is measured.
+  for (const side of sides) await readLoad(side.service.url, clients, s.warmMs);
+  const { rounds, roundMs } = s;
   for (let r = 0; r < rounds; r++)
     for (const side of r % 2 === 0 ? sides : [...sides].reverse()) await throughputRound(side, clients, roundMs);
 }
@@ -289,6 +297,7 @@ function throughputFigures(two: Side, one: Side): Figures {
       READ_WORKERS: side.workers,
       'contexts/s (median)': round(rate(side), 1),
       rounds: side.rates.map((r) => round(r, 1)).join(' / '),
+      failed: side.failed,
       'CPU-bound contexts/s': round(cpuBound(side), 1),
       'main thread ms/context': perContext(side.cpu.main, side),
       'read workers ms/context': perContext(side.cpu.workers, side),
@@ -384,7 +393,17 @@ async function idleSockets(service: ServerProcess, count: number): Promise<Figur
  */
 export async function runFairShareBench(options: BenchOptions): Promise<Figures> {
   const s: Sizes = options.quick
-    ? { messages: 1000, stormMs: 2000, storm: 20, flood: 60, samples: 15, idleSockets: 2000, rounds: 3, roundMs: 1000 }
+    ? {
+        messages: 1000,
+        stormMs: 2000,
+        storm: 20,
+        flood: 60,
+        samples: 15,
+        idleSockets: 2000,
+        rounds: 3,
+        roundMs: 1000,
+        warmMs: 1000,
+      }
     : {
         messages: 5000,
         stormMs: 8000,
@@ -394,6 +413,7 @@ export async function runFairShareBench(options: BenchOptions): Promise<Figures>
         idleSockets: 2000,
         rounds: 5,
         roundMs: 2000,
+        warmMs: 6000,
       };
   const tmp = tempDir('fair-share');
   const dbPath = join(tmp.path, 'fair.db');
@@ -417,11 +437,12 @@ export async function runFairShareBench(options: BenchOptions): Promise<Figures>
           service: svc,
           rates: [],
           contexts: 0,
+          failed: 0,
           cpu: { main: 0, workers: 0, others: 0 },
           clientMs: 0,
         });
         const [two, one] = [side(2, service), side(1, single)];
-        await throughputRounds([two, one], THROUGHPUT_CLIENTS, s.rounds, s.roundMs);
+        await throughputRounds(s, [two, one], THROUGHPUT_CLIENTS);
         Object.assign(figures, throughputFigures(two, one));
       } finally {
         await single.stop();
@@ -432,7 +453,7 @@ export async function runFairShareBench(options: BenchOptions): Promise<Figures>
     figures.notes = [
       `${s.messages} messages in one tavern, 4 players; player contexts at budget=4000; ${s.storm} concurrent callers in the storm, each on a connection of its own.`,
       '/health is polled every 20 ms by a separate process; writes are single-message POSTs one after the other.',
-      `Throughput: both services up on the same database, ${s.rounds} alternating rounds of ${s.roundMs} ms each with ${THROUGHPUT_CLIENTS} callers, the median round per service; CPU per context from /proc/<pid>/task (read workers: the busiest threads; "other": V8's GC and compiler helpers, libuv), bench callers: this process.`,
+      `Throughput: both services up on the same database, warmed by ${s.warmMs} ms of reads each, then ${s.rounds} alternating rounds of ${s.roundMs} ms each with ${THROUGHPUT_CLIENTS} callers on kept connections (autocannon), the median round per service; CPU per context from /proc/<pid>/task (read workers: the busiest threads; "other": V8's GC and compiler helpers, libuv), bench callers: this process.`,
       'The machine is shared: absolute numbers and the throughput ratio move with what else runs (see the load average); CPU ms per context move much less.',
     ];
     return figures;

@@ -4,6 +4,10 @@ export interface LoadSpec {
   url: string;
   method?: 'GET' | 'POST' | 'PUT';
   body?: unknown;
+  /** Headers of every request (with `body`, content-type is added). */
+  headers?: Record<string, string>;
+  /** Paths (on `url`'s origin) each connection requests in turn instead of `url`'s own. */
+  paths?: string[];
   connections: number;
   durationSec: number;
 }
@@ -25,7 +29,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     url: spec.url,
     method: spec.method ?? 'GET',
     body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-    headers: spec.body === undefined ? undefined : { 'content-type': 'application/json' },
+    headers: { ...spec.headers, ...(spec.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    requests: spec.paths?.map((path) => ({ method: spec.method ?? 'GET', path })),
     connections: spec.connections,
     duration: spec.durationSec,
   });
