@@ -27,7 +27,7 @@ export class ResponseCheckInterceptor implements NestInterceptor {
 
 /** `body` when it matches the route's documented `schema` (text/plain forms pass); an Error naming `where` if not. */
 export function checkResponse(schema: z.ZodType, body: unknown, where: string, contentType?: unknown): unknown {
-  // Text forms pass; a body serialized where it was built (a read worker's, §13; as bytes) is checked as what it says.
+  // Text forms pass; a body serialized where it was built (a read worker's, §13: a string) is checked as what it says.
   const serialized = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : undefined;
   const json = serialized !== undefined && /json/.test(String(contentType ?? ''));
   if (serialized !== undefined && !json) return body;

@@ -32,16 +32,14 @@ const CLOSE_TIMEOUT_MS = 5_000;
 export const busy = (queue: number): DomainError =>
   new DomainError('unavailable', 'BUSY', `${queue} reads are already waiting; retry after a moment`);
 
-/** The caller a read is queued for (§13): its API key's id, or its address when no keys are configured. */
 /** Sends a read's serialized body as it is (§13: no second serialization on the main thread). */
-export const sendRead = (reply: FastifyReply, body: ReadBody): string | Buffer => {
+export const sendRead = (reply: FastifyReply, body: ReadBody): string => {
   const type = body.type === 'text' ? 'text/plain' : 'application/json';
   void reply.header('content-type', `${type}; charset=utf-8`);
-  const { payload } = body;
-  // A worker's bytes are written as they are (a view, no copy).
-  return typeof payload === 'string' ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  return body.payload;
 };
 
+/** The caller a read is queued for (§13): its API key's id, or its address when no keys are configured. */
 export const readKeyOf = (req: FastifyRequest): string => {
   const keyId = callerOf(req).keyId;
   return keyId !== null ? `key:${keyId}` : `ip:${req.ip}`;

@@ -38,15 +38,14 @@ export interface SearchTask {
 /**
  * A read's answer as it goes on the wire, serialized where it was built (§13): the main thread only writes it out, and
  * one string crosses threads instead of a structured clone of the whole answer. `json`: what Fastify's JSON.stringify
- * of the object would send, byte for byte; `text`: the text/plain rendering.
+ * of the object would send, byte for byte; `text`: the text/plain rendering. A string, not its UTF-8 bytes in a moved
+ * buffer: each moved buffer counted as external memory on the main thread, whose "external memory pressure" started
+ * a major GC every ≈ 0.4 s under a read storm, and another key's slowest read of 40 went from ≈ 20 ms to 45–60 ms
+ * (issue 29, docs/decisions.md).
  */
 export interface ReadBody {
   type: 'json' | 'text';
-  /**
-   * The body; from a worker its UTF-8 bytes, whose buffer is moved (not copied) to the main thread: an 80 KB context
-   * string would otherwise be cloned into the main thread's heap, encoded again on write and left to its GC (§13).
-   */
-  payload: string | Uint8Array;
+  payload: string;
 }
 
 /** What a read answers: its body, or the DomainError it failed with (errors lose their class across threads). */

@@ -10,7 +10,6 @@ import { createSearchIndex } from '@app/search';
 import { SnapshotStore } from '@app/state';
 import { Logger } from '@nestjs/common';
 import { workerData } from 'node:worker_threads';
-import { Piscina } from 'piscina';
 import { ENTITIES } from '../core.module';
 import { ReadServices, ReadTask, ReadWorkerData, runRead, WorkerAnswer } from './read-task';
 
@@ -69,23 +68,9 @@ async function start(config: AppConfig): Promise<(task: ReadTask) => Promise<Wor
     clock.set(new Date(task.now));
     log = undefined;
     const outcome = await runRead(services, task);
-    return movable(log ? { ...outcome, log } : outcome);
+    return log ? { ...outcome, log } : outcome;
   };
 }
-
-/**
- * The answer with its body as UTF-8 bytes, marked for piscina to transfer the bytes' buffer instead of cloning it
- * (ReadBody). TextEncoder gives the bytes a buffer of their own (a pooled Buffer's would detach the pool).
- */
-function movable(answer: WorkerAnswer): WorkerAnswer {
-  if (!answer.ok || typeof answer.body.payload !== 'string') return answer;
-  const bytes = encoder.encode(answer.body.payload);
-  const moved = { ...answer, body: { type: answer.body.type, payload: bytes } };
-  const transferable = { [Piscina.transferableSymbol]: bytes.buffer, [Piscina.valueSymbol]: moved };
-  return Piscina.move(transferable as unknown as Parameters<typeof Piscina.move>[0]) as unknown as WorkerAnswer;
-}
-
-const encoder = new TextEncoder();
 
 // Started as the thread loads (its connection opens before the first read arrives). A failed start fails each read
 // instead of the load: piscina loads this file with require() and, when that throws or its handler rejects, loads
