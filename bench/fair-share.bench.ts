@@ -97,16 +97,26 @@ const contextPath = (i: number) =>
   `/v1/campaigns/storm/context?agent=player&viewer=${PLAYERS[i % PLAYERS.length]}&budget=4000`;
 
 /**
- * `/health` polled every 20 ms by a process of its own (DESIGN §13: "blocks others" is measured from another
- * process, never from the loaded service's loop or this one's). `stop()` returns the latencies it saw.
+ * A request repeated every 20 ms (after each answer) by a process of its own, which records each answer's latency:
+ * DESIGN §13's "blocks others" is measured from another process, never from the loaded service's loop, nor from this
+ * one's, which runs the storm's callers. `{i}` in the body is the request's number. `stop()` returns the latencies.
  */
-function startProber(url: string): { stop(): Promise<number[]> } {
+function startPoller(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; okOnly?: boolean } = {},
+): { stop(): Promise<number[]> } {
   const source = `
-    const http = require('node:http'); const samples = []; let on = true;
+    const http = require('node:http'); const samples = []; let on = true; let i = 0;
+    const init = ${JSON.stringify(init)};
+    const headers = { ...init.headers, ...(init.body ? { 'content-type': 'application/json' } : {}) };
+    const next = () => { if (on) setTimeout(probe, 20); };
     const probe = () => { const t = performance.now();
-      const req = http.get(${JSON.stringify(`${url}/health`)}, { agent: false }, (res) => { res.resume();
-        res.on('end', () => { samples.push(performance.now() - t); if (on) setTimeout(probe, 20); }); });
-      req.on('error', () => { samples.push(30000); if (on) setTimeout(probe, 20); }); };
+      const req = http.request(${JSON.stringify(url)}, { method: init.method || 'GET', headers, agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => { if (!init.okOnly || res.statusCode < 300) samples.push(performance.now() - t); next(); });
+      });
+      req.on('error', () => { if (!init.okOnly) samples.push(30000); next(); });
+      req.end(init.body ? init.body.replace('{i}', String(i++)) : undefined); };
     probe();
     process.on('message', () => { on = false; process.send(samples, () => process.exit(0)); });`;
   const child: ChildProcess = spawn(process.execPath, ['-e', source], {
@@ -121,18 +131,17 @@ function startProber(url: string): { stop(): Promise<number[]> } {
   };
 }
 
-/** Single-message writes one after the other for `ms`, their latencies. */
-async function writes(url: string, ms: number): Promise<number[]> {
-  const out: number[] = [];
-  const until = performance.now() + ms;
-  for (let i = 0; performance.now() < until; i++) {
-    const body = { messages: [{ role: 'dm', content: `A gull lands on crate ${i}.` }] };
-    const r = await call(`${url}/v1/campaigns/storm/messages`, { method: 'POST', headers: auth(OTHER), body });
-    if (r.status === 201 || r.status === 200) out.push(r.ms);
-    await sleep(20);
-  }
-  return out;
-}
+/** `/health` every 20 ms from a process of its own. */
+const startProber = (url: string) => startPoller(`${url}/health`);
+
+/** Single-message writes one after the other (20 ms apart) from a process of its own; their latencies when 2xx. */
+const startWriter = (url: string) =>
+  startPoller(`${url}/v1/campaigns/storm/messages`, {
+    method: 'POST',
+    headers: auth(OTHER),
+    body: JSON.stringify({ messages: [{ role: 'dm', content: 'A gull lands on crate {i}.' }] }),
+    okOnly: true,
+  });
 
 /** `clients` callers each reading contexts back to back until `until`; the reads completed and their statuses. */
 export async function storm(url: string, clients: number, until: () => boolean, token = FLOODER) {
@@ -154,14 +163,13 @@ export async function storm(url: string, clients: number, until: () => boolean, 
 
 /** Read storm: /health and single writes while `storm` player contexts run, against the same with nothing running. */
 async function readStorm(service: ServerProcess, s: Sizes): Promise<Figures> {
-  const idleProbe = startProber(service.url);
-  const idleWrites = await writes(service.url, s.stormMs / 2);
-  const idleHealth = await idleProbe.stop();
+  const [idleProbe, idleWriter] = [startProber(service.url), startWriter(service.url)];
+  await sleep(s.stormMs / 2);
+  const [idleWrites, idleHealth] = [await idleWriter.stop(), await idleProbe.stop()];
   const stop = performance.now() + s.stormMs;
-  const probe = startProber(service.url);
-  const load = storm(service.url, s.storm, () => performance.now() > stop);
-  const stormWrites = await writes(service.url, s.stormMs);
-  const [health, reads] = [await probe.stop(), await load];
+  const [probe, writer] = [startProber(service.url), startWriter(service.url)];
+  const reads = await storm(service.url, s.storm, () => performance.now() > stop);
+  const [stormWrites, health] = [await writer.stop(), await probe.stop()];
   return {
     [`/health p99 during the storm, ms (target ≤ ${HEALTH_P99_TARGET})`]: round(percentile(health, 99), 1),
     [`/health max during the storm, ms (target ≤ ${HEALTH_MAX_TARGET})`]: round(Math.max(...health), 1),
@@ -452,7 +460,7 @@ export async function runFairShareBench(options: BenchOptions): Promise<Figures>
     }
     figures.notes = [
       `${s.messages} messages in one tavern, 4 players; player contexts at budget=4000; ${s.storm} concurrent callers in the storm, each on a connection of its own.`,
-      '/health is polled every 20 ms by a separate process; writes are single-message POSTs one after the other.',
+      '/health is polled every 20 ms by a separate process; writes are single-message POSTs one after the other (20 ms apart) from another.',
       `Throughput: both services up on the same database, warmed by ${s.warmMs} ms of reads each, then ${s.rounds} alternating rounds of ${s.roundMs} ms each with ${THROUGHPUT_CLIENTS} callers on kept connections (autocannon), the median round per service; CPU per context from /proc/<pid>/task (read workers: the busiest threads; "other": V8's GC and compiler helpers, libuv), bench callers: this process.`,
       'The machine is shared: absolute numbers and the throughput ratio move with what else runs (see the load average); CPU ms per context move much less.',
     ];
