@@ -97,37 +97,54 @@ const contextPath = (i: number) =>
   `/v1/campaigns/storm/context?agent=player&viewer=${PLAYERS[i % PLAYERS.length]}&budget=4000`;
 
 /**
- * A request repeated every 20 ms (after each answer) by a process of its own, which records each answer's latency:
+ * A request repeated every 20 ms (`gapMs`) after each answer by a process of its own, which records each answer's latency:
  * DESIGN §13's "blocks others" is measured from another process, never from the loaded service's loop, nor from this
- * one's, which runs the storm's callers. `{i}` in the body is the request's number. `stop()` returns the latencies.
+ * one's, which runs the storm's callers. `{i}` in the body is the request's number; several URLs are taken in turn.
+ * `stop()` returns the latencies.
  */
 function startPoller(
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string; okOnly?: boolean } = {},
-): { stop(): Promise<number[]> } {
+  url: string | string[],
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    okOnly?: boolean;
+    gapMs?: number;
+    /** Stop by itself after this many latencies. */
+    count?: number;
+  } = {},
+): { result: Promise<number[]>; stop(): Promise<number[]> } {
   const source = `
     const http = require('node:http'); const samples = []; let on = true; let i = 0;
-    const init = ${JSON.stringify(init)};
+    const init = ${JSON.stringify(init)}; const urls = ${JSON.stringify([url].flat())};
     const headers = { ...init.headers, ...(init.body ? { 'content-type': 'application/json' } : {}) };
-    const next = () => { if (on) setTimeout(probe, 20); };
-    const probe = () => { const t = performance.now();
-      const req = http.request(${JSON.stringify(url)}, { method: init.method || 'GET', headers, agent: false }, (res) => {
+    const done = () => { on = false; process.send(samples, () => process.exit(0)); };
+    const next = () => { if (init.count && samples.length >= init.count) { if (on) done(); } else if (on) setTimeout(probe, init.gapMs ?? 20); };
+    const probe = () => { const t = performance.now(); const n = i++;
+      const req = http.request(urls[n % urls.length], { method: init.method || 'GET', headers, agent: false }, (res) => {
         res.resume();
         res.on('end', () => { if (!init.okOnly || res.statusCode < 300) samples.push(performance.now() - t); next(); });
       });
       req.on('error', () => { if (!init.okOnly) samples.push(30000); next(); });
-      req.end(init.body ? init.body.replace('{i}', String(i++)) : undefined); };
+      req.end(init.body ? init.body.replace('{i}', String(n)) : undefined); };
     probe();
-    process.on('message', () => { on = false; process.send(samples, () => process.exit(0)); });`;
+    process.on('message', () => { if (on) done(); });`;
   const child: ChildProcess = spawn(process.execPath, ['-e', source], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  let received = false;
+  const result = new Promise<number[]>((resolve) =>
+    child.once('message', (samples) => {
+      received = true;
+      resolve(samples as number[]);
+    }),
+  );
   return {
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('message', (samples) => resolve(samples as number[]));
-        child.send('stop');
-      }),
+    result,
+    stop: () => {
+      if (!received && child.connected) child.send('stop');
+      return result;
+    },
   };
 }
 
@@ -318,12 +335,12 @@ function throughputFigures(two: Side, one: Side): Figures {
 /** Another key's single reads, idle and while the flooder keeps `flood` reads queued. */
 async function fairness(service: ServerProcess, s: Sizes): Promise<Figures> {
   // Bounded in time too: without fair share (a "before" build) each read waits for the whole flood.
+  // From a process of its own (this one runs the flood's callers), back to back, until `samples` reads or the bound.
   const single = async () => {
-    const out: number[] = [];
-    const until = performance.now() + s.stormMs * 2;
-    for (let i = 0; i < s.samples && (i < 3 || performance.now() < until); i++)
-      out.push((await call(`${service.url}${contextPath(i)}`, { headers: auth(OTHER) })).ms);
-    return out;
+    const urls = PLAYERS.map((_, i) => `${service.url}${contextPath(i)}`);
+    const reader = startPoller(urls, { headers: auth(OTHER), gapMs: 0, count: s.samples });
+    await Promise.race([reader.result, sleep(s.stormMs * 2)]);
+    return reader.stop();
   };
   const idle = await single();
   let done = false;
