@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { createDataSource } from './data-source';
-import { atGroupEnd, atGroupEndBatch, Database, transactionLocal } from './database';
+import { atGroupEnd, Database, transactionLocal } from './database';
 import { insertRows, sql } from './raw-sql';
 
 @Entity('ledger')
@@ -137,46 +137,6 @@ describe('Database on SQLite: transactions that queue up share one commit, and e
     expect(log).toEqual(['ran 0', 'ran 1', 'ran 2', 'ran 3', 'parked 0', 'parked 1', 'parked 3']);
     expect(commits).toHaveBeenCalledTimes(1);
     expect(await ids(db)).toEqual(['p0', 'p0-index', 'p1', 'p1-index', 'p3', 'p3-index']);
-  });
-
-  it('flushes the batches of one key parked one after another at once, keeps work parked between them in its place, and drops those of a failed transaction', async () => {
-    const flushes: string[][] = [];
-    const results = await Promise.allSettled(
-      Array.from({ length: 6 }, (_, i) =>
-        db.transaction(async (m) => {
-          const key = i === 5 ? 'b' : 'a';
-          await atGroupEndBatch(m, key, [`${key}${i}`], async (items) => {
-            flushes.push([key, ...items]);
-            await insertRows(
-              m,
-              Ledger,
-              items.map((id) => ({ id, amount: 0, note: key })),
-            );
-          });
-          if (i === 3) await atGroupEnd(m, async () => void flushes.push(['between']));
-          if (i === 1) throw new Error('boom 1');
-        }),
-      ),
-    );
-    expect(results.map((r) => r.status)).toEqual([
-      'fulfilled',
-      'rejected',
-      'fulfilled',
-      'fulfilled',
-      'fulfilled',
-      'fulfilled',
-    ]);
-    expect(flushes).toEqual([['a', 'a0', 'a2', 'a3'], ['between'], ['a', 'a4'], ['b', 'b5']]);
-    expect(await ids(db)).toEqual(['a0', 'a2', 'a3', 'a4', 'b5']);
-  });
-
-  it('flushes an atGroupEndBatch at once in a transaction of its own', async () => {
-    const log: string[] = [];
-    await db.transaction(async (m) => {
-      await atGroupEndBatch(m, 'k', ['x'], async (items) => void log.push(...items));
-      log.push('ran');
-    });
-    expect(log).toEqual(['x', 'ran']);
   });
 
   it('runs atGroupEnd work at once in a transaction of its own', async () => {

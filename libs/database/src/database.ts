@@ -13,19 +13,10 @@ const MAX_GROUP = 32;
 
 type Parked = () => Promise<unknown>;
 
-/** Parked items of one kind (`atGroupEndBatch`): consecutive ones of one key run as one `flush`. */
-interface ParkedBatch {
-  key: string;
-  items: unknown[];
-  flush: (items: unknown[]) => Promise<unknown>;
-}
-
-type ParkedWork = Parked | ParkedBatch;
-
 /** What lives as long as one transaction run by `Database` (on SQLite: one commit group). */
 interface TransactionScope {
   /** Where `atGroupEnd` parks the running member's work; null when it runs at once. */
-  parked: ParkedWork[] | null;
+  parked: Parked[] | null;
   locals: Map<object, unknown>;
 }
 
@@ -69,42 +60,6 @@ export async function atGroupEnd(m: EntityManager, work: Parked): Promise<void> 
   const parked = scopes.get(m)?.parked;
   if (parked) parked.push(work);
   else await work();
-}
-
-/**
- * `atGroupEnd` for work that takes a list, e.g. rows of one table: what the members of a commit group park under one
- * `key` with nothing else parked between them runs as one `flush` of all their items, in order (FTS5 writes a new
- * segment per statement, so a group's full-text rows of one campaign cost less in one statement than in one per
- * member). Anything parked between two batches of a key (a rewind's delete, say) still runs between them. Items of a
- * member whose savepoint is rolled back are dropped with it. At once (`flush(items)`) outside a commit group.
- */
-export async function atGroupEndBatch<T>(
-  m: EntityManager,
-  key: string,
-  items: T[],
-  flush: (items: T[]) => Promise<unknown>,
-): Promise<void> {
-  const parked = scopes.get(m)?.parked;
-  if (parked) parked.push({ key, items, flush: flush as ParkedBatch['flush'] });
-  else await flush(items);
-}
-
-/** Runs parked work in order; consecutive batches of one key as one flush. */
-async function runParked(parked: ParkedWork[]): Promise<void> {
-  for (let i = 0; i < parked.length;) {
-    const work = parked[i++];
-    if (typeof work === 'function') {
-      await work();
-      continue;
-    }
-    let items = work.items;
-    for (; i < parked.length; i++) {
-      const next = parked[i];
-      if (typeof next === 'function' || next.key !== work.key) break;
-      items = items.concat(next.items);
-    }
-    await work.flush(items);
-  }
 }
 
 /**
@@ -169,9 +124,9 @@ export class Database {
     try {
       await this.dataSource.transaction((m) =>
         scoped(m, async (scope) => {
-          const parked: ParkedWork[] = [];
+          const parked: Parked[] = [];
           for (const job of group) {
-            const own: ParkedWork[] = [];
+            const own: Parked[] = [];
             scope.parked = own;
             await sql(m, 'SAVEPOINT lk_group');
             try {
@@ -186,7 +141,7 @@ export class Database {
             }
           }
           scope.parked = null;
-          await runParked(parked);
+          for (const work of parked) await work();
         }),
       );
     } catch (err) {

@@ -1,5 +1,5 @@
 import { inTimedSlices } from '@app/common';
-import { atGroupEnd, atGroupEndBatch, Database, sql, transactionLocal } from '@app/database';
+import { atGroupEnd, Database, sql, transactionLocal } from '@app/database';
 import { EntityManager } from 'typeorm';
 import { compileFts5, QueryNode } from '../query/query-language';
 import { rankLocally, scoringTerms } from './local-bm25';
@@ -22,14 +22,9 @@ import { FTS5_TABLES } from './fts5.schema';
 
 /** A campaign's rows are `(num << 32) + local id`: the local id's mask. */
 export const LOW_32 = 4294967295;
-/** Most rows an index insert carries (its parameters). */
-const CHUNK = 200;
-/**
- * Text of an insert's first slice, in characters (inTimedSlices sizes the next ones by its pace): FTS5 tokenizes
- * ≈ 50–100 characters a µs, so ≈ 1 ms at most, and a commit group's rows of a campaign mostly go in one statement
- * (each statement writes a new segment: 2 × 25 rows cost ≈ 15 % more CPU per row than 1 × 50 in a bare replay).
- */
-const FIRST_SLICE_CHARS = 64_000;
+/** Most rows an index insert carries (its parameters), and the rows of its first slice (inTimedSlices: the rest). */
+const CHUNK = 100;
+const FIRST_SLICE = 25;
 
 type Row = Record<string, unknown>;
 
@@ -53,21 +48,25 @@ export class Fts5SearchIndex implements SearchIndex {
   }
 
   async indexMessages(m: EntityManager, campaignId: string, docs: MessageDoc[]): Promise<void> {
-    const indexed = docs.filter((d) => d.content.trim() !== '' || (d.reasoning !== null && d.reasoning.trim() !== ''));
-    if (indexed.length === 0) return;
-    // Same transaction, but once per commit group rather than inside each write's savepoint: the campaign's rows of
-    // the group's writes in one statement per table (atGroupEndBatch).
-    await atGroupEndBatch(m, `fts5-messages\u0000${campaignId}`, indexed, async (all) => {
+    const content = docs.filter((d) => d.content.trim() !== '');
+    const reasoning = docs.filter((d) => d.reasoning !== null && d.reasoning.trim() !== '');
+    if (content.length === 0 && reasoning.length === 0) return;
+    // Same transaction, but once per commit group rather than inside each write's savepoint.
+    await atGroupEnd(m, async () => {
       const num = await this.campaignNum(m, campaignId);
-      const content: unknown[][] = [];
-      const reasoning: unknown[][] = [];
-      for (const d of all) {
-        if (d.content.trim() !== '') content.push([num, d.index, d.content, d.role, d.locationId, d.at, d.round]);
-        if (d.reasoning !== null && d.reasoning.trim() !== '')
-          reasoning.push([num, d.index, d.reasoning, d.role, d.locationId, d.at, d.round]);
-      }
-      await insert(m, 'search_messages (rowid, content, role, location_id, at, round)', 7, content);
-      await insert(m, 'search_reasoning (rowid, reasoning, role, location_id, at, round)', 7, reasoning);
+      const row = (d: MessageDoc, text: string) => [num, d.index, text, d.role, d.locationId, d.at, d.round];
+      await insert(
+        m,
+        'search_messages (rowid, content, role, location_id, at, round)',
+        7,
+        content.map((d) => row(d, d.content)),
+      );
+      await insert(
+        m,
+        'search_reasoning (rowid, reasoning, role, location_id, at, round)',
+        7,
+        reasoning.map((d) => row(d, d.reasoning!)),
+      );
     });
   }
 
@@ -302,13 +301,9 @@ const snippet = (table: string) =>
 
 /** Multi-row insert whose rowid is `(campaign number << 32) + local id` (the first two values of each row). */
 async function insert(m: EntityManager, target: string, width: number, rows: unknown[][]): Promise<void> {
-  if (rows.length === 0) return;
   const tuple = `((? << 32) + ?${', ?'.repeat(width - 2)})`;
   // §13: FTS5 tokenizes each slice; between them the event loop is given back (500 long messages held it 60 ms).
-  let first = 0;
-  for (let chars = 0; first < Math.min(rows.length, CHUNK) && chars < FIRST_SLICE_CHARS; first++)
-    chars += (rows[first][2] as string).length;
-  await inTimedSlices(rows.length, { first, max: CHUNK }, async (lo, hi) => {
+  await inTimedSlices(rows.length, { first: FIRST_SLICE, max: CHUNK }, async (lo, hi) => {
     const chunk = rows.slice(lo, hi);
     await sql(m, `INSERT INTO ${target} VALUES ${chunk.map(() => tuple).join(', ')}`, chunk.flat());
   });
