@@ -1,5 +1,6 @@
 import { ComposedSection, DroppedEntry, SectionEntry } from './context.types';
 import { leastRecentlyUsed } from './glossary-budget';
+import { firstDropTokens } from './text-layout';
 
 /** A Recall hit the budget dropped, with its drop report (the refill may take both back). */
 export interface Gone {
@@ -63,8 +64,8 @@ export class Cut {
 /**
  * `cut.drop(section, 0)` repeated while the budget needs room and more than `keep` entries (at least one) stay, for a
  * list section (no timeline): the same entries, reports and counts in the same order, with one splice. A drop costs
- * its entry and, when the entry after it starts another group, its group's header (listTokensAfterDrop); dropping
- * most of a 1,000-message window one splice at a time moved the whole array and allocated per drop (issue 29).
+ * what `listTokensAfterDrop` would take for it (`firstDropTokens`); dropping most of a 1,000-message window one
+ * splice at a time moved the whole array and allocated per drop (issue 29).
  * Returns how many went; the section's last entry is left to `drop` (emptying it also takes its heading).
  */
 export function dropOldest(
@@ -72,7 +73,7 @@ export function dropOldest(
   section: ComposedSection,
   keep: number,
   budget: number,
-  headerTokens: (group: string) => number,
+  headerTokens: (header: string) => number,
 ): number {
   // Recent Messages only: the other sections lose entries by rank, by use, or across sections (pickVictim).
   if (section.key !== 'recent' || section.timeline === true) return 0;
@@ -81,8 +82,7 @@ export function dropOldest(
   let removed = 0;
   while (cut.used - removed > budget && entries.length - reports.length > Math.max(keep, 1)) {
     const e = entries[reports.length];
-    const next = entries[reports.length + 1];
-    const tokens = (e.tokens ?? 0) + (e.group !== undefined && next.group !== e.group ? headerTokens(e.group) : 0);
+    const tokens = firstDropTokens(e, entries[reports.length + 1], headerTokens);
     reports.push({ section: section.key, ref: e.ref, tokens, reason: 'budget' });
     removed += tokens;
   }

@@ -3,7 +3,7 @@ import { Audience, BuiltSection, ContextRequest, ContextSection, ContextSnapshot
 import { ComposedSection, OMNISCIENT, SECTION_ORDER, SectionEntry, SectionKey } from './context.types';
 import { DROP_ORDER, PRESETS } from './sections';
 import { SentenceMemo } from './sentence-memo';
-import { groupHeader, layoutTokens, listTokensAfterDrop } from './text-layout';
+import { layoutTokens, listTokensAfterDrop } from './text-layout';
 import { TokenCounter } from './token-counter.port';
 import { glossaryRoom, markGlossaryUse } from './glossary-budget';
 import { Cut, dropOldest, Gone, pickVictim } from './budget-cut';
@@ -235,15 +235,15 @@ export class ContextComposer {
     const heading = s.inline ? 0 : this.counter.count(`## ${s.title}\n`);
     if (!s.entries.some((e) => e.group !== undefined))
       return heading + s.entries.reduce((n, e) => n + (e.tokens ?? 0), 0);
-    return heading + layoutTokens(s.entries, s.timeline === true, (header) => this.counter.count(`${header}\n`));
+    return heading + layoutTokens(s.entries, s.timeline === true, this.headerTokens);
   }
 
-  private readonly headerTokens = (group: string) => this.counter.count(`${groupHeader(group)}\n`);
+  private readonly headerTokens = (header: string) => this.counter.count(`${header}\n`);
 
   /** `sectionTokens` once `gone` left `s.entries` at `index` (a timeline, or an emptied section, recounted). */
   private tokensAfterDrop(s: ComposedSection, index: number, gone: SectionEntry[]): number {
     if (s.timeline === true || s.entries.length === 0) return this.sectionTokens(s);
-    const tokens = listTokensAfterDrop(s.entries, index, gone, s.tokens, (h) => this.counter.count(`${h}\n`));
+    const tokens = listTokensAfterDrop(s.entries, index, gone, s.tokens, this.headerTokens);
     if (CHECK_COUNTS && tokens !== this.sectionTokens(s)) throw new Error(`${s.key}: drop miscounted`);
     return tokens;
   }

@@ -92,3 +92,11 @@ export function listTokensAfterDrop(
   }
   return tokens - removed - header(next, prev) + header(next, before);
 }
+
+/**
+ * The tokens `listTokensAfterDrop` takes away when a list's first entry `e` goes and `next` becomes first: its own,
+ * and its group's header when `next` starts another group (within one group the header just moves to `next`).
+ */
+export function firstDropTokens(e: SectionEntry, next: SectionEntry, headerTokens: (header: string) => number): number {
+  return (e.tokens ?? 0) + (e.group !== undefined && next.group !== e.group ? headerTokens(groupHeader(e.group)) : 0);
+}
