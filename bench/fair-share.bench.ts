@@ -97,10 +97,10 @@ const contextPath = (i: number) =>
   `/v1/campaigns/storm/context?agent=player&viewer=${PLAYERS[i % PLAYERS.length]}&budget=4000`;
 
 /**
- * A request repeated every 20 ms (`gapMs`) after each answer by a process of its own, which records each answer's latency:
+ * A request repeated `gapMs` (20) after each answer by a process of its own, which records each answer's latency:
  * DESIGN §13's "blocks others" is measured from another process, never from the loaded service's loop, nor from this
  * one's, which runs the storm's callers. `{i}` in the body is the request's number; several URLs are taken in turn.
- * `stop()` returns the latencies.
+ * `stop()` returns the latencies once there are `min` of them.
  */
 function startPoller(
   url: string | string[],
@@ -112,14 +112,18 @@ function startPoller(
     gapMs?: number;
     /** Stop by itself after this many latencies. */
     count?: number;
+    /** `stop()` waits for at least this many. */
+    min?: number;
   } = {},
 ): { result: Promise<number[]>; stop(): Promise<number[]> } {
   const source = `
     const http = require('node:http'); const samples = []; let on = true; let i = 0;
     const init = ${JSON.stringify(init)}; const urls = ${JSON.stringify([url].flat())};
     const headers = { ...init.headers, ...(init.body ? { 'content-type': 'application/json' } : {}) };
+    let asked = false;
     const done = () => { on = false; process.send(samples, () => process.exit(0)); };
-    const next = () => { if (init.count && samples.length >= init.count) { if (on) done(); } else if (on) setTimeout(probe, init.gapMs ?? 20); };
+    const enough = () => samples.length >= (asked ? init.min ?? 0 : init.count ?? Infinity);
+    const next = () => { if (!on) return; if (enough()) done(); else setTimeout(probe, init.gapMs ?? 20); };
     const probe = () => { const t = performance.now(); const n = i++;
       const req = http.request(urls[n % urls.length], { method: init.method || 'GET', headers, agent: false }, (res) => {
         res.resume();
@@ -128,7 +132,7 @@ function startPoller(
       req.on('error', () => { if (!init.okOnly) samples.push(30000); next(); });
       req.end(init.body ? init.body.replace('{i}', String(n)) : undefined); };
     probe();
-    process.on('message', () => { if (on) done(); });`;
+    process.on('message', () => { asked = true; if (on && enough()) done(); });`;
   const child: ChildProcess = spawn(process.execPath, ['-e', source], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -257,7 +261,7 @@ interface Side {
 /**
  * `clients` callers reading contexts for `ms`, each on a connection it keeps (autocannon, as the ingest bench loads its
  * servers): the callers share the cores with the service, and a client that opens a connection per read (the storm's,
- * which is each caller's own) spent ≈ 0.6 ms of CPU per context there, autocannon ≈ 0.35.
+ * which is each caller's own) spent ≈ 0.6 ms of CPU per context there, autocannon ≈ 0.2.
  */
 async function throughputRound(side: Side, clients: number, ms: number): Promise<void> {
   const before = threadCpuMsOf(side.service.pid);
@@ -335,10 +339,11 @@ function throughputFigures(two: Side, one: Side): Figures {
 /** Another key's single reads, idle and while the flooder keeps `flood` reads queued. */
 async function fairness(service: ServerProcess, s: Sizes): Promise<Figures> {
   // Bounded in time too: without fair share (a "before" build) each read waits for the whole flood.
-  // From a process of its own (this one runs the flood's callers), back to back, until `samples` reads or the bound.
+  // From a process of its own (this one runs the flood's callers), back to back, until `samples` reads or the bound
+  // (then at least 3).
   const single = async () => {
     const urls = PLAYERS.map((_, i) => `${service.url}${contextPath(i)}`);
-    const reader = startPoller(urls, { headers: auth(OTHER), gapMs: 0, count: s.samples });
+    const reader = startPoller(urls, { headers: auth(OTHER), gapMs: 0, count: s.samples, min: 3 });
     await Promise.race([reader.result, sleep(s.stormMs * 2)]);
     return reader.stop();
   };
