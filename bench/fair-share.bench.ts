@@ -439,7 +439,7 @@ export async function runFairShareBench(options: BenchOptions): Promise<Figures>
         stormMs: 8000,
         storm: 50,
         flood: 200,
-        samples: 40,
+        samples: 200,
         idleSockets: 2000,
         rounds: 5,
         roundMs: 2000,
