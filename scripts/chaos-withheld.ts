@@ -26,18 +26,28 @@ function revisedMemory(e: MemoryStreamEvent): string | null {
   return typeof id === 'string' ? id : null;
 }
 
+/** One campaign's withheld rows: those a failed revision explains (with its reason), and the lost ones. */
+export interface WithheldVerdict {
+  explained: { row: WithheldRow; reason: string }[];
+  lost: WithheldRow[];
+}
+
 /**
- * The rows of one campaign left withheld with no failed revision to show for it: the campaign's last revision
- * outcome for the memory is not a `MemorySkipped` at or after the version it is withheld from.
+ * A row is explained when the campaign's last revision outcome for the memory is a `MemorySkipped` at or after the
+ * version it is withheld from; any other row left withheld once the worker caught up is a lost revision.
  */
-export function unexplainedWithheld(rows: WithheldRow[], memoryStream: MemoryStreamEvent[]): WithheldRow[] {
+export function judgeWithheld(rows: WithheldRow[], memoryStream: MemoryStreamEvent[]): WithheldVerdict {
   const last = new Map<string, MemoryStreamEvent>();
   for (const e of memoryStream) {
     const id = revisedMemory(e);
     if (id !== null) last.set(id, e);
   }
-  return rows.filter((r) => {
-    const e = last.get(r.id);
-    return !(e?.type === 'MemorySkipped' && Number(e.data?.triggerVersion) >= r.changedVersion);
-  });
+  const verdict: WithheldVerdict = { explained: [], lost: [] };
+  for (const row of rows) {
+    const e = last.get(row.id);
+    if (e?.type === 'MemorySkipped' && Number(e.data?.triggerVersion) >= row.changedVersion)
+      verdict.explained.push({ row, reason: String(e.data?.reason ?? '') });
+    else verdict.lost.push(row);
+  }
+  return verdict;
 }

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqlite } from '../bench/support/sqlite';
-import { unexplainedWithheld, WithheldRow } from './chaos-withheld';
+import { judgeWithheld, WithheldRow } from './chaos-withheld';
 import { defaultMockHandler, MockAnthropic, startMockAnthropic } from '../test/support/mock-anthropic';
 import { ensureBuilt, freePort, ServiceProcess, startServiceProcess } from '../test/support/service-process';
 
@@ -798,8 +798,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     for (const id of new Set(rows.map((r) => r.campaignId))) {
       const mine = rows.filter((r) => r.campaignId === id);
       const memory = await allPages(`/v1/campaigns/${id}/events?stream=memory`, (e) => e.version, 0);
-      const lost = unexplainedWithheld(mine, memory);
-      explained += mine.length - lost.length;
+      const { explained: skipped, lost } = judgeWithheld(mine, memory);
+      explained += skipped.length;
+      for (const { row, reason } of skipped)
+        log(`cycle ${cycle} ${id}: ${row.id} withheld, its revision failed: ${reason}`);
       if (lost.length)
         fail(
           `cycle ${cycle} ${id}: ${lost.length} memories still withheld after catch-up with no failed revision ` +

@@ -1,5 +1,5 @@
 import { Database, DATABASE, sql } from '@app/database';
-import { unexplainedWithheld, WithheldRow } from '../../../scripts/chaos-withheld';
+import { judgeWithheld, WithheldRow } from '../../../scripts/chaos-withheld';
 import { RecordingSummarizer } from '../../support/recording-summarizer';
 import { caughtUp, tavernNight } from '../../support/timeline-scenario';
 import { startTestApp, TestApp } from '../../support/test-app';
@@ -60,8 +60,11 @@ describe('a failed revision on a fork', () => {
       data: { revisionOf: row.id, triggerVersion: retractedAt },
     });
     // Nothing ever revisits it on its own: this is the row the chaos check used to count as a lost revision.
-    expect(unexplainedWithheld([row], stream)).toEqual([]);
-    expect(unexplainedWithheld([row], stream.slice(0, -1))).toEqual([row]);
+    expect(judgeWithheld([row], stream)).toEqual({
+      explained: [{ row, reason: 'error: scripted location failure' }],
+      lost: [],
+    });
+    expect(judgeWithheld([row], stream.slice(0, -1))).toEqual({ explained: [], lost: [row] });
 
     // A fork of it (as a rewind's keepAs makes) copies the row and the failed revision with it.
     const kept = await t.http('POST', '/v1/campaigns/night-b/rewind', { toVersion: retractedAt, keepAs: 'night-k' });
@@ -69,7 +72,7 @@ describe('a failed revision on a fork', () => {
     await caughtUp(t, 'night-k');
     const copied = await withheld('night-k');
     expect(copied.map((r) => r.id)).toEqual([row.id]);
-    expect(unexplainedWithheld(copied, await memoryEvents('night-k'))).toEqual([]);
+    expect(judgeWithheld(copied, await memoryEvents('night-k')).lost).toEqual([]);
 
     // The next trigger that fires a revision (here another retraction) revises it from what survives both.
     summarizer.failing.clear();
