@@ -50,7 +50,7 @@ export async function runTimelinesBench(options: BenchOptions): Promise<Figures>
         retractions: retraction.rows,
         notes: [
           `as-of: ${asOf.samples} sequential GET …/context (narrative, JSON) per kind, round-robin current / asOf = version/2 / asOf random (a different V per request: no as-of cache hit), after ${asOf.warmup} warm-up rounds`,
-          'fork: POST /v1/campaigns/:cid/fork at the head, then at version / 2, sequential, one SQLite file (FTS5 re-tokenizes the copied messages)',
+          'fork: POST /v1/campaigns/:cid/fork at the head, then at version / 2, sequential, one SQLite file; the seeder writes no full-text rows, so these times leave out the FTS5 copy (it re-tokenizes each copied message)',
           `retraction: a ${retraction.messages}-message campaign built over HTTP (scenes, world events, rounds; offline summarizer), then ${retraction.rows.length} single retractions of random public messages, each settled before the next`,
           'retraction expected: one call per revised memory or Previously (withdrawn ones cost none), and for scene memories the offline summarizer’s own count over the surviving inputIndexes (ceil(chars / 4) of content + speaker)',
           'numbers are from a shared 2-core machine: noisy',

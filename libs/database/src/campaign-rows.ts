@@ -30,7 +30,10 @@ export interface RowCopy {
   /**
    * §13: copy the rows whose dense integer `column` (a message index, a stream version) is below `below` in timed
    * slices (the first of COPY_SLICE_ROWS), giving the event loop back between them: one statement over 5,000 messages
-   * held it ≈ 100 ms.
+   * held it ≈ 100 ms. The slice's range must be the column's only bound (leave it out of `where`): SQLite seeks an
+   * index with one upper bound per column, and with a second one (`"idx" < n`) it took that one, so each slice of a
+   * 1M-event fork walked the rest of the campaign's messages (45 ms a statement; the slices' pacing then shrank them
+   * to a row each).
    */
   slice?: { column: string; below: number };
 }

@@ -18,8 +18,9 @@ export class CampaignTimeline implements TimelineParticipant {
   async copy(m: EntityManager, from: string, to: string, at: Horizon): Promise<void> {
     const n = [at.messageCount];
     const retraction = retractionAt(m, at.version);
+    // The slice bounds `idx` below the message count by itself (no `"idx" < ?` here: see RowCopy.slice).
     const slice = { column: 'idx', below: at.messageCount };
-    await copyCampaignRows(m, { table: 'messages', from, to, where: '"idx" < ?', params: n, slice, ...retraction });
+    await copyCampaignRows(m, { table: 'messages', from, to, slice, ...retraction });
     await copyCampaignRows(m, { table: 'message_witnesses', from, to, where: '"idx" < ?', params: n });
     await copyCampaignRows(m, { table: 'tool_calls', from, to, where: '"message_index" < ?', params: n });
     await copyCampaignRows(m, {
