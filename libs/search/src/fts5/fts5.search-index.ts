@@ -257,14 +257,19 @@ async function rankInCampaign(
 ): Promise<Row[]> {
   const scoped = scope.where.join(' AND ');
   const where = [...scope.where, ...filter.where].join(' AND ');
-  const found = (await m.query(
-    `SELECT rowid AS id, ${text} AS body FROM ${table} WHERE ${table} MATCH ? AND ${where} ORDER BY rowid DESC
+  // Through sql(), which binds whole numbers as INTEGER: bound by m.query they were REAL, and FTS5 takes a REAL rowid
+  // bound for none — the scan for `docs` below walked every newer campaign's rows (≈ 100 ms behind a 1M campaign).
+  const found = (
+    await sql<{ id: number; body: string }>(
+      m,
+      `SELECT rowid AS id, ${text} AS body FROM ${table} WHERE ${table} MATCH ? AND ${where} ORDER BY rowid DESC
      LIMIT ${candidates}`,
-    [ask.match, ...scope.params, ...filter.params],
-  )) as { id: number; body: string }[];
+      [ask.match, ...scope.params, ...filter.params],
+    )
+  ).rows;
   if (found.length === 0) return [];
   const terms = scoringTerms(ask.query);
-  const count = async (query: string, params: unknown[]) => Number(((await m.query(query, params)) as Row[])[0].n);
+  const count = async (query: string, params: unknown[]) => Number((await sql<Row>(m, query, params)).rows[0].n);
   const containing: number[] = [];
   for (const t of terms)
     containing.push(
@@ -286,11 +291,14 @@ async function rankInCampaign(
     terms,
     { docs, containing },
   ).slice(0, ask.limit);
-  const rows = (await m.query(
-    `SELECT rowid AS id, ${columns}, ${snippet(table)} AS snippet FROM ${table}
+  const rows = (
+    await sql<Row>(
+      m,
+      `SELECT rowid AS id, ${columns}, ${snippet(table)} AS snippet FROM ${table}
      WHERE ${table} MATCH ? AND rowid IN (${best.map(() => '?').join(', ')})`,
-    [ask.match, ...best.map((b) => b.id)],
-  )) as Row[];
+      [ask.match, ...best.map((b) => b.id)],
+    )
+  ).rows;
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
   return best.flatMap((b) => (byId.has(b.id) ? [{ ...byId.get(b.id)!, score: b.score }] : []));
 }
