@@ -112,11 +112,12 @@ export class TypeOrmEventStore implements EventStore {
       // entity (e.g. the memory events' trigger version) is copied too.
       const columns = tableColumns(m, 'events')!.filter((c) => c !== 'position' && c !== 'stream_id');
       const rename = copies.map(() => 'WHEN ? THEN ?').join(' ');
-      const pick = copies.map(() => '("stream_id" = ? AND "stream_version" <= ?)').join(' OR ');
+      const upTo = (stream: string) => copies.map(() => `(${stream} = ? AND "stream_version" <= ?)`).join(' OR ');
+      const pick = upTo('"stream_id"');
       // A slice reads its range of positions and nothing else: `"stream_id" || ''` keeps the planner off the
       // (stream_id, stream_version) index, which it chose for the OR of streams (EXPLAIN QUERY PLAN: MULTI-INDEX OR),
       // and which made every slice walk each stream from its first version — a fork of 1M events went quadratic.
-      const inSlice = copies.map(() => `(("stream_id" || '') = ? AND "stream_version" <= ?)`).join(' OR ');
+      const inSlice = upTo(`("stream_id" || '')`);
       const list = columns.map((c) => `"${c}"`).join(', ');
       const text =
         `INSERT INTO "events" ("stream_id", ${list}) SELECT CASE "stream_id" ${rename} END, ${list} ` +
