@@ -291,12 +291,16 @@ async function rankInCampaign(
     terms,
     { docs, containing },
   ).slice(0, ask.limit);
+  // The best rows' snippets in one walk of their rowid span. `rowid IN (…)` beside MATCH would be one FTS5 query per
+  // id, and a prefix term merges its whole doclist (every campaign's) in each: 20 × 3–4 ms. The unary `+` keeps the
+  // IN list a filter, not an FTS5 constraint.
+  const ids = best.map((b) => b.id);
   const rows = (
     await sql<Row>(
       m,
       `SELECT rowid AS id, ${columns}, ${snippet(table)} AS snippet FROM ${table}
-     WHERE ${table} MATCH ? AND rowid IN (${best.map(() => '?').join(', ')})`,
-      [ask.match, ...best.map((b) => b.id)],
+     WHERE ${table} MATCH ? AND rowid BETWEEN ? AND ? AND +rowid IN (${ids.map(() => '?').join(', ')})`,
+      [ask.match, Math.min(...ids), Math.max(...ids), ...ids],
     )
   ).rows;
   const byId = new Map(rows.map((r) => [Number(r.id), r]));

@@ -127,6 +127,16 @@ export function searchIndexContract(
       expect(refs(await search('main', 'iron*'))).toEqual(expect.arrayContaining([0, 500, 501, 502, 503]));
     });
 
+    it('gives every hit its snippet, however far apart the hits lie', async () => {
+      // The snippets of the best rows are read in one walk of their span (FTS5): 498 rows lie between them.
+      const hits = await search('main', 'iron*');
+      expect(refs(hits).sort((a, b) => Number(a) - Number(b))).toEqual([0, 500, 501, 502, 503]);
+      for (const h of hits) expect(h.snippet).toMatch(/«iron/i);
+      const few = await search('main', 'iron*', { limit: 2 });
+      expect(refs(few)).toEqual(refs(hits).slice(0, 2));
+      expect(few.map((h) => h.snippet)).toEqual(hits.slice(0, 2).map((h) => h.snippet));
+    });
+
     it('supports OR and NOT', async () => {
       expect(refs(await search('main', 'Deepdelve OR ironclad')).sort()).toEqual([0, 503]);
       expect(refs(await search('main', 'iron NOT ore'))).toEqual([501]); // ironclad is another word
