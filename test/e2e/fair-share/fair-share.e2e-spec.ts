@@ -103,18 +103,22 @@ describe('DESIGN §13 on sqlite::memory:', () => {
   });
 });
 
-describe('DESIGN §13: the read queue', () => {
-  const ALICE = 'alice-token-0123456789abcdef';
-  const BOB = 'bob-token-0123456789abcdef';
-  const as = (token: string) => ({ authorization: `Bearer ${token}` });
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({
-      env: { READ_WORKERS: '1', READ_QUEUE: '3', LOREKEEPER_API_KEYS: `${ALICE},${BOB}` },
-      checkResponses: false,
-    });
-    await seed(t, 'busy', 6, as(ALICE));
+const ALICE = 'alice-token-0123456789abcdef';
+const BOB = 'bob-token-0123456789abcdef';
+const as = (token: string) => ({ authorization: `Bearer ${token}` });
+/** An app with ALICE's and BOB's keys and READ_WORKERS `threads`, and a campaign `id` of 6 messages. */
+async function twoKeys(threads: number, id: string, env: Record<string, string> = {}): Promise<TestApp> {
+  const t = await startTestApp({
+    env: { READ_WORKERS: String(threads), LOREKEEPER_API_KEYS: `${ALICE},${BOB}`, ...env },
+    checkResponses: false,
   });
+  await seed(t, id, 6, as(ALICE));
+  return t;
+}
+
+describe('DESIGN §13: the read queue', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await twoKeys(1, 'busy', { READ_QUEUE: '3' })));
   afterAll(() => t.close());
 
   const context = (token: string) =>
@@ -154,6 +158,30 @@ describe('DESIGN §13: the read queue', () => {
     expect(order).toContain('bob:200');
     // Bob's read waits for the one running (and one more of Alice's if the first ended before it came), never for all.
     expect(order.indexOf('bob:200')).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('DESIGN §13: threads kept for the other callers', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await twoKeys(2, 'kept')));
+  afterAll(() => t.close());
+
+  const context = (token: string, viewer = 'aria') =>
+    t.http('GET', `/v1/campaigns/kept/context?agent=player&viewer=${viewer}&budget=4000`, undefined, as(token));
+
+  it("a burst beside a caller reading back to back: every read served, the burst's reads go on once the caller stops", async () => {
+    const reference = await context(ALICE);
+    // Bob reads one context after another while Alice's burst waits: the thread kept for Bob's next read between
+    // two of them is given back to Alice's burst when Bob stops (no read of hers may wait for a read that never comes).
+    const burst = Promise.all(Array.from({ length: 12 }, () => context(ALICE)));
+    const bob: number[] = [];
+    for (let i = 0; i < 4; i++) bob.push((await context(BOB)).status);
+    const served = await burst;
+    expect(bob).toEqual([200, 200, 200, 200]);
+    expect(served.map((r) => r.status)).toEqual(Array(12).fill(200));
+    expect(new Set(served.map((r) => r.text))).toEqual(new Set([reference.text]));
+    const metrics = await t.http('GET', '/metrics', undefined, as(ALICE));
+    expect(metrics.text).toContain('lorekeeper_reads_waiting 0\n');
   });
 });
 

@@ -10,7 +10,7 @@ import { Piscina } from 'piscina';
 import { Counter, Gauge } from 'prom-client';
 import { Metrics } from '../observability/metrics';
 import { callerOf } from '../http/caller';
-import { FairShare, FairTaskQueue } from './fair-queue';
+import { FairScheduler, QueueFull } from './fair-scheduler';
 import { bodyOf, ContextTask, ReadBody, ReadServices, ReadTask, ReadWorkerData, runRead } from './read-task';
 import type { SearchTask, WorkerAnswer } from './read-task';
 
@@ -24,6 +24,12 @@ const READ_WORKER_NICE = 5;
  * a 5,000-message player context, against ≈ 0.1 ms with 64 MB. The space grows to it only under load.
  */
 const READ_WORKER_YOUNG_GENERATION_MB = 64;
+
+/**
+ * How long a caller whose read just finished keeps a read thread in reserve for its next read (DESIGN §13; see
+ * FairScheduler): long enough for a caller reading back to back to send its next request through a busy main thread.
+ */
+const ANTICIPATE_MS = 50;
 
 /** How long shutdown waits for running reads before the threads are stopped (in-flight requests finished first). */
 const CLOSE_TIMEOUT_MS = 5_000;
@@ -71,6 +77,7 @@ function workerConfig(config: AppConfig): AppConfig {
 @Injectable()
 export class ReadPool implements OnApplicationShutdown {
   private pool: Piscina<ReadTask, WorkerAnswer> | null = null;
+  private readonly scheduler: FairScheduler;
   private closed = false;
   private readonly refused: Counter;
   private readonly logger = new Logger('context');
@@ -86,6 +93,11 @@ export class ReadPool implements OnApplicationShutdown {
     @Inject(Metrics) metrics: Metrics,
   ) {
     this.local = { context, search, campaigns, memories };
+    this.scheduler = new FairScheduler({
+      threads: config.readWorkers,
+      queue: config.readQueue,
+      anticipateMs: ANTICIPATE_MS,
+    });
     const stats = () => this.stats();
     new Gauge({
       name: 'lorekeeper_reads_waiting',
@@ -117,9 +129,7 @@ export class ReadPool implements OnApplicationShutdown {
       minThreads: this.config.readWorkers,
       maxThreads: this.config.readWorkers,
       idleTimeout: Infinity,
-      maxQueue: this.config.readQueue,
-      taskQueue: new FairTaskQueue(),
-      stricterFIFO: true,
+      // The fair scheduler hands the pool at most READ_WORKERS reads at a time: the pool's own queue stays empty.
       concurrentTasksPerWorker: 1,
       // A worker waits for its next read on its message port, not in Atomics.wait: its pool's timers keep running.
       atomics: 'disabled',
@@ -138,11 +148,11 @@ export class ReadPool implements OnApplicationShutdown {
     const full = { ...task, now: this.clock.now().getTime() } as ReadTask;
     const pool = this.threads();
     if (!pool) return bodyOf(await runRead(this.local, full));
-    if (pool.queueSize >= this.config.readQueue) throw this.busy();
-    const share: FairShare = { key };
-    const answer = await pool.run(Object.assign(full, { [Piscina.queueOptionsSymbol]: share })).catch((err: Error) => {
-      throw /queue is at limit/i.test(err.message) ? busy(this.config.readQueue) : err;
-    });
+    const answer = await this.scheduler
+      .run(key, () => pool.run(full))
+      .catch((err: Error) => {
+        throw err instanceof QueueFull ? this.busy() : err;
+      });
     if (answer.log) this.logger.log(`context built ${JSON.stringify(answer.log)}`);
     return bodyOf(answer);
   }
@@ -155,11 +165,12 @@ export class ReadPool implements OnApplicationShutdown {
   /** Threads running, reads they completed and reads waiting (tests check that reads really ran in threads). */
   stats(): { threads: number; completed: number; waiting: number } {
     const pool = this.pool;
-    return { threads: pool?.threads.length ?? 0, completed: pool?.completed ?? 0, waiting: pool?.queueSize ?? 0 };
+    return { threads: pool?.threads.length ?? 0, completed: pool?.completed ?? 0, waiting: this.scheduler.size };
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
+    this.scheduler.close();
     const pool = this.pool;
     this.pool = null;
     await pool?.close({ force: true });

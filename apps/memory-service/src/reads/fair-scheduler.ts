@@ -1,0 +1,167 @@
+/** Thrown by `FairScheduler.run` when `queue` reads already wait (the pool answers 503 BUSY). */
+export class QueueFull extends Error {
+  constructor(readonly queue: number) {
+    super(`${queue} reads are already waiting`);
+  }
+}
+
+export interface FairSchedulerOptions {
+  /** Reads that run at once: the read worker threads. */
+  threads: number;
+  /** Reads that may wait; one more is refused with `QueueFull`. */
+  queue: number;
+  /**
+   * How long a caller whose read just finished keeps a thread in reserve for its next one (anticipation), while it
+   * has no read running: a caller reading one context after another is not made to wait for another caller's build.
+   */
+  anticipateMs: number;
+  now?: () => number;
+}
+
+interface Waiting {
+  start: () => void;
+}
+
+/**
+ * DESIGN §13 "one caller's burst delays itself, not the others", over the read threads and the reads waiting for them:
+ *
+ * - **Waiting reads round-robin across callers**: one FIFO per caller and a ring of the callers with reads waiting; a
+ *   caller with nothing waiting joins the ring as the next served (as fair queuing serves a new flow).
+ * - **The last free threads are kept for the others**: a caller with a read running takes another free thread only if
+ *   more threads are free than there are other *active* callers with none running. A
+ *   caller is active while it has reads waiting, or for `anticipateMs` after its last read finished: a caller that
+ *   reads one context after another then finds a thread free each time, instead of waiting for a build of the burst
+ *   that took the thread in the moment between its two reads. With one caller (or one thread) nothing is kept: a
+ *   lone burst uses every thread.
+ *
+ * Reads run through `start` (the piscina pool); the scheduler never hands it more reads than `threads`, so the pool's
+ * own queue stays empty.
+ */
+export class FairScheduler {
+  private readonly waiting = new Map<string, Waiting[]>();
+  /** Callers with reads waiting, in the order they are served; `next` is served next. */
+  private ring: string[] = [];
+  private next = 0;
+  private count = 0;
+  private readonly running = new Map<string, number>();
+  private busy = 0;
+  /** When each caller's last read finished (kept `anticipateMs`). */
+  private readonly finished = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private readonly now: () => number;
+
+  constructor(private readonly options: FairSchedulerOptions) {
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /** Reads waiting for a thread. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Runs `read` for `key`'s caller once the caller's turn and a thread come; `QueueFull` past `queue` waiting. */
+  run<T>(key: string, read: () => Promise<T>): Promise<T> {
+    if (this.count >= this.options.queue) return Promise.reject(new QueueFull(this.options.queue));
+    return new Promise<T>((resolve, reject) => {
+      const start = () => {
+        this.busy++;
+        this.running.set(key, (this.running.get(key) ?? 0) + 1);
+        let result: Promise<T>;
+        try {
+          result = read();
+        } catch (err) {
+          result = Promise.reject(err);
+        }
+        void result.then(resolve, reject).finally(() => this.done(key));
+      };
+      this.enqueue(key, { start });
+      this.pump();
+    });
+  }
+
+  /** Stops the anticipation timer (the pool is closing). */
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private done(key: string): void {
+    this.busy--;
+    const left = this.running.get(key)! - 1;
+    if (left === 0) this.running.delete(key);
+    else this.running.set(key, left);
+    this.finished.set(key, this.now());
+    this.pump();
+  }
+
+  private enqueue(key: string, read: Waiting): void {
+    const own = this.waiting.get(key);
+    if (own) own.push(read);
+    else {
+      this.waiting.set(key, [read]);
+      this.ring.splice(this.next, 0, key);
+    }
+    this.count++;
+  }
+
+  /** Starts waiting reads while threads are free and a caller may take one. */
+  private pump(): void {
+    while (this.count > 0 && this.busy < this.options.threads) {
+      const at = this.pick();
+      if (at < 0) return this.wake();
+      const key = this.ring[at];
+      const own = this.waiting.get(key)!;
+      const read = own.shift()!;
+      this.count--;
+      if (own.length === 0) {
+        this.waiting.delete(key);
+        this.ring.splice(at, 1);
+        this.next = this.ring.length === 0 ? 0 : at % this.ring.length;
+      } else this.next = (at + 1) % this.ring.length;
+      read.start();
+    }
+  }
+
+  /** The ring index of the first caller, from `next`, that may take a free thread now; -1 when none may. */
+  private pick(): number {
+    const free = this.options.threads - this.busy;
+    const now = this.now();
+    let kept: number | null = null;
+    for (let i = 0; i < this.ring.length; i++) {
+      const at = (this.next + i) % this.ring.length;
+      const key = this.ring[at];
+      if (!this.running.has(key)) return at;
+      kept ??= this.keptFor(now);
+      // The threads kept are for the other active callers with none running (`key` has one running, so at most
+      // `threads − 1` are ever kept, and a burst keeps its one thread however many others are active).
+      if (free > kept) return at;
+    }
+    return -1;
+  }
+
+  /** Active callers with no read running: those with reads waiting, and those whose last read finished lately. */
+  private keptFor(now: number): number {
+    let kept = 0;
+    for (const key of this.ring) if (!this.running.has(key)) kept++;
+    for (const [key, at] of this.finished) {
+      if (now - at >= this.options.anticipateMs) this.finished.delete(key);
+      else if (!this.running.has(key) && !this.waiting.has(key)) kept++;
+    }
+    return kept;
+  }
+
+  /** Reads wait only for threads kept in anticipation: try again when the first anticipation ends. */
+  private wake(): void {
+    if (this.timer) return;
+    const now = this.now();
+    let first = Infinity;
+    for (const [key, at] of this.finished) if (!this.running.has(key)) first = Math.min(first, at);
+    if (first === Infinity) return;
+    const delay = Math.max(0, first + this.options.anticipateMs - now);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.pump();
+    }, delay + 1);
+    this.timer.unref();
+  }
+}
