@@ -71,8 +71,39 @@ describe('FairScheduler (DESIGN §13: one caller’s burst delays itself, not th
     expect(h.running).toEqual(['flood1', 'other2']);
     h.now = 20;
     await h.end('flood1');
-    // flood has none running now: it takes the free thread (it is kept only against a caller with one running).
+    // flood has none running now: it takes the free thread (it is kept only against a caller with one running). It
+    // is not held for other2's single read: no read of the burst started in the last 50 ms (flood1 started single).
     expect(h.running).toEqual(['other2', 'flood2']);
+  });
+
+  it("holds a burst's next read while a single read runs, for anticipateMs after the burst's last start at most", async () => {
+    jest.useFakeTimers();
+    const h = new Harness(2, 100, 50);
+    const step = async (fn: () => Promise<void>) => {
+      const done = fn();
+      await jest.advanceTimersByTimeAsync(0);
+      await done;
+    };
+    for (let i = 1; i <= 6; i++) void h.read(`flood${i}`);
+    h.now = 100;
+    await step(() => h.end('flood1'));
+    expect(h.running).toEqual(['flood2', 'flood3']); // a lone burst: every thread, flood3 started at 100
+    void h.read('other1');
+    h.now = 102;
+    await step(() => h.end('flood2'));
+    expect(h.running).toEqual(['flood3', 'other1']); // a caller with nothing waiting is served next
+    h.now = 110;
+    await step(() => h.end('flood3'));
+    expect(h.running).toEqual(['other1']); // the burst waits for the single read
+    h.now = 151;
+    await jest.advanceTimersByTimeAsync(45);
+    expect(h.running).toEqual(['other1', 'flood4']); // 50 ms after the burst's last start it goes on regardless
+    h.now = 160;
+    await step(() => h.end('flood4'));
+    expect(h.running).toEqual(['other1']); // held again: flood4 started 9 ms ago
+    h.now = 170;
+    await step(() => h.end('other1'));
+    expect(h.running).toEqual(['flood5']);
   });
 
   it('gives the kept thread back once the anticipation ends, without waiting for another read to finish', async () => {

@@ -13,28 +13,35 @@ export interface FairSchedulerOptions {
   /**
    * How long a caller whose read just finished keeps a thread in reserve for its next one (anticipation), while it
    * has no read running: a caller reading one context after another is not made to wait for another caller's build.
+   * Also how long a burst is held back at most while single reads run.
    */
   anticipateMs: number;
   now?: () => number;
 }
 
 interface Waiting {
-  start: () => void;
+  /** Starts the read; `single`: its caller had nothing else running or waiting. */
+  start: (single: boolean) => void;
 }
 
 /**
- * DESIGN §13 "one caller's burst delays itself, not the others", over the read threads and the reads waiting for them:
+ * DESIGN §13 "Reads off the event loop": one caller's burst delays itself, not the others, over the read threads and
+ * the reads waiting for them.
  *
  * - **Waiting reads round-robin across callers**: one FIFO per caller and a ring of the callers with reads waiting; a
  *   caller with nothing waiting joins the ring as the next served (as fair queuing serves a new flow).
  * - **The last free threads are kept for the others**: a caller with a read running takes another free thread only if
- *   more threads are free than there are other *active* callers with none running. A
- *   caller is active while it has reads waiting, or for `anticipateMs` after its last read finished: a caller that
- *   reads one context after another then finds a thread free each time, instead of waiting for a build of the burst
- *   that took the thread in the moment between its two reads. With one caller (or one thread) nothing is kept: a
- *   lone burst uses every thread.
+ *   more threads are free than there are other *active* callers with none running. A caller is active while it has
+ *   reads waiting, or for `anticipateMs` after its last read finished: a caller that reads one context after another
+ *   then finds a thread free each time, instead of waiting for a build of the burst that took the thread in the
+ *   moment between its two reads. With one caller (or one thread) nothing is kept: a lone burst uses every thread.
+ * - **Single reads first**: a read whose caller has nothing else running or waiting is *single*. While one runs, a
+ *   read of a burst (its caller has another running or waiting) does not start on a free thread, unless no burst read
+ *   started for `anticipateMs`: the single read's build gets the cores (on two cores, a build beside another build,
+ *   the main thread and the callers waited 10–30 ms to run). Least attained service first, as schedulers favour the
+ *   short flows; the bound keeps every burst moving.
  *
- * Reads run through `start` (the piscina pool); the scheduler never hands it more reads than `threads`, so the pool's
+ * A read runs through the function given to `run` (the piscina pool's); the scheduler never hands it more reads than `threads`, so the pool's
  * own queue stays empty.
  */
 export class FairScheduler {
@@ -49,6 +56,10 @@ export class FairScheduler {
   private readonly finished = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private readonly now: () => number;
+  /** Single reads running, in all and per caller, and when a burst's read last started. */
+  private singles = 0;
+  private readonly singlesOf = new Map<string, number>();
+  private burstStarted = -Infinity;
 
   constructor(private readonly options: FairSchedulerOptions) {
     this.now = options.now ?? (() => performance.now());
@@ -63,7 +74,9 @@ export class FairScheduler {
   run<T>(key: string, read: () => Promise<T>): Promise<T> {
     if (this.count >= this.options.queue) return Promise.reject(new QueueFull(this.options.queue));
     return new Promise<T>((resolve, reject) => {
-      const start = () => {
+      const start = (single: boolean) => {
+        if (single) this.countSingle(key, 1);
+        else this.burstStarted = this.now();
         this.busy++;
         this.running.set(key, (this.running.get(key) ?? 0) + 1);
         let result: Promise<T>;
@@ -72,7 +85,10 @@ export class FairScheduler {
         } catch (err) {
           result = Promise.reject(err);
         }
-        void result.then(resolve, reject).finally(() => this.done(key));
+        void result.then(resolve, reject).finally(() => {
+          if (single) this.countSingle(key, -1);
+          this.done(key);
+        });
       };
       this.enqueue(key, { start });
       this.pump();
@@ -83,6 +99,13 @@ export class FairScheduler {
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+  }
+
+  private countSingle(key: string, by: 1 | -1): void {
+    this.singles += by;
+    const left = (this.singlesOf.get(key) ?? 0) + by;
+    if (left === 0) this.singlesOf.delete(key);
+    else this.singlesOf.set(key, left);
   }
 
   private done(key: string): void {
@@ -111,6 +134,7 @@ export class FairScheduler {
       if (at < 0) return this.wake();
       const key = this.ring[at];
       const own = this.waiting.get(key)!;
+      const single = own.length === 1 && !this.running.has(key);
       const read = own.shift()!;
       this.count--;
       if (own.length === 0) {
@@ -118,7 +142,7 @@ export class FairScheduler {
         this.ring.splice(at, 1);
         this.next = this.ring.length === 0 ? 0 : at % this.ring.length;
       } else this.next = (at + 1) % this.ring.length;
-      read.start();
+      read.start(single);
     }
   }
 
@@ -127,10 +151,15 @@ export class FairScheduler {
     const free = this.options.threads - this.busy;
     const now = this.now();
     let kept: number | null = null;
+    const holding = this.singles > 0 && now - this.burstStarted < this.options.anticipateMs;
     for (let i = 0; i < this.ring.length; i++) {
       const at = (this.next + i) % this.ring.length;
       const key = this.ring[at];
-      if (!this.running.has(key)) return at;
+      const running = this.running.has(key);
+      // A burst waits for the single reads of the others (its own first read was single when it started).
+      const othersSingle = this.singles - (this.singlesOf.get(key) ?? 0) > 0;
+      if (holding && othersSingle && (running || this.waiting.get(key)!.length > 1)) continue;
+      if (!running) return at;
       kept ??= this.keptFor(now);
       // The threads kept are for the other active callers with none running (`key` has one running, so at most
       // `threads − 1` are ever kept, and a burst keeps its one thread however many others are active).
@@ -150,11 +179,15 @@ export class FairScheduler {
     return kept;
   }
 
-  /** Reads wait only for threads kept in anticipation: try again when the first anticipation ends. */
+  /**
+   * Reads wait only for threads kept in anticipation, or bursts for single reads: try again when the first
+   * anticipation ends.
+   */
   private wake(): void {
     if (this.timer) return;
     const now = this.now();
-    let first = Infinity;
+    const holding = this.singles > 0 && now - this.burstStarted < this.options.anticipateMs;
+    let first = holding ? this.burstStarted : Infinity;
     for (const [key, at] of this.finished) if (!this.running.has(key)) first = Math.min(first, at);
     if (first === Infinity) return;
     const delay = Math.max(0, first + this.options.anticipateMs - now);
