@@ -41,8 +41,8 @@ interface Waiting {
  *   the main thread and the callers waited 10–30 ms to run). Least attained service first, as schedulers favour the
  *   short flows; the bound keeps every burst moving.
  *
- * A read runs through the function given to `run` (the piscina pool's); the scheduler never hands it more reads than `threads`, so the pool's
- * own queue stays empty.
+ * A read runs through the function given to `run` (the piscina pool's); the scheduler never starts more than `threads`
+ * at once, so the pool's own queue stays empty.
  */
 export class FairScheduler {
   private readonly waiting = new Map<string, Waiting[]>();
