@@ -52,7 +52,7 @@ export class FairScheduler {
   private count = 0;
   private readonly running = new Map<string, number>();
   private busy = 0;
-  /** When each caller's last read finished (kept `anticipateMs`). */
+  /** When each caller's last read finished, in that order (kept `anticipateMs`: `forget`). */
   private readonly finished = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private readonly now: () => number;
@@ -113,8 +113,25 @@ export class FairScheduler {
     const left = this.running.get(key)! - 1;
     if (left === 0) this.running.delete(key);
     else this.running.set(key, left);
-    this.finished.set(key, this.now());
+    const now = this.now();
+    // Re-inserted, so the map stays in the order reads finished and the expired entries are at its front.
+    this.finished.delete(key);
+    this.finished.set(key, now);
+    this.forget(now);
     this.pump();
+  }
+
+  /** Drops the callers whose anticipation has ended: the map holds only those that finished a read lately. */
+  private forget(now: number): void {
+    for (const [key, at] of this.finished) {
+      if (now - at < this.options.anticipateMs) return;
+      this.finished.delete(key);
+    }
+  }
+
+  /** Whether bursts are held for single reads now: one runs, and a burst read started less than `anticipateMs` ago. */
+  private holding(now: number): boolean {
+    return this.singles > 0 && now - this.burstStarted < this.options.anticipateMs;
   }
 
   private enqueue(key: string, read: Waiting): void {
@@ -151,7 +168,7 @@ export class FairScheduler {
     const free = this.options.threads - this.busy;
     const now = this.now();
     let kept: number | null = null;
-    const holding = this.singles > 0 && now - this.burstStarted < this.options.anticipateMs;
+    const holding = this.holding(now);
     for (let i = 0; i < this.ring.length; i++) {
       const at = (this.next + i) % this.ring.length;
       const key = this.ring[at];
@@ -170,12 +187,10 @@ export class FairScheduler {
 
   /** Active callers with no read running: those with reads waiting, and those whose last read finished lately. */
   private keptFor(now: number): number {
+    this.forget(now);
     let kept = 0;
     for (const key of this.ring) if (!this.running.has(key)) kept++;
-    for (const [key, at] of this.finished) {
-      if (now - at >= this.options.anticipateMs) this.finished.delete(key);
-      else if (!this.running.has(key) && !this.waiting.has(key)) kept++;
-    }
+    for (const key of this.finished.keys()) if (!this.running.has(key) && !this.waiting.has(key)) kept++;
     return kept;
   }
 
@@ -186,8 +201,7 @@ export class FairScheduler {
   private wake(): void {
     if (this.timer) return;
     const now = this.now();
-    const holding = this.singles > 0 && now - this.burstStarted < this.options.anticipateMs;
-    let first = holding ? this.burstStarted : Infinity;
+    let first = this.holding(now) ? this.burstStarted : Infinity;
     for (const [key, at] of this.finished) if (!this.running.has(key)) first = Math.min(first, at);
     if (first === Infinity) return;
     const delay = Math.max(0, first + this.options.anticipateMs - now);

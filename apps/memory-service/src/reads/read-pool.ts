@@ -34,10 +34,6 @@ const ANTICIPATE_MS = 50;
 /** How long shutdown waits for running reads before the threads are stopped (in-flight requests finished first). */
 const CLOSE_TIMEOUT_MS = 5_000;
 
-/** 503 BUSY (DESIGN §13): READ_QUEUE reads already wait; the problem filter adds Retry-After. */
-export const busy = (queue: number): DomainError =>
-  new DomainError('unavailable', 'BUSY', `${queue} reads are already waiting; retry after a moment`);
-
 /** Sends a read's serialized body as it is (§13: no second serialization on the main thread). */
 export const sendRead = (reply: FastifyReply, body: ReadBody): string => {
   const type = body.type === 'text' ? 'text/plain' : 'application/json';
@@ -157,9 +153,11 @@ export class ReadPool implements OnApplicationShutdown {
     return bodyOf(answer);
   }
 
+  /** 503 BUSY (DESIGN §13): READ_QUEUE reads already wait; the problem filter adds Retry-After. */
   private busy(): DomainError {
     this.refused.inc();
-    return busy(this.config.readQueue);
+    const queue = this.config.readQueue;
+    return new DomainError('unavailable', 'BUSY', `${queue} reads are already waiting; retry after a moment`);
   }
 
   /** Threads running, reads they completed and reads waiting (tests check that reads really ran in threads). */
