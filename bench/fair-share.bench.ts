@@ -185,7 +185,7 @@ export async function storm(url: string, clients: number, until: () => boolean, 
 /** Read storm: /health and single writes while `storm` player contexts run, against the same with nothing running. */
 async function readStorm(service: ServerProcess, s: Sizes): Promise<Figures> {
   const [idleProbe, idleWriter] = [startProber(service.url), startWriter(service.url)];
-  await sleep(s.stormMs / 2);
+  await sleep(s.stormMs);
   const [idleWrites, idleHealth] = [await idleWriter.stop(), await idleProbe.stop()];
   const stop = performance.now() + s.stormMs;
   const [probe, writer] = [startProber(service.url), startWriter(service.url)];

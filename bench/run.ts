@@ -1,8 +1,8 @@
-import { execSync } from 'node:child_process';
+import { execSync, fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { BenchOptions, Figures } from './support/bench-suite';
+import { BenchOptions, BenchSuite, Figures } from './support/bench-suite';
 import { repoRoot } from './support/paths';
 import { renderFigures } from './support/report';
 import { SUITES } from './suites';
@@ -11,15 +11,20 @@ import { SUITES } from './suites';
  * `npm run bench [-- --quick] [-- --only a,b] [-- --profile]`: runs the suites of bench/suites.ts,
  * prints a table per suite and writes the figures to bench/results/<timestamp>.json.
  * Never fails on a number: the exit code is non-zero only when a suite crashed.
+ * Each suite runs in a Node process of its own (`--suite <name>`, forked): what one suite leaves in the harness (a
+ * heap of hundreds of MB after the LoCoMo and timeline suites, its garbage collector's helper threads, open handles)
+ * never runs beside the next one's measurements, and the figures do not depend on the order or on `--only`.
  */
-function parseArgs(argv: string[]): BenchOptions & { only: string[] | null } {
+function parseArgs(argv: string[]): BenchOptions & { only: string[] | null; suite: string | null } {
   const only: string[] = [];
   let quick = false;
   let profile = false;
+  let suite: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') quick = true;
     else if (a === '--profile') profile = true;
+    else if (a === '--suite') suite = argv[++i] ?? null;
     else if (a === '--only') only.push(...(argv[++i] ?? '').split(','));
     else if (a.startsWith('--only=')) only.push(...a.slice('--only='.length).split(','));
     else if (a === '--help' || a === '-h') {
@@ -32,7 +37,36 @@ function parseArgs(argv: string[]): BenchOptions & { only: string[] | null } {
   const unknown = only.filter((n) => n && !SUITES.some((s) => s.name === n));
   if (unknown.length)
     throw new Error(`unknown suite(s) ${unknown.join(', ')}; known: ${SUITES.map((s) => s.name).join(', ')}`);
-  return { quick, profile, only: only.filter(Boolean).length ? only.filter(Boolean) : null };
+  if (suite !== null && !SUITES.some((s) => s.name === suite)) throw new Error(`unknown suite ${suite}`);
+  return { quick, profile, suite, only: only.filter(Boolean).length ? only.filter(Boolean) : null };
+}
+
+/** What a suite's process sends back: its figures, or the stack it crashed with. */
+type SuiteOutcome = { figures: Figures } | { error: string };
+
+/** Runs one suite in a forked process of its own (see above) and resolves to what it sent, or to a crash. */
+function runInChild(suite: BenchSuite, options: BenchOptions): Promise<SuiteOutcome> {
+  const args = ['--suite', suite.name, ...(options.quick ? ['--quick'] : []), ...(options.profile ? ['--profile'] : [])];
+  const child = fork(__filename, args, { stdio: 'inherit' });
+  return new Promise((resolve) => {
+    let outcome: SuiteOutcome | null = null;
+    child.once('message', (m) => (outcome = m as SuiteOutcome));
+    child.once('exit', (code, signal) =>
+      resolve(outcome ?? { error: `the suite's process exited (${signal ?? `code ${code}`}) without its figures` }),
+    );
+  });
+}
+
+/** `--suite <name>`: the forked side; sends the figures to the parent and exits (a suite may leave handles open). */
+async function runAsChild(name: string, options: BenchOptions): Promise<void> {
+  const suite = SUITES.find((s) => s.name === name) as BenchSuite;
+  let outcome: SuiteOutcome;
+  try {
+    outcome = { figures: await suite.run(options) };
+  } catch (err) {
+    outcome = { error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+  }
+  process.send?.(outcome, () => process.exit(0));
 }
 
 function machine(): Record<string, unknown> {
@@ -58,6 +92,7 @@ function machine(): Record<string, unknown> {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  if (args.suite !== null) return runAsChild(args.suite, { quick: args.quick, profile: args.profile });
   const suites = SUITES.filter((s) => !args.only || args.only.includes(s.name));
   const started = new Date();
   const host = machine();
@@ -69,17 +104,15 @@ async function main(): Promise<void> {
   for (const suite of suites) {
     process.stdout.write(`\n== ${suite.title} ==\n`);
     const t0 = performance.now();
-    try {
-      const figures = await suite.run({ quick: args.quick, profile: args.profile });
-      const seconds = Math.round((performance.now() - t0) / 100) / 10;
-      results[suite.name] = { title: suite.title, seconds, figures };
-      process.stdout.write(`${renderFigures(figures)}\n  (${seconds} s)\n`);
-    } catch (err) {
+    const outcome = await runInChild(suite, { quick: args.quick, profile: args.profile });
+    const seconds = Math.round((performance.now() - t0) / 100) / 10;
+    if ('figures' in outcome) {
+      results[suite.name] = { title: suite.title, seconds, figures: outcome.figures };
+      process.stdout.write(`${renderFigures(outcome.figures)}\n  (${seconds} s)\n`);
+    } else {
       crashed = true;
-      const seconds = Math.round((performance.now() - t0) / 100) / 10;
-      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
-      results[suite.name] = { title: suite.title, seconds, error: message };
-      process.stdout.write(`  CRASHED after ${seconds} s: ${message}\n`);
+      results[suite.name] = { title: suite.title, seconds, error: outcome.error };
+      process.stdout.write(`  CRASHED after ${seconds} s: ${outcome.error}\n`);
     }
   }
   const totalSeconds = Math.round((Date.now() - started.getTime()) / 100) / 10;
