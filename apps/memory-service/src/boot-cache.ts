@@ -21,7 +21,7 @@ import Module from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import vm from 'node:vm';
 import { canResolve, EsmTranslator } from './boot-cache.esm';
-import { Entry, Index, readCacheFile, writeCacheFile } from './boot-cache.store';
+import { CacheData, Entry, Index, readCacheFile, writeCacheFile } from './boot-cache.store';
 
 export { renameWrapperNames } from './boot-cache.esm';
 
@@ -59,7 +59,7 @@ const NodeModule = Module as unknown as ModuleInternals;
 class BootCache {
   readonly stats: BootCacheStats = { hits: 0, misses: 0, rejected: 0, translated: 0, resolvedFromCache: 0 };
   private index: Index | null = null;
-  private data: Buffer | null = null;
+  private data: CacheData | null = null;
   private readonly loaded = new Map<string, Loaded>();
   private readonly resolved = new Map<string, string>();
   private dirty = false;
@@ -131,8 +131,9 @@ class BootCache {
       for (const [filename, old] of this.index.files) {
         if (files.has(filename)) continue;
         const entry: Entry = { mtime: old.mtime, size: old.size };
-        if (old.cache) entry.cache = put(this.data.subarray(...old.cache));
-        if (old.code) entry.code = put(this.data.subarray(...old.code));
+        const [cache, code] = [old.cache && this.data.read(old.cache), old.code && this.data.read(old.code)];
+        if (cache) entry.cache = put(cache);
+        if (code) entry.code = put(code);
         files.set(filename, entry);
       }
     }
@@ -146,9 +147,10 @@ class BootCache {
     this.loaded.clear();
   }
 
-  /** Lets go of the cache file's bytes once the boot is over (idle RSS). */
+  /** Closes the cache file once the boot is over, and lets go of what it held (idle RSS). */
   release(): void {
     this.released = true;
+    this.data?.close();
     this.data = null;
     this.index = null;
     this.loaded.clear();
@@ -173,13 +175,14 @@ class BootCache {
     const current = entry !== undefined && entry.mtime === mtime && entry.size === size && this.data !== null;
     let code: string;
     if (esm) {
-      code = current && entry.code ? this.data!.subarray(...entry.code).toString('utf8') : this.esm.translate(filename);
+      const cached = current && entry.code ? this.data!.read(entry.code) : null;
+      code = cached ? cached.toString('utf8') : this.esm.translate(filename);
       this.stats.translated++;
     } else {
       code = readFileSync(filename, 'utf8');
       if (code.startsWith('#!')) code = `//${code}`; // a bin script's hashbang, inside the wrapper
     }
-    const cachedData = current && entry.cache ? this.data!.subarray(...entry.cache) : undefined;
+    const cachedData = (current && entry.cache && this.data!.read(entry.cache)) || undefined;
     const script = new vm.Script(Module.wrap(code), {
       filename,
       cachedData,
