@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
 import { map, Observable } from 'rxjs';
 import { z } from 'zod';
+import { SentBody } from '../reads/read-pool';
 import { RESPONSE_SCHEMA } from './api-docs';
 
 /**
@@ -27,8 +28,15 @@ export class ResponseCheckInterceptor implements NestInterceptor {
 
 /** `body` when it matches the route's documented `schema` (text/plain forms pass); an Error naming `where` if not. */
 export function checkResponse(schema: z.ZodType, body: unknown, where: string, contentType?: unknown): unknown {
-  // Text forms pass; a body serialized where it was built (a read worker's, §13: a string) is checked as what it says.
-  const serialized = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : undefined;
+  // Text forms pass; a body serialized where it was built (a read worker's, §13) is checked as what it says.
+  const serialized =
+    body instanceof SentBody
+      ? body.peek()
+      : typeof body === 'string'
+        ? body
+        : Buffer.isBuffer(body)
+          ? body.toString('utf8')
+          : undefined;
   const json = serialized !== undefined && /json/.test(String(contentType ?? ''));
   if (serialized !== undefined && !json) return body;
   const result = schema.safeParse(json ? JSON.parse(serialized) : body);

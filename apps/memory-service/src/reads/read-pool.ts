@@ -34,11 +34,48 @@ const ANTICIPATE_MS = 50;
 /** How long shutdown waits for running reads before the threads are stopped (in-flight requests finished first). */
 const CLOSE_TIMEOUT_MS = 5_000;
 
-/** Sends a read's serialized body as it is (§13: no second serialization on the main thread). */
-export const sendRead = (reply: FastifyReply, body: ReadBody): string => {
+/**
+ * A read's serialized body on its way out (§13: no second serialization on the main thread), handed through Nest as
+ * this box, which gives its string to Fastify's serializer and lets go of it. Why not the string: a request that waited
+ * for a read thread is old by the time its answer comes (its promises, Nest's and Fastify's objects were promoted by
+ * the scavenges it waited through), and an old promise resolved with the answer kept it alive through the next
+ * scavenge, which promoted it in turn: under 50 concurrent player contexts ≈ 90 KB per read, 3–6 MB a scavenge, a
+ * mark-compact every few seconds (issue 29's write tail; docs/decisions.md). The box is what stays.
+ */
+export class SentBody {
+  private constructor(
+    readonly type: ReadBody['type'],
+    private payload: string | null,
+  ) {}
+
+  /** Takes the payload out of `body` (what the read worker sent, still held by the promises it went through). */
+  static from(body: ReadBody): SentBody {
+    const sent = new SentBody(body.type, body.payload);
+    body.payload = '';
+    return sent;
+  }
+
+  /** The payload, for a check before it is sent (the e2e harness's response check). */
+  peek(): string {
+    return this.payload ?? '';
+  }
+
+  /** The payload, once: the box no longer holds it. */
+  take(): string {
+    const payload = this.payload ?? '';
+    this.payload = null;
+    return payload;
+  }
+}
+
+/** Fastify's serializer for a SentBody: its string as it is. */
+const serializeSent = (body: unknown): string => (body instanceof SentBody ? body.take() : JSON.stringify(body));
+
+/** Sends a read's serialized body as it is: the content type, and the box Fastify's serializer empties. */
+export const sendRead = (reply: FastifyReply, body: SentBody): SentBody => {
   const type = body.type === 'text' ? 'text/plain' : 'application/json';
-  void reply.header('content-type', `${type}; charset=utf-8`);
-  return body.payload;
+  void reply.header('content-type', `${type}; charset=utf-8`).serializer(serializeSent);
+  return body;
 };
 
 /** The caller a read is queued for (§13): its API key's id, or its address when no keys are configured. */
@@ -140,17 +177,17 @@ export class ReadPool implements OnApplicationShutdown {
   }
 
   /** Runs a read for `key`'s caller: its serialized body, or the error it failed with (503 BUSY past READ_QUEUE). */
-  async run(task: Omit<ContextTask, 'now'> | Omit<SearchTask, 'now'>, key: string): Promise<ReadBody> {
+  async run(task: Omit<ContextTask, 'now'> | Omit<SearchTask, 'now'>, key: string): Promise<SentBody> {
     const full = { ...task, now: this.clock.now().getTime() } as ReadTask;
     const pool = this.threads();
-    if (!pool) return bodyOf(await runRead(this.local, full));
+    if (!pool) return SentBody.from(bodyOf(await runRead(this.local, full)));
     const answer = await this.scheduler
       .run(key, () => pool.run(full))
       .catch((err: Error) => {
         throw err instanceof QueueFull ? this.busy() : err;
       });
     if (answer.log) this.logger.log(`context built ${JSON.stringify(answer.log)}`);
-    return bodyOf(answer);
+    return SentBody.from(bodyOf(answer));
   }
 
   /** 503 BUSY (DESIGN §13): READ_QUEUE reads already wait; the problem filter adds Retry-After. */
