@@ -46,7 +46,12 @@ type SuiteOutcome = { figures: Figures } | { error: string };
 
 /** Runs one suite in a forked process of its own (see above) and resolves to what it sent, or to a crash. */
 function runInChild(suite: BenchSuite, options: BenchOptions): Promise<SuiteOutcome> {
-  const args = ['--suite', suite.name, ...(options.quick ? ['--quick'] : []), ...(options.profile ? ['--profile'] : [])];
+  const args = [
+    '--suite',
+    suite.name,
+    ...(options.quick ? ['--quick'] : []),
+    ...(options.profile ? ['--profile'] : []),
+  ];
   const child = fork(__filename, args, { stdio: 'inherit' });
   return new Promise((resolve) => {
     let outcome: SuiteOutcome | null = null;
