@@ -99,9 +99,7 @@ export class CacheData {
 
   /** The bytes of `range` (offsets in the data section); null once closed or past the file's end. */
   read([start, end]: [number, number]): Buffer | null {
-    if (this.fd === null) return null;
-    const buf = Buffer.allocUnsafe(end - start);
-    return readSync(this.fd, buf, 0, buf.length, this.base + start) === buf.length ? buf : null;
+    return this.fd === null ? null : readAt(this.fd, end - start, this.base + start);
   }
 
   close(): void {
@@ -110,10 +108,16 @@ export class CacheData {
   }
 }
 
-/** Reads `length` bytes at `position`, or throws if the file is shorter. */
+/** The `length` bytes at `position`, or null if the file ends before them. */
+function readAt(fd: number, length: number, position: number): Buffer | null {
+  const buf = Buffer.allocUnsafe(length);
+  return readSync(fd, buf, 0, length, position) === length ? buf : null;
+}
+
+/** The `length` bytes at `position` of the header; a file that ends before them is no cache. */
 function readExactly(fd: number, length: number, position: number): Buffer {
-  const buf = Buffer.alloc(length);
-  if (readSync(fd, buf, 0, length, position) !== length) throw new Error('short boot cache file');
+  const buf = readAt(fd, length, position);
+  if (!buf) throw new Error('short boot cache file');
   return buf;
 }
 

@@ -29,18 +29,19 @@ export class ResponseCheckInterceptor implements NestInterceptor {
 /** `body` when it matches the route's documented `schema` (text/plain forms pass); an Error naming `where` if not. */
 export function checkResponse(schema: z.ZodType, body: unknown, where: string, contentType?: unknown): unknown {
   // Text forms pass; a body serialized where it was built (a read worker's, §13) is checked as what it says.
-  const serialized =
-    body instanceof SentBody
-      ? body.peek()
-      : typeof body === 'string'
-        ? body
-        : Buffer.isBuffer(body)
-          ? body.toString('utf8')
-          : undefined;
+  const serialized = serializedOf(body);
   const json = serialized !== undefined && /json/.test(String(contentType ?? ''));
   if (serialized !== undefined && !json) return body;
   const result = schema.safeParse(json ? JSON.parse(serialized) : body);
   if (!result.success)
     throw new Error(`response of ${where} does not match its documented schema: ${z.prettifyError(result.error)}`);
   return body;
+}
+
+/** The text a body goes out as when it is already serialized (a string, bytes, a read's box); undefined if not. */
+function serializedOf(body: unknown): string | undefined {
+  if (body instanceof SentBody) return body.peek();
+  if (typeof body === 'string') return body;
+  if (Buffer.isBuffer(body)) return body.toString('utf8');
+  return undefined;
 }
